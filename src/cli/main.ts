@@ -1,0 +1,34 @@
+#!/usr/bin/env node
+/**
+ * The `tsmpi` command. One file per subcommand, each registering itself on the program.
+ */
+import { Command, CommanderError } from 'commander';
+import { TsmpiError } from '../comm/errors.js';
+import { registerBench } from './bench.js';
+import { registerInfo } from './info.js';
+import { registerRun } from './run.js';
+import { packageVersion } from './version.js';
+
+const program = new Command('tsmpi')
+  .description('MPI-style parallel computing for TypeScript')
+  .version(packageVersion())
+  .enablePositionalOptions()
+  .showHelpAfterError()
+  .exitOverride();
+
+registerRun(program);
+registerInfo(program);
+registerBench(program);
+
+try {
+  await program.parseAsync(process.argv);
+} catch (error) {
+  if (error instanceof CommanderError) {
+    process.exitCode = error.exitCode;
+  } else if (error instanceof TsmpiError) {
+    process.stderr.write(`tsmpi: ${error.message}\n`);
+    process.exitCode = 2;
+  } else {
+    throw error;
+  }
+}

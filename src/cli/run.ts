@@ -1,0 +1,35 @@
+/**
+ * `tsmpi run -n N [options] app.ts [args...]`: starts N ranks of a program, as mpirun does.
+ */
+import type { Command } from 'commander';
+import { runThreadJob } from '../bootstrap/thread-launcher.js';
+import { applyExports, collect, nonNegativeNumber, positiveInteger } from './options.js';
+
+interface RunFlags {
+  np: number;
+  x: string[];
+  tagOutput: boolean;
+  hangTimeout?: number;
+  spinUs?: number;
+}
+
+export function registerRun(program: Command): void {
+  program
+    .command('run')
+    .description('start N ranks of a program (worker threads of one process, talking through shared memory)')
+    .requiredOption('-n, --np <N>', 'number of ranks', positiveInteger('-n/--np'))
+    .option('-x <VAR[=value]>', 'export VAR to the ranks (repeatable); without a value, the launcher\'s own', collect, [])
+    .option('--tag-output', 'prefix every output line with [1,rank]<stdout>:', false)
+    .option('--hang-timeout <S>', 'abort with a report of what every rank waits for when no rank makes progress for S seconds (TSMPI_HANG_TIMEOUT)', nonNegativeNumber('--hang-timeout'))
+    .option('--spin-us <us>', 'microseconds a waiting rank polls before sleeping (TSMPI_SPIN_US)', nonNegativeNumber('--spin-us'))
+    .argument('<program>', 'the program: a .ts or .js file')
+    .argument('[args...]', 'arguments for the program')
+    .passThroughOptions()
+    .action(async (programPath: string, args: string[], flags: RunFlags) => {
+      const env = applyExports({ ...process.env }, flags.x);
+      if (flags.hangTimeout !== undefined) env.TSMPI_HANG_TIMEOUT = String(flags.hangTimeout);
+      if (flags.spinUs !== undefined) env.TSMPI_SPIN_US = String(flags.spinUs);
+      const code = await runThreadJob({ np: flags.np, program: programPath, args, env, tagOutput: flags.tagOutput });
+      process.exitCode = code;
+    });
+}

@@ -1,0 +1,78 @@
+/**
+ * Allgather.
+ * - Bruck (any values, any p): in round k every rank sends the min(2^k, p - 2^k) values it holds
+ *   to rank - 2^k and appends what rank + 2^k sends; ceil(log2 p) rounds, (p-1) values sent.
+ * - ring: p - 1 rounds, each forwarding one value to the right neighbour.
+ * - recursive doubling (p a power of two): exchange everything held with rank XOR 2^k.
+ * allgatherv (typed arrays of any length): counts by Bruck (unless given), then a ring that
+ * receives every block straight into its place in the result.
+ */
+import { allocateLike, bytesOf, type TypedArray } from '../codec.js';
+import type { CollectiveCall } from './call.js';
+import { checkCounts, checkOwnCount, displacements, type Concatenated } from './gather.js';
+import { selectAllgather } from './select.js';
+
+export async function allgather<T>(call: CollectiveCall, value: T): Promise<T[]> {
+  const { rank, size } = call;
+  if (size === 1) return [value];
+  const algorithm = selectAllgather(call.settings);
+  if (algorithm === 'ring') {
+    const out: T[] = new Array(size);
+    out[rank] = value;
+    const right = (rank + 1) % size;
+    const left = (rank - 1 + size) % size;
+    for (let step = 0; step < size - 1; step++) {
+      const sendIndex = (rank - step + size) % size;
+      const recvIndex = (rank - step - 1 + size) % size;
+      out[recvIndex] = await call.sendrecv<T>(out[sendIndex], right, left);
+    }
+    return out;
+  }
+  if (algorithm === 'recursive-doubling' && (size & (size - 1)) === 0) {
+    // held covers the aligned block of `mask` ranks containing this rank.
+    let held: T[] = [value];
+    for (let mask = 1; mask < size; mask *= 2) {
+      const partner = rank ^ mask;
+      const other = await call.sendrecv<T[]>(held, partner, partner);
+      held = partner < rank ? other.concat(held) : held.concat(other);
+    }
+    return held;
+  }
+  // Bruck: items[i] is the value of rank (rank + i) mod p.
+  const items: T[] = [value];
+  for (let distance = 1; distance < size; distance *= 2) {
+    const count = Math.min(distance, size - distance);
+    const received = await call.sendrecv<T[]>(items.slice(0, count), (rank - distance + size) % size, (rank + distance) % size);
+    for (const item of received) items.push(item);
+  }
+  const out: T[] = new Array(size);
+  for (let i = 0; i < size; i++) out[(rank + i) % size] = items[i]!;
+  return out;
+}
+
+export async function allgatherv<A extends TypedArray>(call: CollectiveCall, data: A, knownCounts?: readonly number[]): Promise<Concatenated<A>> {
+  const { rank, size } = call;
+  let counts: number[];
+  if (knownCounts !== undefined) {
+    checkCounts(knownCounts, size, call.operation, rank);
+    checkOwnCount(knownCounts, data.length, call.operation, rank);
+    counts = [...knownCounts];
+  } else {
+    counts = await allgather(call, data.length);
+  }
+  const displs = displacements(counts);
+  const out = allocateLike(data, displs[size - 1]! + counts[size - 1]!);
+  const block = (r: number): A => out.subarray(displs[r]!, displs[r]! + counts[r]!) as A;
+  block(rank).set(data as never);
+  const right = (rank + 1) % size;
+  const left = (rank - 1 + size) % size;
+  for (let step = 0; step < size - 1; step++) {
+    const sendBlock = block((rank - step + size) % size);
+    const recvBlock = block((rank - step - 1 + size) % size);
+    const receive = recvBlock.length > 0 ? call.recvInto(bytesOf(recvBlock), left) : undefined;
+    const send = sendBlock.length > 0 ? call.send(sendBlock, right) : undefined;
+    if (receive) await receive.wait();
+    if (send) await send.wait();
+  }
+  return { data: out, counts, displs };
+}

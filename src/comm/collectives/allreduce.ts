@@ -1,0 +1,90 @@
+/**
+ * Allreduce.
+ * - recursive doubling (Thakur, Rabenseifner, Gropp 2005): log2 p exchange rounds between rank
+ *   and rank XOR 2^k; with p not a power of two, the first 2r ranks (r = p - 2^floor(log2 p))
+ *   fold pairwise first and the result is sent back at the end. Partials are combined in rank
+ *   order, so non-commutative ops are exact.
+ * - ring (large typed arrays, commutative built-in ops): reduce-scatter around the ring, then
+ *   allgather around the ring; each rank sends 2 (p-1)/p of the array, the bandwidth optimum.
+ * - reduce-bcast: binomial reduce to rank 0, then broadcast.
+ */
+import type { TypedArray } from '../codec.js';
+import { bytesOf } from '../codec.js';
+import { inPlaceCombiner, type ReduceOp } from '../ops.js';
+import { bcast } from './bcast.js';
+import { blockOffsets, floorPowerOfTwo, type CollectiveCall } from './call.js';
+import { reduce } from './reduce.js';
+import { selectAllreduce } from './select.js';
+
+export async function allreduce<T>(call: CollectiveCall, value: T, op: ReduceOp): Promise<T> {
+  const { size } = call;
+  if (size === 1) return value;
+  const algorithm = selectAllreduce(call.settings, size, value, op);
+  if (algorithm === 'ring') return (await ringAllreduce(call, value as unknown as TypedArray, op)) as unknown as T;
+  if (algorithm === 'reduce-bcast') {
+    const reduced = await reduce(call, value, op, 0);
+    return bcast(call, reduced as T, 0);
+  }
+  return recursiveDoubling(call, value, op);
+}
+
+async function recursiveDoubling<T>(call: CollectiveCall, value: T, op: ReduceOp): Promise<T> {
+  const { rank, size } = call;
+  const pof2 = floorPowerOfTwo(size);
+  const rem = size - pof2;
+  let acc = value;
+  let newRank: number;
+  if (rank < 2 * rem) {
+    if (rank % 2 === 0) {
+      await call.send(acc, rank + 1).wait();
+      newRank = -1;
+    } else {
+      const lower = await call.recv<T>(rank - 1).wait();
+      acc = op.combine(lower, acc) as T;
+      newRank = rank >> 1;
+    }
+  } else {
+    newRank = rank - rem;
+  }
+  if (newRank >= 0) {
+    for (let mask = 1; mask < pof2; mask *= 2) {
+      const newDest = newRank ^ mask;
+      const dest = newDest < rem ? newDest * 2 + 1 : newDest + rem;
+      const other = await call.sendrecv<T>(acc, dest, dest);
+      acc = (dest < rank ? op.combine(other, acc) : op.combine(acc, other)) as T;
+    }
+  }
+  if (rank < 2 * rem) {
+    if (rank % 2 === 1) await call.send(acc, rank - 1).wait();
+    else acc = await call.recv<T>(rank + 1).wait();
+  }
+  return acc;
+}
+
+async function ringAllreduce(call: CollectiveCall, value: TypedArray, op: ReduceOp): Promise<TypedArray> {
+  const { rank, size } = call;
+  const combineInto = inPlaceCombiner(op)!;
+  const acc = value.slice() as TypedArray;
+  const offsets = blockOffsets(acc.length, size);
+  const block = (b: number): TypedArray => acc.subarray(offsets[b]!, offsets[b + 1]!) as TypedArray;
+  const right = (rank + 1) % size;
+  const left = (rank - 1 + size) % size;
+  const ctor = acc.constructor as new (length: number) => TypedArray;
+  const scratch = new ctor(offsets[1]! - offsets[0]!);
+  // Reduce-scatter: after p-1 steps rank r holds the full reduction of block (r + 1) mod p.
+  for (let step = 0; step < size - 1; step++) {
+    const sendBlock = (rank - step + size) % size;
+    const recvBlock = (rank - step - 1 + size) % size;
+    const into = block(recvBlock);
+    const incoming = scratch.subarray(0, into.length) as TypedArray;
+    await call.sendrecvBytes(bytesOf(block(sendBlock)), right, bytesOf(incoming), left);
+    combineInto(into, incoming);
+  }
+  // Allgather: circulate the reduced blocks.
+  for (let step = 0; step < size - 1; step++) {
+    const sendBlock = (rank + 1 - step + size) % size;
+    const recvBlock = (rank - step + size) % size;
+    await call.sendrecvBytes(bytesOf(block(sendBlock)), right, bytesOf(block(recvBlock)), left);
+  }
+  return acc;
+}

@@ -1,0 +1,25 @@
+/**
+ * Barrier. Dissemination (Hensgen, Finkel, Manber 1988): ceil(log2 p) rounds; in round k each
+ * rank signals rank + 2^k and waits for rank - 2^k. Linear: everyone reports to rank 0, which
+ * releases everyone.
+ */
+import type { CollectiveCall } from './call.js';
+import { selectBarrier } from './select.js';
+
+export async function barrier(call: CollectiveCall): Promise<void> {
+  const { rank, size } = call;
+  if (size === 1) return;
+  if (selectBarrier(call.settings) === 'linear') {
+    if (rank === 0) {
+      for (let r = 1; r < size; r++) await call.recv(r).wait();
+      await Promise.all(Array.from({ length: size - 1 }, (_, i) => call.send(0, i + 1).wait()));
+    } else {
+      await call.send(0, 0).wait();
+      await call.recv(0).wait();
+    }
+    return;
+  }
+  for (let step = 1; step < size; step *= 2) {
+    await call.sendrecv(0, (rank + step) % size, (rank - step + size) % size);
+  }
+}

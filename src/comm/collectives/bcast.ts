@@ -1,0 +1,94 @@
+/**
+ * Broadcast.
+ * - binomial tree (any value): the root's subtree halves each round; ceil(log2 p) rounds. The
+ *   value is encoded once at the root and forwarded undecoded by inner ranks.
+ * - scatter-allgather (van de Geijn; large buffers, `bcastInto`): a binomial scatter of p blocks,
+ *   then a ring allgather; each link carries about 2n bytes instead of n log p.
+ * - linear: the root sends to every rank.
+ */
+import { decodeEncoded, encodeValue, type Encoded } from '../codec.js';
+import { blockOffsets, type CollectiveCall } from './call.js';
+import { selectBcast, selectBcastInto } from './select.js';
+
+import { binomialChildren, binomialParent, ceilPowerOfTwo } from './tree.js';
+
+export async function bcast<T>(call: CollectiveCall, value: T, root: number): Promise<T> {
+  const { rank, size } = call;
+  if (size === 1) return value;
+  if (selectBcast(call.settings) === 'linear') {
+    if (rank === root) {
+      const encoded = encodeValue(value, rank, call.operation);
+      const sends = [];
+      for (let r = 0; r < size; r++) if (r !== root) sends.push(call.sendEncoded(encoded, r).wait());
+      await Promise.all(sends);
+      return value;
+    }
+    return call.recv<T>(root).wait();
+  }
+  const vrank = (rank - root + size) % size;
+  let encoded: Encoded;
+  if (vrank === 0) {
+    encoded = encodeValue(value, rank, call.operation);
+  } else {
+    const { parent } = binomialParent(vrank);
+    encoded = await call.recvEncoded((parent + root) % size).wait();
+  }
+  const sends = binomialChildren(vrank, size).map((child) => call.sendEncoded(encoded, (child + root) % size).wait());
+  await Promise.all(sends);
+  return vrank === 0 ? value : (decodeEncoded(encoded) as T);
+}
+
+/** Broadcasts the root's `bytes` into every rank's `bytes` (same length everywhere). */
+export async function bcastBytes(call: CollectiveCall, bytes: Uint8Array, root: number): Promise<void> {
+  const { rank, size } = call;
+  if (size === 1) return;
+  const algorithm = selectBcastInto(call.settings, size, bytes.length);
+  if (algorithm === 'linear') {
+    if (rank === root) {
+      const sends = [];
+      for (let r = 0; r < size; r++) if (r !== root) sends.push(call.send(bytes, r).wait());
+      await Promise.all(sends);
+    } else {
+      await call.recvInto(bytes, root).wait();
+    }
+    return;
+  }
+  const vrank = (rank - root + size) % size;
+  if (algorithm === 'binomial') {
+    if (vrank !== 0) await call.recvInto(bytes, (binomialParent(vrank).parent + root) % size).wait();
+    await Promise.all(binomialChildren(vrank, size).map((child) => call.send(bytes, (child + root) % size).wait()));
+    return;
+  }
+  // Scatter-allgather: block b belongs to vrank b.
+  const offsets = blockOffsets(bytes.length, size);
+  const range = (fromV: number, toV: number): Uint8Array => bytes.subarray(offsets[Math.min(fromV, size)]!, offsets[Math.min(toV, size)]!);
+  if (vrank !== 0) {
+    const { parent, mask } = binomialParent(vrank);
+    const mine = range(vrank, vrank + mask);
+    if (mine.length > 0) await call.recvInto(mine, (parent + root) % size).wait();
+  }
+  const sends = [];
+  const { parent, mask } = binomialParent(vrank);
+  let m = parent < 0 ? ceilPowerOfTwo(size) : mask;
+  for (m = m / 2; m >= 1; m /= 2) {
+    const child = vrank + m;
+    if (child < size) {
+      const part = range(child, child + m);
+      if (part.length > 0) sends.push(call.send(part, (child + root) % size).wait());
+    }
+  }
+  await Promise.all(sends);
+  // Ring allgather of the blocks among vranks.
+  const right = (vrank + 1) % size;
+  const left = (vrank - 1 + size) % size;
+  for (let step = 0; step < size - 1; step++) {
+    const sendBlock = (vrank - step + size) % size;
+    const recvBlock = (vrank - step - 1 + size) % size;
+    const out = range(sendBlock, sendBlock + 1);
+    const into = range(recvBlock, recvBlock + 1);
+    const receive = into.length > 0 ? call.recvInto(into, (left + root) % size) : undefined;
+    const send = out.length > 0 ? call.send(out, (right + root) % size) : undefined;
+    if (receive) await receive.wait();
+    if (send) await send.wait();
+  }
+}

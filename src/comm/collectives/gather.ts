@@ -1,0 +1,106 @@
+/**
+ * Gather to a root.
+ * - binomial (any values): every rank collects its subtree's values in rank order and sends them
+ *   to its parent as one message; ceil(log2 p) rounds.
+ * - linear: every rank sends to the root.
+ * gatherv (typed arrays of any length): the counts travel up a binomial gather first (unless
+ * given), then the root receives each rank's bytes straight into its place in the result.
+ */
+import { allocateLike, bytesOf, type TypedArray } from '../codec.js';
+import { ErrorCode, TsmpiError } from '../errors.js';
+import type { CollectiveCall } from './call.js';
+import { selectGather } from './select.js';
+
+/** A concatenated typed array and the per-rank element counts and offsets it holds. */
+export interface Concatenated<A extends TypedArray> {
+  data: A;
+  counts: number[];
+  displs: number[];
+}
+
+export async function gather<T>(call: CollectiveCall, value: T, root: number): Promise<T[] | undefined> {
+  const { rank, size } = call;
+  if (size === 1) return [value];
+  if (selectGather(call.settings) === 'linear') {
+    if (rank !== root) {
+      await call.send(value, root).wait();
+      return undefined;
+    }
+    const receives = Array.from({ length: size }, (_, r) => (r === root ? undefined : call.recv<T>(r)));
+    const out: T[] = new Array(size);
+    for (let r = 0; r < size; r++) out[r] = r === root ? value : await receives[r]!.wait();
+    return out;
+  }
+  const vrank = (rank - root + size) % size;
+  let items: T[] = [value];
+  for (let mask = 1; mask < size; mask *= 2) {
+    if (vrank & mask) {
+      await call.send(items, (vrank - mask + root) % size).wait();
+      return undefined;
+    }
+    if (vrank + mask < size) {
+      const child = await call.recv<T[]>((vrank + mask + root) % size).wait();
+      items = items.concat(child);
+    }
+  }
+  const out: T[] = new Array(size);
+  for (let v = 0; v < size; v++) out[(v + root) % size] = items[v]!;
+  return out;
+}
+
+export function displacements(counts: readonly number[]): number[] {
+  const displs = new Array<number>(counts.length);
+  let at = 0;
+  for (let i = 0; i < counts.length; i++) {
+    displs[i] = at;
+    at += counts[i]!;
+  }
+  return displs;
+}
+
+export function checkCounts(counts: readonly number[], size: number, operation: string, rank: number, name = 'counts'): void {
+  if (!Array.isArray(counts) || counts.length !== size || counts.some((c) => !Number.isInteger(c) || c < 0)) {
+    throw new TsmpiError(ErrorCode.Count, `${name} must be ${size} non-negative integers, one per rank`, {
+      rank,
+      operation,
+      hint: `pass an array of length ${size} (the communicator size)`,
+    });
+  }
+}
+
+export function checkOwnCount(counts: readonly number[], length: number, operation: string, rank: number): void {
+  if (counts[rank] !== length) {
+    throw new TsmpiError(ErrorCode.Count, `counts[${rank}] is ${counts[rank]} but this rank passed ${length} elements`, {
+      rank,
+      operation,
+      hint: 'the counts must match the length each rank passes',
+    });
+  }
+}
+
+export async function gatherv<A extends TypedArray>(call: CollectiveCall, data: A, root: number, knownCounts?: readonly number[]): Promise<Concatenated<A> | undefined> {
+  const { rank, size } = call;
+  let counts: number[] | undefined;
+  if (knownCounts !== undefined) {
+    checkCounts(knownCounts, size, call.operation, rank);
+    checkOwnCount(knownCounts, data.length, call.operation, rank);
+    counts = [...knownCounts];
+  } else {
+    counts = await gather(call, data.length, root);
+  }
+  if (rank !== root) {
+    if (data.length > 0) await call.send(data, root).wait();
+    return undefined;
+  }
+  counts = counts!;
+  const displs = displacements(counts);
+  const out = allocateLike(data, displs[size - 1]! + counts[size - 1]!);
+  const receives = [];
+  for (let r = 0; r < size; r++) {
+    const part = out.subarray(displs[r]!, displs[r]! + counts[r]!) as A;
+    if (r === rank) part.set(data as never);
+    else if (counts[r]! > 0) receives.push(call.recvInto(bytesOf(part), r).wait());
+  }
+  await Promise.all(receives);
+  return { data: out, counts, displs };
+}

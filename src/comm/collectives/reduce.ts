@@ -1,0 +1,52 @@
+/**
+ * Reduce to a root.
+ * - binomial: in round k, ranks with bit k set send their partial result to rank - 2^k and drop
+ *   out; the others combine. A partial always covers a contiguous run of ranks and is combined as
+ *   (lower run) op (higher run), so non-commutative ops get rank order; for them the tree is
+ *   rooted at rank 0 and the result then moves to the root.
+ * - linear: the root receives every value and combines in rank order.
+ */
+import type { ReduceOp } from '../ops.js';
+import type { CollectiveCall } from './call.js';
+import { selectReduce } from './select.js';
+
+export async function reduce<T>(call: CollectiveCall, value: T, op: ReduceOp, root: number): Promise<T | undefined> {
+  const { rank, size } = call;
+  if (size === 1) return value;
+  if (selectReduce(call.settings) === 'linear') {
+    if (rank !== root) {
+      await call.send(value, root).wait();
+      return undefined;
+    }
+    const receives = [];
+    for (let r = 0; r < size; r++) receives.push(r === root ? undefined : call.recv<T>(r));
+    let acc: T | undefined;
+    for (let r = 0; r < size; r++) {
+      const v = r === root ? value : await receives[r]!.wait();
+      acc = r === 0 ? v : (op.combine(acc, v) as T);
+    }
+    return acc;
+  }
+  const treeRoot = op.commutative ? root : 0;
+  const vrank = (rank - treeRoot + size) % size;
+  let acc: T = value;
+  for (let mask = 1; mask < size; mask *= 2) {
+    if (vrank & mask) {
+      await call.send(acc, (vrank - mask + treeRoot) % size).wait();
+      break;
+    }
+    if (vrank + mask < size) {
+      const other = await call.recv<T>((vrank + mask + treeRoot) % size).wait();
+      acc = op.combine(acc, other) as T;
+    }
+  }
+  if (treeRoot !== root) {
+    if (rank === treeRoot) {
+      await call.send(acc, root).wait();
+      return undefined;
+    }
+    if (rank === root) return call.recv<T>(treeRoot).wait();
+    return undefined;
+  }
+  return rank === root ? acc : undefined;
+}

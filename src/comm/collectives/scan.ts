@@ -1,0 +1,45 @@
+/**
+ * Inclusive and exclusive prefix reductions by recursive doubling (as MPICH): in round k rank r
+ * exchanges its running partial with r XOR 2^k; a partial from a lower rank is combined on the
+ * left, so non-commutative ops are exact. Exscan yields undefined on rank 0.
+ */
+import type { ReduceOp } from '../ops.js';
+import type { CollectiveCall } from './call.js';
+
+export async function scan<T>(call: CollectiveCall, value: T, op: ReduceOp): Promise<T> {
+  const { rank, size } = call;
+  let partial = value;
+  let result = value;
+  for (let mask = 1; mask < size; mask *= 2) {
+    const partner = rank ^ mask;
+    if (partner >= size) continue;
+    const other = await call.sendrecv<T>(partial, partner, partner);
+    if (partner < rank) {
+      partial = op.combine(other, partial) as T;
+      result = op.combine(other, result) as T;
+    } else {
+      partial = op.combine(partial, other) as T;
+    }
+  }
+  return result;
+}
+
+export async function exscan<T>(call: CollectiveCall, value: T, op: ReduceOp): Promise<T | undefined> {
+  const { rank, size } = call;
+  let partial = value;
+  let result: T | undefined;
+  let have = false;
+  for (let mask = 1; mask < size; mask *= 2) {
+    const partner = rank ^ mask;
+    if (partner >= size) continue;
+    const other = await call.sendrecv<T>(partial, partner, partner);
+    if (partner < rank) {
+      partial = op.combine(other, partial) as T;
+      result = have ? (op.combine(other, result) as T) : other;
+      have = true;
+    } else {
+      partial = op.combine(partial, other) as T;
+    }
+  }
+  return result;
+}

@@ -1,0 +1,369 @@
+/**
+ * A communicator: a group of ranks with an isolated context, point-to-point messages and
+ * collectives. The name of a call says its cost, as in mpi4py: `send`/`recv`/`bcast`/`gather`...
+ * take and return any value (typed arrays move as raw bytes, other values are encoded);
+ * `recvInto`/`bcastInto` fill a buffer you own; `gatherv`/`scatterv`/`allgatherv`/`alltoallv`
+ * move typed arrays cut by counts.
+ *
+ * Every rank of the group must call a collective, in the same order as the others.
+ */
+import type { Settings } from '../config/tunables.js';
+import { bytesOf, rawKindOf, type BufferLike, type TypedArray } from './codec.js';
+import { allgather, allgatherv } from './collectives/allgather.js';
+import { allreduce } from './collectives/allreduce.js';
+import { alltoall, alltoallv } from './collectives/alltoall.js';
+import { barrier } from './collectives/barrier.js';
+import { bcast, bcastBytes } from './collectives/bcast.js';
+import { CollectiveCall } from './collectives/call.js';
+import { gather, gatherv, type Concatenated } from './collectives/gather.js';
+import { reduce } from './collectives/reduce.js';
+import { scan, exscan } from './collectives/scan.js';
+import { scatter, scatterv } from './collectives/scatter.js';
+import type { Endpoint } from './endpoint.js';
+import { ErrorCode, TsmpiError } from './errors.js';
+import { ANY_SOURCE, ANY_TAG } from './matching.js';
+import { checkOp, type ReduceOp } from './ops.js';
+import type { Request, Status } from './request.js';
+
+export { ANY_SOURCE, ANY_TAG };
+/** The largest tag a user may use (MPI_TAG_UB). */
+export const TAG_UB = 0x3fffffff;
+
+export type { Concatenated };
+
+const collectiveOperations = [
+  'barrier', 'bcast', 'bcastInto', 'reduce', 'allreduce', 'scan', 'exscan', 'gather', 'gatherv', 'scatter',
+  'scatterv', 'allgather', 'allgatherv', 'alltoall', 'alltoallv', 'split',
+] as const;
+type CollectiveOperation = (typeof collectiveOperations)[number];
+
+/** @internal Everything a communicator is built from. */
+export interface CommunicatorInit {
+  endpoint: Endpoint;
+  /** The point-to-point context; collectives use context + 1. */
+  context: number;
+  /** World rank of each communicator rank. */
+  group: Int32Array;
+  rank: number;
+  settings: Settings;
+  /** Context of the SELF communicator of this rank (for `self`). */
+  selfContext: number;
+}
+
+export class Communicator {
+  /** This rank's number in the communicator, 0 .. size-1. */
+  readonly rank: number;
+  /** Number of ranks in the communicator. */
+  readonly size: number;
+  readonly #endpoint: Endpoint;
+  readonly #context: number;
+  readonly #group: Int32Array;
+  readonly #settings: Settings;
+  readonly #selfContext: number;
+  #collectiveSeq = 0;
+  #self: Communicator | undefined;
+
+  /** @internal Communicators come from `init()`, `split()` and `dup()`. */
+  constructor(init: CommunicatorInit) {
+    this.#endpoint = init.endpoint;
+    this.#context = init.context;
+    this.#group = init.group;
+    this.rank = init.rank;
+    this.size = init.group.length;
+    this.#settings = init.settings;
+    this.#selfContext = init.selfContext;
+  }
+
+  /** The communicator's context id (unique on this rank among its communicators). */
+  get context(): number {
+    return this.#context;
+  }
+
+  /** The world rank of communicator rank `rank`. */
+  worldRankOf(rank: number): number {
+    this.#checkRank(rank, false, 'worldRankOf');
+    return this.#group[rank]!;
+  }
+
+  /** A communicator holding only this rank (MPI_COMM_SELF). */
+  get self(): Communicator {
+    if (this.#self === undefined) {
+      this.#self = new Communicator({
+        endpoint: this.#endpoint,
+        context: this.#selfContext,
+        group: Int32Array.of(this.#endpoint.rank),
+        rank: 0,
+        settings: this.#settings,
+        selfContext: this.#selfContext,
+      });
+    }
+    return this.#self;
+  }
+
+  // ---- point-to-point -------------------------------------------------------------------------
+
+  /**
+   * Sends `value` to `dest` and resolves when the value has left this rank's memory (for large
+   * messages: when the receiver has taken it). Typed arrays, Buffers and DataViews move as raw
+   * bytes and arrive as the same kind; numbers and strings take fast paths; other values are
+   * encoded (structured-clone semantics). Do not change a typed array until the send completes.
+   * @throws {TsmpiError} ERR_RANK, ERR_TAG, ERR_ENCODE
+   * @example
+   * ```ts
+   * if (comm.rank === 0) await comm.send({ step: 1, data: new Float64Array(8) }, 1, 7);
+   * else if (comm.rank === 1) console.log(await comm.recv(0, 7));
+   * ```
+   */
+  send(value: unknown, dest: number, tag = 0): Promise<void> {
+    return this.isend(value, dest, tag).wait();
+  }
+
+  /** Starts a send; see {@link send}. */
+  isend(value: unknown, dest: number, tag = 0): Request<void> {
+    this.#checkRank(dest, false, 'send');
+    this.#checkTag(tag, false, 'send');
+    return this.#endpoint.isend(this.#context, this.#group[dest]!, this.rank, tag, value, 'send', dest);
+  }
+
+  /**
+   * Receives the next message from `source` (or ANY_SOURCE) with `tag` (or ANY_TAG) and returns
+   * its value. Messages from one source with one tag arrive in the order they were sent.
+   * @throws {TsmpiError} ERR_RANK, ERR_TAG
+   */
+  recv<T = unknown>(source: number = ANY_SOURCE, tag: number = ANY_TAG): Promise<T> {
+    return this.irecv<T>(source, tag).wait();
+  }
+
+  /** Starts a receive; the request's `status` tells the source, tag and size once it is done. */
+  irecv<T = unknown>(source: number = ANY_SOURCE, tag: number = ANY_TAG): Request<T> {
+    this.#checkRank(source, true, 'recv');
+    this.#checkTag(tag, true, 'recv');
+    return this.#endpoint.irecv(this.#context, source, tag, null, 'recv') as Request<T>;
+  }
+
+  /**
+   * Receives a message's raw bytes into `buffer` (any typed array, Buffer or DataView) and
+   * returns its status. The message must be a typed array or number and fit the buffer.
+   * @throws {TsmpiError} ERR_TRUNCATE when the message is larger than the buffer, ERR_TYPE when
+   *   the sender sent an encoded value
+   */
+  recvInto(buffer: BufferLike, source: number = ANY_SOURCE, tag: number = ANY_TAG): Promise<Status> {
+    return this.irecvInto(buffer, source, tag).wait();
+  }
+
+  /** Starts a receive into `buffer`; see {@link recvInto}. */
+  irecvInto(buffer: BufferLike, source: number = ANY_SOURCE, tag: number = ANY_TAG): Request<Status> {
+    this.#checkBuffer(buffer, 'recvInto');
+    this.#checkRank(source, true, 'recvInto');
+    this.#checkTag(tag, true, 'recvInto');
+    return this.#endpoint.irecv(this.#context, source, tag, bytesOf(buffer), 'recvInto') as Request<Status>;
+  }
+
+  /** Sends `value` to `dest` and receives from `source` at once (no deadlock in exchanges). */
+  async sendrecv<T = unknown>(value: unknown, dest: number, source: number = ANY_SOURCE, sendTag = 0, recvTag: number = ANY_TAG): Promise<T> {
+    const receive = this.irecv<T>(source, recvTag);
+    const send = this.isend(value, dest, sendTag);
+    const result = await receive.wait();
+    await send.wait();
+    return result;
+  }
+
+  /** Waits for a matching message without receiving it and returns its status. */
+  async probe(source: number = ANY_SOURCE, tag: number = ANY_TAG): Promise<Status> {
+    this.#checkRank(source, true, 'probe');
+    this.#checkTag(tag, true, 'probe');
+    let status: Status | undefined;
+    await this.#endpoint.waitUntil(() => (status = this.#endpoint.iprobe(this.#context, source, tag)) !== undefined, {
+      operation: 'probe',
+      peer: source,
+      tag,
+      context: this.#context,
+    });
+    return status!;
+  }
+
+  /** The status of a matching message if one has arrived, else undefined (never waits). */
+  iprobe(source: number = ANY_SOURCE, tag: number = ANY_TAG): Status | undefined {
+    this.#checkRank(source, true, 'iprobe');
+    this.#checkTag(tag, true, 'iprobe');
+    return this.#endpoint.iprobe(this.#context, source, tag);
+  }
+
+  // ---- collectives ----------------------------------------------------------------------------
+
+  /** Waits until every rank of the communicator has called barrier. */
+  barrier(): Promise<void> {
+    return barrier(this.#call('barrier'));
+  }
+
+  /** Returns the root's `value` on every rank (the argument is ignored on other ranks). */
+  bcast<T>(value: T, root = 0): Promise<T> {
+    this.#checkRank(root, false, 'bcast');
+    return bcast(this.#call('bcast'), value, root);
+  }
+
+  /** Copies the root's buffer into every rank's `buffer` (same byte length everywhere). */
+  async bcastInto<B extends BufferLike>(buffer: B, root = 0): Promise<B> {
+    this.#checkBuffer(buffer, 'bcastInto');
+    this.#checkRank(root, false, 'bcastInto');
+    await bcastBytes(this.#call('bcastInto'), bytesOf(buffer), root);
+    return buffer;
+  }
+
+  /** Combines every rank's value with `op` in rank order; the result on `root`, undefined elsewhere. */
+  reduce<T>(value: T, op: ReduceOp<T>, root = 0): Promise<T | undefined> {
+    checkOp(op, 'reduce', this.#endpoint.rank);
+    this.#checkRank(root, false, 'reduce');
+    return reduce(this.#call('reduce'), value, op as ReduceOp, root);
+  }
+
+  /** Combines every rank's value with `op`; the result on every rank. */
+  allreduce<T>(value: T, op: ReduceOp<T>): Promise<T> {
+    checkOp(op, 'allreduce', this.#endpoint.rank);
+    return allreduce(this.#call('allreduce'), value, op as ReduceOp);
+  }
+
+  /** Inclusive prefix reduction: rank r gets x0 op ... op xr. */
+  scan<T>(value: T, op: ReduceOp<T>): Promise<T> {
+    checkOp(op, 'scan', this.#endpoint.rank);
+    return scan(this.#call('scan'), value, op as ReduceOp);
+  }
+
+  /** Exclusive prefix reduction: rank r gets x0 op ... op x(r-1); undefined on rank 0. */
+  exscan<T>(value: T, op: ReduceOp<T>): Promise<T | undefined> {
+    checkOp(op, 'exscan', this.#endpoint.rank);
+    return exscan(this.#call('exscan'), value, op as ReduceOp);
+  }
+
+  /** Every rank's value, in rank order, on `root`; undefined elsewhere. */
+  gather<T>(value: T, root = 0): Promise<T[] | undefined> {
+    this.#checkRank(root, false, 'gather');
+    return gather(this.#call('gather'), value, root);
+  }
+
+  /**
+   * Concatenates every rank's typed array (any lengths) on `root`, with the counts and offsets.
+   * Pass `counts` when every rank knows them, to skip gathering them.
+   */
+  gatherv<A extends TypedArray>(data: A, root = 0, counts?: readonly number[]): Promise<Concatenated<A> | undefined> {
+    this.#checkTyped(data, 'gatherv');
+    this.#checkRank(root, false, 'gatherv');
+    return gatherv(this.#call('gatherv'), data, root, counts);
+  }
+
+  /** Rank r gets `values[r]` of the root (other ranks pass undefined). */
+  scatter<T>(values: readonly T[] | undefined, root = 0): Promise<T> {
+    this.#checkRank(root, false, 'scatter');
+    return scatter(this.#call('scatter'), values, root);
+  }
+
+  /** Rank r gets `counts[r]` elements of the root's typed array (others pass undefined). */
+  scatterv<A extends TypedArray>(data: A | undefined, counts: readonly number[] | undefined, root = 0): Promise<A> {
+    this.#checkRank(root, false, 'scatterv');
+    return scatterv(this.#call('scatterv'), data, counts, root);
+  }
+
+  /** Every rank's value, in rank order, on every rank. */
+  allgather<T>(value: T): Promise<T[]> {
+    return allgather(this.#call('allgather'), value);
+  }
+
+  /** Concatenates every rank's typed array (any lengths) on every rank. */
+  allgatherv<A extends TypedArray>(data: A, counts?: readonly number[]): Promise<Concatenated<A>> {
+    this.#checkTyped(data, 'allgatherv');
+    return allgatherv(this.#call('allgatherv'), data, counts);
+  }
+
+  /** `values[i]` goes to rank i; returns what every rank sent to this one, in rank order. */
+  alltoall<T>(values: readonly T[]): Promise<T[]> {
+    return alltoall(this.#call('alltoall'), values);
+  }
+
+  /**
+   * Rank r sends `sendCounts[i]` elements of `data` (in order) to rank i and gets back the
+   * concatenation of what every rank sent it. Pass `recvCounts` when known to skip exchanging them.
+   */
+  alltoallv<A extends TypedArray>(data: A, sendCounts: readonly number[], recvCounts?: readonly number[]): Promise<Concatenated<A>> {
+    this.#checkTyped(data, 'alltoallv');
+    return alltoallv(this.#call('alltoallv'), data, sendCounts, recvCounts);
+  }
+
+  // ---- communicators --------------------------------------------------------------------------
+
+  /**
+   * Splits the communicator: ranks passing the same `color` form a new communicator, ordered by
+   * `key` and then by their rank here. A rank passing `undefined` gets no communicator.
+   */
+  async split(color: number | undefined, key = 0): Promise<Communicator | undefined> {
+    if (color !== undefined && (!Number.isInteger(color) || color < 0)) {
+      throw this.#error(ErrorCode.Arg, `color ${String(color)} is not a non-negative integer`, 'split', 'pass an integer >= 0, or undefined for no communicator');
+    }
+    if (!Number.isInteger(key)) throw this.#error(ErrorCode.Arg, `key ${String(key)} is not an integer`, 'split', 'pass an integer key');
+    const endpoint = this.#endpoint;
+    const entries = await allgather(this.#call('split'), [color ?? -1, key, endpoint.nextContext] as [number, number, number]);
+    let context = 0;
+    for (const entry of entries) context = Math.max(context, entry[2]);
+    endpoint.nextContext = context + 2;
+    if (color === undefined) return undefined;
+    const members: number[] = [];
+    for (let r = 0; r < entries.length; r++) if (entries[r]![0] === color) members.push(r);
+    members.sort((a, b) => entries[a]![1] - entries[b]![1] || a - b);
+    const group = Int32Array.from(members, (r) => this.#group[r]!);
+    return new Communicator({
+      endpoint,
+      context,
+      group,
+      rank: members.indexOf(this.rank),
+      settings: this.#settings,
+      selfContext: this.#selfContext,
+    });
+  }
+
+  /** A new communicator with the same ranks and a context of its own (messages never cross). */
+  async dup(): Promise<Communicator> {
+    return (await this.split(0, this.rank))!;
+  }
+
+  // ---- helpers --------------------------------------------------------------------------------
+
+  #call(operation: CollectiveOperation): CollectiveCall {
+    // The tag holds the call's sequence number and operation, so concurrent calls never match
+    // each other's messages and mismatched calls (rank A in bcast, rank B in reduce) wait visibly
+    // in the hang report instead of delivering one operation's data to the other.
+    const tag = (((this.#collectiveSeq++ & 0x1ffffff) << 5) | collectiveOperations.indexOf(operation)) & TAG_UB;
+    return new CollectiveCall(this.#endpoint, this.#context + 1, this.#group, this.rank, tag, operation, this.#settings);
+  }
+
+  #error(code: (typeof ErrorCode)[keyof typeof ErrorCode], message: string, operation: string, hint: string): TsmpiError {
+    return new TsmpiError(code, message, { rank: this.#endpoint.rank, operation, hint });
+  }
+
+  #checkRank(rank: number, allowAny: boolean, operation: string): void {
+    if (Number.isInteger(rank) && rank >= 0 && rank < this.size) return;
+    if (allowAny && rank === ANY_SOURCE) return;
+    throw this.#error(
+      ErrorCode.Rank,
+      `rank ${String(rank)} is out of range for a communicator of size ${this.size}`,
+      operation,
+      `pass a rank from 0 to ${this.size - 1}${allowAny ? ', or ANY_SOURCE' : ''}`,
+    );
+  }
+
+  #checkTag(tag: number, allowAny: boolean, operation: string): void {
+    if (Number.isInteger(tag) && tag >= 0 && tag <= TAG_UB) return;
+    if (allowAny && tag === ANY_TAG) return;
+    throw this.#error(ErrorCode.Tag, `tag ${String(tag)} is not valid`, operation, `use an integer tag from 0 to ${TAG_UB}${allowAny ? ', or ANY_TAG' : ''}`);
+  }
+
+  #checkBuffer(buffer: unknown, operation: string): void {
+    if (rawKindOf(buffer) < 0) {
+      throw this.#error(ErrorCode.Type, 'the buffer is not a typed array, Buffer or DataView', operation, 'pass a typed array (e.g. new Float64Array(n)); use recv() to receive any value');
+    }
+  }
+
+  #checkTyped(data: unknown, operation: string): void {
+    if (!ArrayBuffer.isView(data) || data instanceof DataView) {
+      throw this.#error(ErrorCode.Type, 'the data is not a typed array', operation, 'pass a typed array (e.g. Float64Array); use the non-v collective for other values');
+    }
+  }
+}

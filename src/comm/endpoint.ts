@@ -1,0 +1,513 @@
+/**
+ * The point-to-point engine of one rank (Open MPI's pml): it owns the rank's links, the matching
+ * queues of every context, and the eager and rendezvous protocols.
+ *
+ * - Eager (message <= eager limit): one EAGER frame; the send completes once the frame is in the
+ *   link. An unmatched eager message is copied into the unexpected queue.
+ * - Rendezvous (larger): RTS -> (receive matches) -> CTS -> DATA frames streamed straight into the
+ *   receive's buffer; the send completes when its last byte is in the link. Unexpected large
+ *   messages cost only their announcement, never a buffer.
+ *
+ * Every link has a FIFO of frames that did not fit yet; a link's frames leave in order, so MPI's
+ * order per (source, tag, context) holds. The endpoint never blocks: waiting belongs to the
+ * {@link ProgressEngine}.
+ */
+import type { Settings } from '../config/tunables.js';
+import type { InboundFrame, Link, LinkEvents } from '../transport/link.js';
+import { copyBytes } from '../transport/copy-bytes.js';
+import type { Transport } from '../transport/transport.js';
+import { bytesOf, decodeValue, encodeValue, isRawKind, kindName, rawKindOf, viewAs, type Encoded } from './codec.js';
+import { ErrorCode, TsmpiError } from './errors.js';
+import {
+  CTS_DISCARD,
+  FRAME_HEADER_WORDS,
+  FrameType,
+  H_AUX,
+  H_CONTEXT,
+  H_LENGTH,
+  H_SEQ,
+  H_SOURCE,
+  H_TAG,
+  H_TOTAL,
+  H_TYPE,
+  frameKind,
+  frameType,
+  typeWord,
+} from './frame-header.js';
+import { MatchQueues, ReceiveRequest, type UnexpectedMessage } from './matching.js';
+import { ProgressEngine } from './progress.js';
+import { Request, type RequestDescription, type RequestDriver, type Status } from './request.js';
+
+/** A frame waiting for room in its link. */
+interface OutboundFrame {
+  header: Int32Array;
+  payload: Uint8Array | null;
+  length: number;
+  /** Completed once the frame is written (queued eager sends). */
+  request: Request<unknown> | null;
+  stream: null;
+}
+
+/** The data of a rendezvous send, streamed after its CTS. */
+interface OutboundStream {
+  header: null;
+  payload: null;
+  length: 0;
+  request: null;
+  stream: RendezvousSend;
+}
+
+type OutboundJob = OutboundFrame | OutboundStream;
+
+interface RendezvousSend {
+  readonly id: number;
+  readonly request: Request<unknown>;
+  readonly bytes: Uint8Array;
+  readonly peer: number;
+  receiverId: number;
+  offset: number;
+}
+
+interface PeerState {
+  readonly link: Link;
+  queue: OutboundJob[];
+  head: number;
+  backlogged: boolean;
+}
+
+export class Endpoint implements RequestDriver {
+  readonly rank: number;
+  readonly size: number;
+  readonly engine: ProgressEngine;
+  private readonly transport: Transport;
+  private readonly settings: Settings;
+  private readonly peers: (PeerState | undefined)[];
+  private readonly polled: Link[] = [];
+  private readonly backlog: PeerState[] = [];
+  /** Matching queues by context id (ids are small integers handed out in order). */
+  private readonly contexts: (MatchQueues | undefined)[] = [];
+  private readonly sends = new Map<number, RendezvousSend>();
+  private readonly receives = new Map<number, ReceiveRequest>();
+  private readonly header = new Int32Array(FRAME_HEADER_WORDS);
+  private readonly events: LinkEvents;
+  private nextRequestId = 1;
+  private writersSeen = 0;
+  private writersKnown = false;
+  /** The next free context id this rank knows of (for dup/split agreement). */
+  nextContext = 4;
+
+  constructor(transport: Transport, settings: Settings) {
+    this.transport = transport;
+    this.settings = settings;
+    this.rank = transport.rank;
+    this.size = transport.size;
+    this.peers = new Array(transport.size);
+    this.engine = new ProgressEngine(this, transport.control, transport.slot, settings.spinMicros);
+    this.events = {
+      frame: (link, frame) => this.onFrame(link, frame),
+      drain: () => this.engine.kick(),
+      closed: (link, error) => this.onLinkClosed(link, error),
+    };
+  }
+
+  // ---- requests -------------------------------------------------------------------------------
+
+  waitUntil(condition: () => boolean, description: RequestDescription): Promise<void> {
+    return this.engine.waitUntil(condition, description);
+  }
+
+  cancel(request: Request<unknown>): boolean {
+    const queues = this.contexts[request.context];
+    if (queues === undefined || !queues.removePosted(request)) return false;
+    request.fail(new TsmpiError(ErrorCode.Cancelled, 'the receive was cancelled', { rank: this.rank, operation: request.operation }));
+    return true;
+  }
+
+  spinFor(request: Request<unknown>): void {
+    this.engine.spinFor(request);
+  }
+
+  // ---- sending --------------------------------------------------------------------------------
+
+  /**
+   * Starts a send of `value` to world rank `dest` on `context`, as comm rank `source` with `tag`.
+   * Typed arrays are sent from the caller's memory: do not change them until the request completes.
+   */
+  isend(context: number, dest: number, source: number, tag: number, value: unknown, operation: string, peerRank: number): Request<void> {
+    const raw = rawKindOf(value);
+    if (raw >= 0) return this.isendBytes(context, dest, source, tag, raw, bytesOf(value as ArrayBufferView), operation, peerRank);
+    const encoded = encodeValue(value, this.rank, operation);
+    return this.isendBytes(context, dest, source, tag, encoded.kind, encoded.bytes, operation, peerRank);
+  }
+
+  /** {@link isend} of a value encoded already (collectives encode once and send many times). */
+  isendEncoded(context: number, dest: number, source: number, tag: number, encoded: Encoded, operation: string, peerRank: number): Request<void> {
+    return this.isendBytes(context, dest, source, tag, encoded.kind, encoded.bytes, operation, peerRank);
+  }
+
+  private isendBytes(context: number, dest: number, source: number, tag: number, kind: number, bytes: Uint8Array, operation: string, peerRank: number): Request<void> {
+    const request = new Request<void>(this, operation, peerRank, tag, context);
+    const peer = this.peer(dest);
+    const length = bytes.length;
+    const header = this.header;
+    header[H_CONTEXT] = context;
+    header[H_SOURCE] = source;
+    header[H_TAG] = tag;
+    header[H_SEQ] = 0;
+    if (length <= Math.min(this.settings.eagerLimit, peer.link.limits.maxFramePayload)) {
+      header[H_TYPE] = typeWord(FrameType.Eager, kind);
+      header[H_LENGTH] = length;
+      header[H_TOTAL] = length;
+      header[H_AUX] = 0;
+      if (this.write(peer, header, bytes, length, request)) request.complete(undefined);
+      return request;
+    }
+    const id = this.nextRequestId++;
+    this.sends.set(id, { id, request, bytes, peer: dest, receiverId: 0, offset: 0 });
+    this.engine.retain();
+    header[H_TYPE] = typeWord(FrameType.Rts, kind);
+    header[H_LENGTH] = 0;
+    header[H_TOTAL] = length;
+    header[H_AUX] = id;
+    this.write(peer, header, null, 0, null);
+    return request;
+  }
+
+  /** Writes a frame now or queues it behind the link's backlog; true when written now. */
+  private write(peer: PeerState, header: Int32Array, payload: Uint8Array | null, length: number, request: Request<unknown> | null): boolean {
+    if (!peer.backlogged && peer.link.trySend(header, payload, 0, length)) return true;
+    peer.queue.push({ header: header.slice(), payload, length, request, stream: null });
+    if (request !== null) this.engine.retain();
+    this.markBacklogged(peer);
+    return false;
+  }
+
+  private markBacklogged(peer: PeerState): void {
+    if (!peer.backlogged) {
+      peer.backlogged = true;
+      this.backlog.push(peer);
+    }
+  }
+
+  /** Writes as much of a peer's backlog as its link takes; true when it is now empty. */
+  private pump(peer: PeerState): boolean {
+    const link = peer.link;
+    while (peer.head < peer.queue.length) {
+      const job = peer.queue[peer.head]!;
+      if (job.stream === null) {
+        if (!link.trySend(job.header, job.payload, 0, job.length)) return false;
+        if (job.request !== null) {
+          job.request.complete(undefined);
+          this.engine.countCompletion();
+          this.engine.release();
+        }
+      } else if (!this.streamData(link, job.stream)) {
+        return false;
+      }
+      peer.queue[peer.head++] = undefined as unknown as OutboundJob;
+    }
+    peer.queue = [];
+    peer.head = 0;
+    peer.backlogged = false;
+    return true;
+  }
+
+  /** Streams DATA frames of a rendezvous send; true when all of it is written. */
+  private streamData(link: Link, send: RendezvousSend): boolean {
+    const header = this.header;
+    const total = send.bytes.length;
+    const chunk = Math.min(this.settings.chunkBytes, link.limits.maxFramePayload);
+    header[H_TYPE] = FrameType.Data;
+    header[H_SEQ] = send.receiverId;
+    while (send.offset < total) {
+      const length = Math.min(chunk, total - send.offset);
+      header[H_LENGTH] = length;
+      header[H_TOTAL] = send.offset;
+      if (!link.trySend(header, send.bytes, send.offset, length)) return false;
+      send.offset += length;
+    }
+    this.finishSend(send);
+    return true;
+  }
+
+  private finishSend(send: RendezvousSend): void {
+    this.sends.delete(send.id);
+    send.request.complete(undefined);
+    this.engine.countCompletion();
+    this.engine.release();
+  }
+
+  // ---- receiving ------------------------------------------------------------------------------
+
+  /**
+   * Posts a receive on `context` from comm rank `source` (or ANY_SOURCE) with `tag` (or ANY_TAG).
+   * With `into`, the message's bytes land in it and the request yields a Status; without, the
+   * request yields the decoded value, or with `encoded` its {@link Encoded} form (not decoded).
+   */
+  irecv(context: number, source: number, tag: number, into: Uint8Array | null, operation: string, encoded = false): Request<unknown> {
+    const posted = new ReceiveRequest(this, operation, source, tag, context, into, encoded);
+    const queues = this.queues(context);
+    this.poll();
+    const index = queues.findUnexpected(source, tag);
+    if (index >= 0) {
+      const message = queues.takeUnexpectedAt(index);
+      if (message.data !== null) this.deliverEager(posted, message.source, message.tag, message.kind, message.data, 0, message.bytes);
+      else this.matchRendezvous(posted, message.source, message.tag, message.kind, message.bytes, message.peer, message.senderRequest);
+    } else {
+      queues.posted.push(posted);
+    }
+    return posted;
+  }
+
+  /** The status of the earliest unexpected message matching (source, tag), after one poll. */
+  iprobe(context: number, source: number, tag: number): Status | undefined {
+    this.poll();
+    const queues = this.queues(context);
+    const index = queues.findUnexpected(source, tag);
+    if (index < 0) return undefined;
+    const m: UnexpectedMessage = queues.unexpected.at(index);
+    return { source: m.source, tag: m.tag, bytes: m.bytes };
+  }
+
+  private queues(context: number): MatchQueues {
+    let queues = this.contexts[context];
+    if (queues === undefined) {
+      queues = new MatchQueues();
+      this.contexts[context] = queues;
+    }
+    return queues;
+  }
+
+  private deliverEager(posted: ReceiveRequest, source: number, tag: number, kind: number, bytes: Uint8Array, offset: number, length: number): void {
+    const request = posted;
+    const status: Status = { source, tag, bytes: length };
+    this.engine.countCompletion();
+    if (posted.into !== null) {
+      const error = this.checkInto(posted.into, kind, length, request.operation);
+      if (error !== undefined) {
+        request.fail(error);
+        return;
+      }
+      copyBytes(posted.into, 0, bytes, offset, length);
+      request.complete(status, status);
+      return;
+    }
+    if (posted.encoded) {
+      request.complete({ kind, bytes: bytes.slice(offset, offset + length) } satisfies Encoded, status);
+      return;
+    }
+    try {
+      request.complete(decodeValue(kind, bytes, offset, length), status);
+    } catch (cause) {
+      request.fail(new TsmpiError(ErrorCode.Encode, `cannot decode a ${kindName(kind)} message of ${length} bytes`, {
+        rank: this.rank,
+        operation: request.operation,
+        hint: 'the sender and receiver must run the same tsmpi version',
+        cause,
+      }));
+    }
+  }
+
+  private checkInto(into: Uint8Array, kind: number, length: number, operation: string): TsmpiError | undefined {
+    if (!isRawKind(kind)) {
+      return new TsmpiError(ErrorCode.Type, `a ${kindName(kind)} value arrived for a buffer receive`, {
+        rank: this.rank,
+        operation,
+        hint: 'the sender sent an encoded value: receive it with recv() (which returns it), or send a typed array',
+      });
+    }
+    if (length > into.length) {
+      return new TsmpiError(ErrorCode.Truncate, `a ${length}-byte message does not fit the ${into.length}-byte receive buffer`, {
+        rank: this.rank,
+        operation,
+        hint: `pass a buffer of at least ${length} bytes, or probe() first and size the buffer from status.bytes`,
+      });
+    }
+    return undefined;
+  }
+
+  private matchRendezvous(posted: ReceiveRequest, source: number, tag: number, kind: number, total: number, peer: number, senderRequest: number): void {
+    const header = this.header;
+    header[H_TYPE] = FrameType.Cts;
+    header[H_LENGTH] = 0;
+    header[H_AUX] = senderRequest;
+    if (posted.into !== null) {
+      const error = this.checkInto(posted.into, kind, total, posted.operation);
+      if (error !== undefined) {
+        header[H_SEQ] = CTS_DISCARD;
+        this.write(this.peer(peer), header, null, 0, null);
+        this.engine.countCompletion();
+        posted.fail(error);
+        return;
+      }
+    }
+    posted.matchedSource = source;
+    posted.matchedTag = tag;
+    posted.kind = kind;
+    posted.total = total;
+    posted.received = 0;
+    posted.dest = posted.into ?? new Uint8Array(total);
+    const id = this.nextRequestId++;
+    this.receives.set(id, posted);
+    header[H_SEQ] = id;
+    this.write(this.peer(peer), header, null, 0, null);
+    if (total === 0) this.finishRendezvousReceive(id, posted);
+  }
+
+  private finishRendezvousReceive(id: number, posted: ReceiveRequest): void {
+    this.receives.delete(id);
+    this.engine.countCompletion();
+    const status: Status = { source: posted.matchedSource, tag: posted.matchedTag, bytes: posted.total };
+    if (posted.into !== null) {
+      posted.complete(status, status);
+      return;
+    }
+    const dest = posted.dest!;
+    if (posted.encoded) {
+      posted.complete({ kind: posted.kind, bytes: dest } satisfies Encoded, status);
+      return;
+    }
+    try {
+      const value = isRawKind(posted.kind) ? viewAs(posted.kind, dest) : decodeValue(posted.kind, dest, 0, dest.length);
+      posted.complete(value, status);
+    } catch (cause) {
+      posted.fail(cause);
+    }
+  }
+
+  // ---- frames ---------------------------------------------------------------------------------
+
+  private onFrame(link: Link, frame: InboundFrame): void {
+    const w = frame.words;
+    const h = frame.headerIndex;
+    const word0 = w[h + H_TYPE]!;
+    switch (frameType(word0)) {
+      case FrameType.Eager: {
+        const context = w[h + H_CONTEXT]!;
+        const source = w[h + H_SOURCE]!;
+        const tag = w[h + H_TAG]!;
+        const queues = this.queues(context);
+        const posted = queues.takePosted(source, tag);
+        if (posted !== undefined) {
+          this.deliverEager(posted, source, tag, frameKind(word0), frame.bytes, frame.payloadOffset, frame.payloadLength);
+        } else {
+          queues.unexpected.push({
+            source,
+            tag,
+            kind: frameKind(word0),
+            bytes: frame.payloadLength,
+            data: frame.bytes.slice(frame.payloadOffset, frame.payloadOffset + frame.payloadLength),
+            peer: link.peer,
+            senderRequest: 0,
+          });
+        }
+        return;
+      }
+      case FrameType.Rts: {
+        const context = w[h + H_CONTEXT]!;
+        const source = w[h + H_SOURCE]!;
+        const tag = w[h + H_TAG]!;
+        const total = w[h + H_TOTAL]!;
+        const senderRequest = w[h + H_AUX]!;
+        const queues = this.queues(context);
+        const posted = queues.takePosted(source, tag);
+        if (posted !== undefined) this.matchRendezvous(posted, source, tag, frameKind(word0), total, link.peer, senderRequest);
+        else queues.unexpected.push({ source, tag, kind: frameKind(word0), bytes: total, data: null, peer: link.peer, senderRequest });
+        return;
+      }
+      case FrameType.Cts: {
+        const send = this.sends.get(w[h + H_AUX]!);
+        if (send === undefined) return;
+        const receiverId = w[h + H_SEQ]!;
+        if (receiverId === CTS_DISCARD) {
+          this.finishSend(send);
+          return;
+        }
+        send.receiverId = receiverId;
+        const peer = this.peer(link.peer);
+        peer.queue.push({ header: null, payload: null, length: 0, request: null, stream: send });
+        this.markBacklogged(peer);
+        return;
+      }
+      case FrameType.Data: {
+        const id = w[h + H_SEQ]!;
+        const posted = this.receives.get(id);
+        if (posted === undefined) return;
+        const length = frame.payloadLength;
+        const start = frame.payloadOffset;
+        copyBytes(posted.dest!, w[h + H_TOTAL]!, frame.bytes, start, length);
+        posted.received += length;
+        if (posted.received >= posted.total) this.finishRendezvousReceive(id, posted);
+        return;
+      }
+      default:
+        throw new TsmpiError(ErrorCode.Internal, `unknown frame type ${frameType(word0)} from rank ${link.peer}`, {
+          rank: this.rank,
+          operation: 'progress',
+        });
+    }
+  }
+
+  private onLinkClosed(link: Link, error: Error | undefined): void {
+    const reason = error?.message ?? 'closed';
+    for (const send of this.sends.values()) {
+      if (send.peer === link.peer) {
+        send.request.fail(new TsmpiError(ErrorCode.Transport, `the link to rank ${link.peer} failed: ${reason}`, {
+          rank: this.rank,
+          operation: send.request.operation,
+        }));
+      }
+    }
+    this.engine.kick();
+  }
+
+  /** Resolves when every send this rank started has left it (finalize). */
+  flush(): Promise<void> {
+    return this.engine.waitUntil(() => this.sends.size === 0 && this.backlog.length === 0, {
+      operation: 'finalize',
+      peer: -1,
+      tag: -1,
+      context: -1,
+    });
+  }
+
+  // ---- progress -------------------------------------------------------------------------------
+
+  private peer(rank: number): PeerState {
+    let peer = this.peers[rank];
+    if (peer === undefined) {
+      const link = this.transport.createLink(rank, this.events);
+      peer = { link, queue: [], head: 0, backlogged: false };
+      this.peers[rank] = peer;
+      if (rank === this.rank) this.polled.push(link);
+    }
+    return peer;
+  }
+
+  /** Polls once: new writers, backlogged links, inbound frames. True when anything progressed. */
+  poll(): boolean {
+    let progressed = false;
+    if (!this.writersKnown || this.transport.control.writerCount(this.transport.slot) !== this.writersSeen) this.discoverWriters();
+    if (this.backlog.length > 0) {
+      let kept = 0;
+      for (let i = 0; i < this.backlog.length; i++) {
+        const peer = this.backlog[i]!;
+        const before = peer.head;
+        if (!this.pump(peer)) this.backlog[kept++] = peer;
+        if (peer.head !== before || !peer.backlogged) progressed = true;
+      }
+      this.backlog.length = kept;
+    }
+    const polled = this.polled;
+    for (let i = 0; i < polled.length; i++) if (polled[i]!.poll() > 0) progressed = true;
+    return progressed;
+  }
+
+  private discoverWriters(): void {
+    this.writersSeen = this.transport.control.writerCount(this.transport.slot);
+    this.writersKnown = this.transport.discoverWriters((peer) => {
+      const state = this.peer(peer);
+      if (peer !== this.rank) this.polled.push(state.link);
+    });
+  }
+}

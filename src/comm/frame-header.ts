@@ -1,0 +1,51 @@
+/**
+ * Every wire header of the point-to-point protocol (ob1 keeps them in one file too). A frame is
+ * {@link FRAME_HEADER_WORDS} Int32 words and a payload.
+ *
+ * ```
+ * word  EAGER                RTS                  CTS                  DATA
+ * 0     type | kind << 8     type | kind << 8     type                 type
+ * 1     context              context              -                    -
+ * 2     source (comm rank)   source (comm rank)   -                    -
+ * 3     tag                  tag                  -                    -
+ * 4     payload bytes        0                    0                    payload bytes
+ * 5     message bytes        message bytes        -                    offset in message
+ * 6     sequence             sequence             receiver request id  receiver request id
+ * 7     -                    sender request id    sender request id    -
+ * ```
+ * EAGER carries a whole small message. RTS announces a large one; the receiver answers with CTS
+ * once a receive matches (receiver request id -1: the receive failed, complete without data);
+ * the sender then streams DATA frames straight into the matched receive's buffer.
+ */
+export { FRAME_HEADER_WORDS } from '../transport/link.js';
+
+export const H_TYPE = 0;
+export const H_CONTEXT = 1;
+export const H_SOURCE = 2;
+export const H_TAG = 3;
+export const H_LENGTH = 4;
+export const H_TOTAL = 5;
+export const H_SEQ = 6;
+export const H_AUX = 7;
+
+export const FrameType = {
+  Eager: 1,
+  Rts: 2,
+  Cts: 3,
+  Data: 4,
+} as const;
+
+export function frameType(word0: number): number {
+  return word0 & 0xff;
+}
+
+export function frameKind(word0: number): number {
+  return (word0 >>> 8) & 0xff;
+}
+
+export function typeWord(type: number, kind: number): number {
+  return type | (kind << 8);
+}
+
+/** CTS receiver id meaning "the receive failed; complete the send without data". */
+export const CTS_DISCARD = -1;

@@ -1,0 +1,93 @@
+/**
+ * Matching of one communication context: the posted-receive queue and the unexpected-message
+ * queue. MPI's non-overtaking rule holds because frames from one peer arrive in order on its link
+ * and both queues are searched front to back: a receive takes the earliest arrived message that
+ * matches it, and an arriving message takes the earliest posted receive that matches it.
+ */
+import { IndexQueue } from './index-queue.js';
+import { Request, type RequestDriver } from './request.js';
+
+export const ANY_SOURCE = -1;
+export const ANY_TAG = -1;
+
+/**
+ * A posted receive: the request the caller holds is the matching entry itself (one object per
+ * receive). `peer` and `tag` are what it wants (ANY_SOURCE / ANY_TAG allowed).
+ */
+export class ReceiveRequest extends Request<unknown> {
+  /** The caller's buffer for buffer receives; null for value receives. */
+  readonly into: Uint8Array | null;
+  /** Value receives only: yield the payload undecoded (kind and bytes). */
+  readonly encoded: boolean;
+  // Rendezvous state (set when an RTS matched).
+  matchedSource = 0;
+  matchedTag = 0;
+  kind = 0;
+  total = 0;
+  received = 0;
+  dest: Uint8Array | null = null;
+
+  constructor(driver: RequestDriver, operation: string, source: number, tag: number, context: number, into: Uint8Array | null, encoded: boolean) {
+    super(driver, operation, source, tag, context);
+    this.into = into;
+    this.encoded = encoded;
+  }
+}
+
+/** A message that arrived before its receive. */
+export interface UnexpectedMessage {
+  readonly source: number;
+  readonly tag: number;
+  readonly kind: number;
+  /** Message bytes. */
+  readonly bytes: number;
+  /** The payload of an eager message; null for a rendezvous announcement. */
+  readonly data: Uint8Array | null;
+  /** World rank of the sender (where a CTS goes) and its request id. */
+  readonly peer: number;
+  readonly senderRequest: number;
+}
+
+function matches(wantSource: number, wantTag: number, source: number, tag: number): boolean {
+  return (wantSource === ANY_SOURCE || wantSource === source) && (wantTag === ANY_TAG || wantTag === tag);
+}
+
+export class MatchQueues {
+  readonly posted = new IndexQueue<ReceiveRequest>();
+  readonly unexpected = new IndexQueue<UnexpectedMessage>();
+
+  /** Removes and returns the earliest posted receive matching an arrived (source, tag). */
+  takePosted(source: number, tag: number): ReceiveRequest | undefined {
+    const posted = this.posted;
+    const n = posted.length;
+    for (let i = 0; i < n; i++) {
+      const p = posted.at(i);
+      if (matches(p.peer, p.tag, source, tag)) return posted.removeAt(i);
+    }
+    return undefined;
+  }
+
+  /** Index of the earliest unexpected message a receive for (source, tag) would take, or -1. */
+  findUnexpected(source: number, tag: number): number {
+    const unexpected = this.unexpected;
+    const n = unexpected.length;
+    for (let i = 0; i < n; i++) {
+      const m = unexpected.at(i);
+      if (matches(source, tag, m.source, m.tag)) return i;
+    }
+    return -1;
+  }
+
+  /** Removes and returns the unexpected message at `index`. */
+  takeUnexpectedAt(index: number): UnexpectedMessage {
+    return this.unexpected.removeAt(index);
+  }
+
+  /** Removes a posted receive (cancellation); true when it was still posted. */
+  removePosted(request: Request<unknown>): boolean {
+    const i = this.posted.indexOf(request as ReceiveRequest);
+    if (i < 0) return false;
+    this.posted.removeAt(i);
+    return true;
+  }
+}

@@ -1,0 +1,139 @@
+/**
+ * Reduction operations. A built-in op applies to numbers, bigints, booleans, typed arrays
+ * (elementwise) and arrays of those (elementwise); `minloc`/`maxloc` apply to `{ value, index }`
+ * pairs and arrays of them (ties take the lower index, as MPI does). A user op is any function
+ * of two values; declare whether it commutes, so the algorithms know whether they may reorder.
+ * Reductions combine in rank order: result = x0 op x1 op ... op x(p-1).
+ */
+import type { TypedArray } from './codec.js';
+import { ErrorCode, TsmpiError } from './errors.js';
+
+/** A (value, index) pair for `minloc` / `maxloc`. */
+export interface ValueIndex {
+  value: number;
+  index: number;
+}
+
+export interface ReduceOp<T = unknown> {
+  readonly name: string;
+  /** True when `a op b == b op a`; algorithms may then reorder operands. */
+  readonly commutative: boolean;
+  /** Combines an earlier-ranked operand `a` with a later-ranked `b`. Must not modify `b`. */
+  readonly combine: (a: T, b: T) => T;
+}
+
+type Scalar = number | bigint | boolean;
+
+function isTypedArray(value: unknown): value is TypedArray {
+  return ArrayBuffer.isView(value) && !(value instanceof DataView);
+}
+
+function opError(op: string, value: unknown, hint: string): TsmpiError {
+  const what = value === null ? 'null' : Array.isArray(value) ? 'an array' : ArrayBuffer.isView(value) ? value.constructor.name : typeof value;
+  return new TsmpiError(ErrorCode.Op, `${op} does not apply to ${what}`, { operation: op, hint });
+}
+
+/** Builds an elementwise op from scalar functions for numbers and bigints. */
+function elementwise(name: string, num: (a: number, b: number) => number, big: ((a: bigint, b: bigint) => bigint) | null, bool?: (a: boolean, b: boolean) => boolean): ReduceOp {
+  const hint = `${name} takes numbers${big ? ', bigints' : ''}${bool ? ', booleans' : ''}, typed arrays or arrays of them, the same shape on every rank`;
+  const scalar = (a: Scalar, b: Scalar): Scalar => {
+    if (typeof a === 'number' && typeof b === 'number') return num(a, b);
+    if (typeof a === 'bigint' && typeof b === 'bigint' && big) return big(a, b);
+    if (typeof a === 'boolean' && typeof b === 'boolean' && bool) return bool(a, b);
+    throw opError(name, typeof a === typeof b ? a : [a, b], hint);
+  };
+  const combine = (a: unknown, b: unknown): unknown => {
+    if (isTypedArray(a) && isTypedArray(b)) {
+      if (a.length !== b.length || a.constructor !== b.constructor) {
+        throw new TsmpiError(ErrorCode.Count, `${name} got a ${a.constructor.name}(${a.length}) and a ${b.constructor.name}(${b.length})`, {
+          operation: name,
+          hint: 'every rank must pass the same kind and length of typed array',
+        });
+      }
+      const out = a.slice() as TypedArray;
+      combineInto(out, b);
+      return out;
+    }
+    if (Array.isArray(a) && Array.isArray(b)) {
+      if (a.length !== b.length) {
+        throw new TsmpiError(ErrorCode.Count, `${name} got arrays of length ${a.length} and ${b.length}`, { operation: name, hint: 'every rank must pass arrays of the same length' });
+      }
+      return a.map((x, i) => combine(x, b[i]));
+    }
+    return scalar(a as Scalar, b as Scalar);
+  };
+  const combineInto = (target: TypedArray, source: TypedArray): void => {
+    if (typeof target[0] === 'bigint' || target instanceof BigInt64Array || target instanceof BigUint64Array) {
+      if (!big) throw opError(name, target, hint);
+      const t = target as BigInt64Array;
+      const s = source as BigInt64Array;
+      for (let i = 0; i < t.length; i++) t[i] = big(t[i]!, s[i]!);
+      return;
+    }
+    const t = target as Float64Array;
+    const s = source as Float64Array;
+    for (let i = 0; i < t.length; i++) t[i] = num(t[i]!, s[i]!);
+  };
+  const op: ReduceOp & { combineInto: (target: TypedArray, source: TypedArray) => void } = { name, commutative: true, combine, combineInto };
+  return op;
+}
+
+function locOp(name: 'minloc' | 'maxloc', better: (a: number, b: number) => boolean): ReduceOp {
+  const hint = `${name} takes { value, index } pairs or arrays of them`;
+  const pair = (a: ValueIndex, b: ValueIndex): ValueIndex => {
+    if (typeof a !== 'object' || a === null || typeof b !== 'object' || b === null || typeof a.value !== 'number' || typeof b.value !== 'number') {
+      throw opError(name, a, hint);
+    }
+    if (better(a.value, b.value)) return { value: a.value, index: a.index };
+    if (better(b.value, a.value)) return { value: b.value, index: b.index };
+    return { value: a.value, index: Math.min(a.index, b.index) };
+  };
+  return {
+    name,
+    commutative: true,
+    combine: (a: unknown, b: unknown) => {
+      if (Array.isArray(a) && Array.isArray(b)) return a.map((x, i) => pair(x as ValueIndex, b[i] as ValueIndex));
+      return pair(a as ValueIndex, b as ValueIndex);
+    },
+  };
+}
+
+/** The built-in reduction operations. */
+export const Op = {
+  sum: elementwise('sum', (a, b) => a + b, (a, b) => a + b),
+  prod: elementwise('prod', (a, b) => a * b, (a, b) => a * b),
+  min: elementwise('min', (a, b) => (b < a ? b : a), (a, b) => (b < a ? b : a)),
+  max: elementwise('max', (a, b) => (b > a ? b : a), (a, b) => (b > a ? b : a)),
+  land: elementwise('land', (a, b) => (a !== 0 && b !== 0 ? 1 : 0), (a, b) => (a !== 0n && b !== 0n ? 1n : 0n), (a, b) => a && b),
+  lor: elementwise('lor', (a, b) => (a !== 0 || b !== 0 ? 1 : 0), (a, b) => (a !== 0n || b !== 0n ? 1n : 0n), (a, b) => a || b),
+  band: elementwise('band', (a, b) => a & b, (a, b) => a & b, (a, b) => a && b),
+  bor: elementwise('bor', (a, b) => a | b, (a, b) => a | b, (a, b) => a || b),
+  minloc: locOp('minloc', (a, b) => a < b),
+  maxloc: locOp('maxloc', (a, b) => a > b),
+  /**
+   * A user-defined operation.
+   * @example
+   * ```ts
+   * const concat = Op.create((a: string, b: string) => a + b, { commutative: false });
+   * ```
+   */
+  create<T>(combine: (a: T, b: T) => T, options: { commutative?: boolean; name?: string } = {}): ReduceOp<T> {
+    if (typeof combine !== 'function') {
+      throw new TsmpiError(ErrorCode.Arg, 'Op.create needs a function (a, b) => result', { operation: 'Op.create', hint: 'pass a function of two values' });
+    }
+    return { name: options.name ?? (combine.name || 'user'), commutative: options.commutative ?? false, combine };
+  },
+} as const;
+
+/** The in-place typed-array combiner of a built-in op, if it has one (used by large-array algorithms). */
+export function inPlaceCombiner(op: ReduceOp): ((target: TypedArray, source: TypedArray) => void) | undefined {
+  const candidate = (op as { combineInto?: (target: TypedArray, source: TypedArray) => void }).combineInto;
+  return typeof candidate === 'function' ? candidate : undefined;
+}
+
+/** Checks that `op` is a usable reduction op (names the operation in the error). */
+export function checkOp(op: unknown, operation: string, rank: number): asserts op is ReduceOp {
+  if (typeof op !== 'object' || op === null || typeof (op as ReduceOp).combine !== 'function') {
+    throw new TsmpiError(ErrorCode.Op, 'the reduction op is not an Op', { rank, operation, hint: 'pass Op.sum, Op.max, ... or Op.create((a, b) => ...)' });
+  }
+}

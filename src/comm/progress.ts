@@ -1,0 +1,183 @@
+/**
+ * The progress engine of a rank: how a rank waits.
+ *
+ * A wait first polls the rank's links in a tight loop for `spinMicros` (a frame already on its way
+ * costs ~0.2 us instead of the 20-40 us a sleeping thread takes to wake on these VMs), then goes
+ * asynchronous: one sleep loop per rank polls, re-checks every waiter's condition, and sleeps on
+ * the rank's doorbell with `Atomics.waitAsync`, so the rank's timers and other promises keep
+ * running. Anyone with news for the rank (a frame, freed ring space, a socket event) rings the
+ * doorbell. While waiters exist, a ref'd handle keeps the thread alive (`Atomics.waitAsync`
+ * alone does not). The engine publishes the rank's state and progress count for the launcher's
+ * hang detector.
+ *
+ * TSMPI_SPIN_US=0 turns the spinning fast path off (every wait sleeps at once).
+ */
+import { ControlArea, RankState } from '../transport/control-block.js';
+import type { Request, RequestDescription } from './request.js';
+
+export interface ProgressHost {
+  /** Polls links and queues once; returns true when anything progressed. */
+  poll(): boolean;
+}
+
+interface Waiter {
+  condition: () => boolean;
+  resolve: () => void;
+  description: RequestDescription;
+}
+
+const resolved = Promise.resolve();
+/** Longest single sleep; a safety net only (every real wake-up comes from the doorbell). */
+const SLEEP_LIMIT_MS = 1000;
+
+export class ProgressEngine {
+  private readonly host: ProgressHost;
+  private readonly control: ControlArea;
+  private readonly slot: number;
+  private readonly spinMillis: number;
+  private waiters: Waiter[] = [];
+  private sleeping = false;
+  private completions = 0;
+  private readonly keepAlive: ReturnType<typeof setInterval>;
+  private keepAliveRefs = 0;
+  /** Sleeps that ended by the safety timeout rather than a doorbell (diagnostics). */
+  timeoutWakeups = 0;
+
+  constructor(host: ProgressHost, control: ControlArea, slot: number, spinMicros: number) {
+    this.host = host;
+    this.control = control;
+    this.slot = slot;
+    this.spinMillis = spinMicros / 1000;
+    this.keepAlive = setInterval(() => {}, 1 << 30);
+    this.keepAlive.unref();
+    control.setState(slot, RankState.Running);
+  }
+
+  /** Resolves once `condition()` holds. */
+  waitUntil(condition: () => boolean, description: RequestDescription): Promise<void> {
+    if (condition() || this.spin(condition)) return resolved;
+    return new Promise<void>((resolve) => {
+      this.waiters.push({ condition, resolve, description });
+      if (this.waiters.length === 1) {
+        this.retain();
+        this.control.setState(this.slot, RankState.Waiting);
+      }
+      if (!this.sleeping) void this.sleepLoop();
+    });
+  }
+
+  /** Counts completed operations (published for the hang detector when the rank sleeps). */
+  countCompletion(): void {
+    if (++this.completions >= 64) {
+      this.control.addProgress(this.slot, this.completions);
+      this.completions = 0;
+    }
+  }
+
+  /** Wakes the sleep loop: something outside the polled links made progress. */
+  kick(): void {
+    this.control.ring(this.slot);
+  }
+
+  /** Keeps the thread alive until a matching {@link release} (pending sends, waiters). */
+  retain(): void {
+    if (this.keepAliveRefs++ === 0) this.keepAlive.ref();
+  }
+
+  release(): void {
+    if (--this.keepAliveRefs === 0) this.keepAlive.unref();
+  }
+
+  /** What every waiter of this rank waits for (hang reports). */
+  describeWaits(): RequestDescription[] {
+    return this.waiters.map((w) => w.description);
+  }
+
+  /** Marks the rank finished for the launcher. */
+  finish(): void {
+    this.control.addProgress(this.slot, this.completions);
+    this.completions = 0;
+    this.control.setState(this.slot, RankState.Finished);
+    clearInterval(this.keepAlive);
+  }
+
+  /** Polls until `request` is done or the spin budget is spent. */
+  spinFor(request: Request<unknown>): void {
+    const host = this.host;
+    host.poll();
+    if (request.state !== 0 || this.spinMillis <= 0) return;
+    const deadline = performance.now() + this.spinMillis;
+    for (let i = 1; request.state === 0; i++) {
+      host.poll();
+      if ((i & 31) === 0 && performance.now() >= deadline) return;
+    }
+  }
+
+  private spin(condition: () => boolean): boolean {
+    const host = this.host;
+    if (this.spinMillis <= 0) {
+      host.poll();
+      return condition();
+    }
+    const deadline = performance.now() + this.spinMillis;
+    for (let i = 1; ; i++) {
+      host.poll();
+      if (condition()) return true;
+      if ((i & 31) === 0 && performance.now() >= deadline) return false;
+    }
+  }
+
+  private checkWaiters(): void {
+    const waiters = this.waiters;
+    let kept = 0;
+    for (let i = 0; i < waiters.length; i++) {
+      const waiter = waiters[i]!;
+      if (waiter.condition()) waiter.resolve();
+      else waiters[kept++] = waiter;
+    }
+    if (kept === waiters.length) return;
+    waiters.length = kept;
+    if (kept === 0) {
+      this.release();
+      this.control.addProgress(this.slot, this.completions);
+      this.completions = 0;
+      this.control.setState(this.slot, RankState.Running);
+    }
+  }
+
+  private async sleepLoop(): Promise<void> {
+    this.sleeping = true;
+    const control = this.control;
+    const index = control.doorbellIndex(this.slot);
+    try {
+      while (this.waiters.length > 0) {
+        if (this.host.poll()) {
+          this.checkWaiters();
+          // Let I/O and timers run between bursts of work.
+          await new Promise<void>((resolve) => setImmediate(resolve));
+          continue;
+        }
+        this.checkWaiters();
+        if (this.waiters.length === 0) break;
+        control.addProgress(this.slot, this.completions);
+        this.completions = 0;
+        // Dekker with the senders: announce the sleep, then look once more (control-block.ts).
+        control.setSleeping(this.slot, true);
+        const seen = control.doorbell(this.slot);
+        if (this.host.poll()) {
+          control.setSleeping(this.slot, false);
+          this.checkWaiters();
+          continue;
+        }
+        const result = Atomics.waitAsync(control.i32, index, seen, SLEEP_LIMIT_MS);
+        if (result.async) {
+          const outcome = await result.value;
+          if (outcome === 'timed-out') this.timeoutWakeups++;
+        }
+        control.setSleeping(this.slot, false);
+      }
+    } finally {
+      this.sleeping = false;
+    }
+  }
+}

@@ -1,0 +1,172 @@
+/**
+ * Non-blocking operations return a Request. It completes from the rank's progress engine; waiting
+ * on it first polls the rings for a short spin budget (a message already on its way costs no
+ * sleep) and then sleeps until a frame arrives. Completion only flips the request's state; the
+ * engine re-checks the conditions of its waiters after every poll, so a request costs no promise
+ * unless someone awaits it.
+ */
+import { ErrorCode, TsmpiError } from './errors.js';
+
+/** What a completed receive or probe reports. */
+export interface Status {
+  /** Rank of the sender in the communicator. */
+  readonly source: number;
+  readonly tag: number;
+  /** Payload bytes of the message (encoded size for values that are not typed arrays). */
+  readonly bytes: number;
+}
+
+/** Describes an operation for hang reports: `recv from rank 3, tag 7, context 0`. */
+export interface RequestDescription {
+  readonly operation: string;
+  /** Peer in the communicator; -1 for any source. */
+  readonly peer: number;
+  readonly tag: number;
+  readonly context: number;
+}
+
+/** What a Request needs from the engine that completes it. */
+export interface RequestDriver {
+  /** Polls once; returns true when something progressed. */
+  poll(): boolean;
+  /** Polls until `request` is done or the spin budget is spent (never sleeps). */
+  spinFor(request: Request<unknown>): void;
+  /** Resolves once `condition()` holds, polling meanwhile (spinning first, then sleeping). */
+  waitUntil(condition: () => boolean, description: RequestDescription): Promise<void>;
+  /** Cancels a pending receive; returns true when it was still unmatched. */
+  cancel(request: Request<unknown>): boolean;
+}
+
+const PENDING = 0;
+const DONE = 1;
+const FAILED = 2;
+
+const resolvedVoid: Promise<void> = Promise.resolve();
+
+export class Request<T = unknown> implements RequestDescription {
+  /** @internal */ state = PENDING;
+  /** @internal */ result: T | undefined = undefined;
+  /** @internal */ error: unknown = undefined;
+  /** @internal */ statusValue: Status | undefined = undefined;
+  /** @internal */ readonly driver: RequestDriver;
+  /** The operation, for hang reports and errors. */
+  readonly operation: string;
+  /** The peer (communicator rank; -1 for any source). */
+  readonly peer: number;
+  readonly tag: number;
+  readonly context: number;
+
+  /** @internal */
+  constructor(driver: RequestDriver, operation: string, peer: number, tag: number, context: number) {
+    this.driver = driver;
+    this.operation = operation;
+    this.peer = peer;
+    this.tag = tag;
+    this.context = context;
+  }
+
+  /** True once the operation finished (successfully or not). */
+  get done(): boolean {
+    return this.state !== PENDING;
+  }
+
+  /** The status of a completed receive; undefined for sends and pending requests. */
+  get status(): Status | undefined {
+    return this.statusValue;
+  }
+
+  /** Waits for completion and returns the result (the received value for receives). */
+  wait(): Promise<T> {
+    if (this.state === PENDING) this.driver.spinFor(this);
+    if (this.state !== PENDING) return this.settled();
+    return this.driver.waitUntil(() => this.state !== PENDING, this).then(() => this.take());
+  }
+
+  /** Makes progress once and reports whether the request has completed (never throws). */
+  test(): boolean {
+    if (this.state === PENDING) this.driver.poll();
+    return this.state !== PENDING;
+  }
+
+  /**
+   * Cancels a receive that has not matched yet; it then fails with ERR_CANCELLED. Returns false
+   * when it is too late (already matched or complete) or the request is a send.
+   */
+  cancel(): boolean {
+    return this.state === PENDING && this.driver.cancel(this);
+  }
+
+  /** @internal The settled promise of a completed request (shared for void results). */
+  settled(): Promise<T> {
+    if (this.state === FAILED) return Promise.reject(this.error);
+    if (this.result === undefined) return resolvedVoid as Promise<T>;
+    return Promise.resolve(this.result);
+  }
+
+  private take(): T {
+    if (this.state === FAILED) throw this.error;
+    return this.result as T;
+  }
+
+  /** @internal */
+  complete(result: T, status?: Status): void {
+    if (this.state !== PENDING) return;
+    this.state = DONE;
+    this.result = result;
+    this.statusValue = status;
+  }
+
+  /** @internal */
+  fail(error: unknown): void {
+    if (this.state !== PENDING) return;
+    this.state = FAILED;
+    this.error = error;
+  }
+}
+
+type Results<T extends readonly Request<unknown>[]> = { -readonly [K in keyof T]: T[K] extends Request<infer R> ? R : never };
+
+/** Waits for every request; returns their results in order. The first failure is thrown after all finish. */
+export async function waitAll<T extends readonly Request<unknown>[]>(requests: T): Promise<Results<T>> {
+  const results: unknown[] = new Array(requests.length);
+  let firstError: unknown;
+  let failed = false;
+  for (let i = 0; i < requests.length; i++) {
+    try {
+      results[i] = await requests[i]!.wait();
+    } catch (err) {
+      if (!failed) {
+        failed = true;
+        firstError = err;
+      }
+    }
+  }
+  if (failed) throw firstError;
+  return results as Results<T>;
+}
+
+/** Waits until one request completes; returns its index and result (lowest index on ties). */
+export async function waitAny<T>(requests: readonly Request<T>[]): Promise<{ index: number; value: T }> {
+  if (requests.length === 0) {
+    throw new TsmpiError(ErrorCode.Arg, 'waitAny needs at least one request', { operation: 'waitAny', hint: 'pass a non-empty array' });
+  }
+  let index = testAny(requests);
+  if (index < 0) {
+    const first = requests[0]!;
+    await first.driver.waitUntil(() => requests.some((r) => r.done), { operation: 'waitAny', peer: first.peer, tag: first.tag, context: first.context });
+    index = requests.findIndex((r) => r.done);
+  }
+  return { index, value: await requests[index]!.wait() };
+}
+
+/** Polls once; true when every request has completed. */
+export function testAll(requests: readonly Request<unknown>[]): boolean {
+  if (requests.length > 0) requests[0]!.driver.poll();
+  return requests.every((r) => r.done);
+}
+
+/** Polls once; the index of the first completed request, or -1. */
+export function testAny(requests: readonly Request<unknown>[]): number {
+  if (requests.length > 0) requests[0]!.driver.poll();
+  return requests.findIndex((r) => r.done);
+}

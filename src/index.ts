@@ -1,0 +1,19 @@
+/**
+ * tsmpi: MPI-style parallel computing for TypeScript.
+ *
+ * @example
+ * ```ts
+ * import { init, Op } from 'tsmpi';
+ * const comm = await init();
+ * const sum = await comm.allreduce(comm.rank + 1, Op.sum);
+ * if (comm.rank === 0) console.log(`1 + ... + ${comm.size} = ${sum}`);
+ * ```
+ * @module
+ */
+export { init, finalize, abort, wtime } from './bootstrap/init.js';
+export { Communicator, ANY_SOURCE, ANY_TAG, TAG_UB, type Concatenated } from './comm/communicator.js';
+export { Request, waitAll, waitAny, testAll, testAny, type Status } from './comm/request.js';
+export { Op, type ReduceOp, type ValueIndex } from './comm/ops.js';
+export { TsmpiError, ErrorCode, isTsmpiError, type ErrorCodeValue, type TsmpiErrorData } from './comm/errors.js';
+export type { TypedArray, BufferLike } from './comm/codec.js';
+export type { Clock, TimerHandle } from './clock.js';

@@ -1,0 +1,72 @@
+/**
+ * The Link contract: one rail to one peer.
+ *
+ * Lifecycle
+ * ---------
+ * 1. A transport's factory creates a link for (this rank, peer) when the peer is first used
+ *    (or eagerly, where the transport wants it), handing it the {@link LinkEvents} of the
+ *    endpoint that owns it. Creating a link costs nothing on the peer until the first frame.
+ * 2. `trySend` writes one frame (a header of {@link FRAME_HEADER_WORDS} Int32 words and a
+ *    payload) if there is room now and returns true; otherwise it returns false and writes
+ *    nothing, and the link calls `events.drain(link)` (or its owner polls) when room appears.
+ *    A frame's payload is at most `limits.maxFramePayload` bytes. Frames on a link arrive in the
+ *    order they were sent.
+ * 3. Received frames are handed to `events.frame(link, frame)`. The {@link InboundFrame} and the
+ *    bytes it points at are only valid during that call: copy what you keep. Links that need
+ *    polling (shared-memory rings) deliver from `poll()`; event-driven links (sockets, the
+ *    simulator) deliver from their own events and return 0 from `poll()`.
+ * 4. `close(reason)` ends the link; a link that fails calls `events.closed(link, error)`.
+ *
+ * Rules of progress: a link never blocks and never spins; waiting is the progress engine's job.
+ * Nothing above a link switches on what kind of link it is: it reads `limits`.
+ */
+
+/** Header words of every frame (their meaning is the protocol's: see comm/frame-header.ts). */
+export const FRAME_HEADER_WORDS = 8;
+export const FRAME_HEADER_BYTES = FRAME_HEADER_WORDS * 4;
+
+/** What a link says about itself; upper layers decide from these numbers, never from its kind. */
+export interface LinkLimits {
+  /** Largest payload of one frame, in bytes. */
+  readonly maxFramePayload: number;
+  /** One-way latency estimate, seconds. */
+  readonly latency: number;
+  /** Bandwidth estimate, bytes per second. */
+  readonly bandwidth: number;
+  /** True when the link must be polled to receive (shared memory). */
+  readonly polled: boolean;
+}
+
+/** A received frame. Reused by the link for every frame: valid only inside `events.frame`. */
+export interface InboundFrame {
+  /** Int32 view holding the header words at `headerIndex .. headerIndex + 7`. */
+  words: Int32Array;
+  headerIndex: number;
+  /** Byte view holding the payload at `payloadOffset .. payloadOffset + payloadLength`. */
+  bytes: Uint8Array;
+  payloadOffset: number;
+  payloadLength: number;
+}
+
+export interface LinkEvents {
+  frame(link: Link, frame: InboundFrame): void;
+  /** Room appeared after a refused `trySend` (event-driven links; polled links are re-tried). */
+  drain(link: Link): void;
+  closed(link: Link, error: Error | undefined): void;
+}
+
+export interface Link {
+  /** World rank of the other end. */
+  readonly peer: number;
+  readonly limits: LinkLimits;
+  /**
+   * Writes a frame if there is room now. `header` holds {@link FRAME_HEADER_WORDS} words; the
+   * payload is `payload[offset .. offset + length)` (or nothing when `payload` is null).
+   */
+  trySend(header: Int32Array, payload: Uint8Array | null, offset: number, length: number): boolean;
+  /** Delivers frames that have arrived; returns how many. */
+  poll(): number;
+  /** Bytes sent and not yet taken by the peer (queue depth for policies). */
+  bytesInFlight(): number;
+  close(reason?: string): void;
+}

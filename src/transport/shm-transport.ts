@@ -1,0 +1,56 @@
+/**
+ * The transport of ranks that share a process: shared-memory rings between them and a loopback
+ * link to itself. `worldOfSlot[s]` is the world rank living in local slot `s`.
+ */
+import { ControlArea } from './control-block.js';
+import type { Link, LinkEvents } from './link.js';
+import { LoopbackLink } from './loopback-link.js';
+import type { ShmArenaDescriptor } from './shm-arena.js';
+import { ShmLink } from './shm-link.js';
+import type { Transport } from './transport.js';
+
+export class ShmTransport implements Transport {
+  readonly rank: number;
+  readonly size: number;
+  readonly control: ControlArea;
+  readonly slot: number;
+  private readonly arena: ShmArenaDescriptor;
+  private readonly worldOfSlot: readonly number[];
+  private readonly slotOfWorld: Map<number, number>;
+  private knownWriters = 0;
+
+  constructor(arena: ShmArenaDescriptor, slot: number, worldOfSlot: readonly number[], size: number) {
+    this.arena = arena;
+    this.slot = slot;
+    this.worldOfSlot = worldOfSlot;
+    this.slotOfWorld = new Map(worldOfSlot.map((world, s) => [world, s]));
+    this.rank = worldOfSlot[slot]!;
+    this.size = size;
+    this.control = new ControlArea(arena.control, arena.slots);
+  }
+
+  /** True when `peer` lives in this process. */
+  reaches(peer: number): boolean {
+    return this.slotOfWorld.has(peer);
+  }
+
+  createLink(peer: number, events: LinkEvents): Link {
+    if (peer === this.rank) return new LoopbackLink(peer, events);
+    const peerSlot = this.slotOfWorld.get(peer);
+    if (peerSlot === undefined) throw new RangeError(`rank ${peer} is not in this process`);
+    return new ShmLink(this.arena, this.control, this.slot, peerSlot, peer, events);
+  }
+
+  discoverWriters(found: (peer: number) => void): boolean {
+    const count = this.control.writerCount(this.slot);
+    while (this.knownWriters < count) {
+      const writerSlot = this.control.writerAt(this.slot, this.knownWriters);
+      if (writerSlot < 0) return false;
+      this.knownWriters++;
+      found(this.worldOfSlot[writerSlot]!);
+    }
+    return true;
+  }
+
+  close(): void {}
+}

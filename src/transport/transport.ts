@@ -1,0 +1,25 @@
+/**
+ * A Transport makes the links of one rank: given a peer's world rank it returns the Link that
+ * reaches it (shared memory for ranks of this process, the loopback for itself, sockets for other
+ * processes), and it tells the endpoint which peers started writing to it, so the endpoint polls
+ * only links that carry traffic. It also owns the doorbell the rank sleeps on.
+ */
+import type { ControlArea } from './control-block.js';
+import type { Link, LinkEvents } from './link.js';
+
+export interface Transport {
+  /** World rank of the rank this transport serves. */
+  readonly rank: number;
+  readonly size: number;
+  /** Control area and slot holding this rank's doorbell. */
+  readonly control: ControlArea;
+  readonly slot: number;
+  /** Creates the link to `peer`; called at most once per peer. */
+  createLink(peer: number, events: LinkEvents): Link;
+  /**
+   * Calls `found(peer)` for every peer that began writing to this rank since the last call.
+   * Returns false when a registration was seen half-written (call again on the next poll).
+   */
+  discoverWriters(found: (peer: number) => void): boolean;
+  close(): void;
+}

@@ -1,0 +1,60 @@
+/**
+ * Runs the real `tsmpi` command (dist/cli/main.js) as a child process and collects its output.
+ */
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+export const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
+export const cli = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
+
+export function fixture(name: string): string {
+  return fileURLToPath(new URL(`../fixtures/${name}`, import.meta.url));
+}
+
+export interface JobResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+  /** Milliseconds from spawn to exit. */
+  elapsedMs: number;
+}
+
+export interface RunOptions {
+  env?: Record<string, string>;
+  /** Kill the job after this many ms (a test that hangs must fail, not stall CI). */
+  timeoutMs?: number;
+  cwd?: string;
+}
+
+/** Runs `tsmpi <args>`. */
+export function tsmpi(args: string[], options: RunOptions = {}): Promise<JobResult> {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const child = spawn(process.execPath, [cli, ...args], {
+      cwd: options.cwd ?? repoRoot,
+      env: { ...process.env, TSMPI_HANG_WARN: '0', ...options.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 120_000);
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, stdout, stderr, elapsedMs: performance.now() - started });
+    });
+  });
+}
+
+/** Runs a fixture program on `np` ranks. */
+export function runFixture(name: string, np: number, args: string[] = [], options: RunOptions = {}): Promise<JobResult> {
+  return tsmpi(['run', '-n', String(np), fixture(name), ...args], options);
+}
+
+/** A readable explanation of a failed job, for assertion messages. */
+export function explain(result: JobResult): string {
+  return `exit ${result.code}${result.signal ? ` (${result.signal})` : ''}\n--- stdout ---\n${result.stdout}\n--- stderr ---\n${result.stderr}`;
+}

@@ -1,0 +1,44 @@
+// Every collective against a sequential reference (test/fixtures/cco-suite.ts) on 1, 2, 3, 4, 7
+// and 8 ranks (odd sizes catch power-of-two assumptions), plus each forced algorithm.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { explain, runFixture } from '../helpers/run-job.ts';
+
+const CHECKS = 12;
+const COMMUNICATORS = 4;
+
+function okLines(stdout: string): number {
+  return stdout.split('\n').filter((line) => line.startsWith('cco ok ')).length;
+}
+
+for (const np of [1, 2, 3, 4, 7, 8]) {
+  test(`collectives on ${np} rank${np > 1 ? 's' : ''}`, { timeout: 300_000 }, async () => {
+    const result = await runFixture('cco-suite.ts', np);
+    assert.equal(result.code, 0, explain(result));
+    assert.equal(okLines(result.stdout), CHECKS * COMMUNICATORS, explain(result));
+  });
+}
+
+const forced: [string, string, string][] = [
+  ['TSMPI_COLL_BCAST', 'linear', 'bcast'],
+  ['TSMPI_COLL_BCAST', 'scatter-allgather', 'bcastInto'],
+  ['TSMPI_COLL_REDUCE', 'linear', 'reduce'],
+  ['TSMPI_COLL_ALLREDUCE', 'ring', 'allreduce'],
+  ['TSMPI_COLL_ALLREDUCE', 'reduce-bcast', 'allreduce'],
+  ['TSMPI_COLL_ALLGATHER', 'ring', 'allgather'],
+  ['TSMPI_COLL_ALLGATHER', 'recursive-doubling', 'allgather'],
+  ['TSMPI_COLL_GATHER', 'linear', 'gather'],
+  ['TSMPI_COLL_SCATTER', 'linear', 'scatter'],
+  ['TSMPI_COLL_ALLTOALL', 'linear', 'alltoall'],
+  ['TSMPI_COLL_BARRIER', 'linear', 'barrier'],
+];
+
+for (const [variable, algorithm, check] of forced) {
+  test(`${check} with ${variable}=${algorithm} on 5 and 4 ranks`, { timeout: 300_000 }, async () => {
+    for (const np of [5, 4]) {
+      const result = await runFixture('cco-suite.ts', np, [check], { env: { [variable]: algorithm } });
+      assert.equal(result.code, 0, explain(result));
+      assert.equal(okLines(result.stdout), COMMUNICATORS, explain(result));
+    }
+  });
+}

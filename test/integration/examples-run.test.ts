@@ -1,0 +1,13 @@
+// Every example runs and prints what it should (SimGrid's examples are golden-output tests too).
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { explain, tsmpi } from '../helpers/run-job.ts';
+
+test('examples/pi.ts: the README main job prints pi to 1e-9', async () => {
+  const result = await tsmpi(['run', '-n', '4', 'examples/pi.ts', '2000000']);
+  assert.equal(result.code, 0, explain(result));
+  const match = /pi is approximately (\d\.\d+), error (\S+)/.exec(result.stdout);
+  assert.ok(match, explain(result));
+  assert.ok(Math.abs(Number(match[1]) - Math.PI) < 1e-9, match[1]);
+  assert.match(result.stdout, /2000000 intervals on 4 ranks in \d+\.\d+ s/);
+});

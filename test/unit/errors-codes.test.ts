@@ -1,0 +1,51 @@
+// One table-driven test over every error code (undici's test/errors.js habit): each code is a
+// stable string, a TsmpiError names the rank, the operation and the hint, and survives its trip
+// between ranks as data.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { ErrorCode, TsmpiError, isTsmpiError } from '../../src/comm/errors.ts';
+
+const expectedCodes: Record<string, string> = {
+  Rank: 'TSMPI_ERR_RANK',
+  Tag: 'TSMPI_ERR_TAG',
+  Truncate: 'TSMPI_ERR_TRUNCATE',
+  Encode: 'TSMPI_ERR_ENCODE',
+  Type: 'TSMPI_ERR_TYPE',
+  Count: 'TSMPI_ERR_COUNT',
+  Op: 'TSMPI_ERR_OP',
+  Arg: 'TSMPI_ERR_ARG',
+  Config: 'TSMPI_ERR_CONFIG',
+  Init: 'TSMPI_ERR_INIT',
+  Closed: 'TSMPI_ERR_CLOSED',
+  Cancelled: 'TSMPI_ERR_CANCELLED',
+  Aborted: 'TSMPI_ERR_ABORTED',
+  Hang: 'TSMPI_ERR_HANG',
+  Transport: 'TSMPI_ERR_TRANSPORT',
+  Internal: 'TSMPI_ERR_INTERNAL',
+};
+
+test('errors: the code table is exactly the documented one', () => {
+  assert.deepStrictEqual({ ...ErrorCode }, expectedCodes);
+});
+
+for (const [name, code] of Object.entries(ErrorCode)) {
+  test(`errors: ${name} carries code, rank, operation and hint, and round-trips as data`, () => {
+    const error = new TsmpiError(code, 'something went wrong', { rank: 5, operation: 'allreduce', hint: 'do it differently' });
+    assert.equal(error.code, code);
+    assert.equal(error.name, 'TsmpiError');
+    assert.equal(error.message, 'rank 5, allreduce: something went wrong (hint: do it differently)');
+    assert.ok(error instanceof Error && isTsmpiError(error, code) && !isTsmpiError(error, code === ErrorCode.Op ? ErrorCode.Arg : ErrorCode.Op));
+    const back = TsmpiError.fromData(JSON.parse(JSON.stringify(error.toData())));
+    assert.equal(back.code, code);
+    assert.equal(back.rank, 5);
+    assert.equal(back.operation, 'allreduce');
+    assert.equal(back.hint, 'do it differently');
+    assert.equal(back.message, error.message);
+  });
+}
+
+test('errors: the launcher (no rank) is named by the operation alone', () => {
+  const error = new TsmpiError(ErrorCode.Config, 'bad value', { operation: 'tsmpi run' });
+  assert.equal(error.rank, -1);
+  assert.equal(error.message, 'tsmpi run: bad value');
+});

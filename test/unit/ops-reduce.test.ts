@@ -1,0 +1,76 @@
+// Reduction operations: elementwise results against a scalar reference, MPI's tie rule for
+// minloc/maxloc, and the errors a user can cause.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import fc from 'fast-check';
+import { ErrorCode, TsmpiError } from '../../src/comm/errors.ts';
+import { Op, inPlaceCombiner, type ReduceOp } from '../../src/comm/ops.ts';
+
+const scalar: Record<string, (a: number, b: number) => number> = {
+  sum: (a, b) => a + b,
+  prod: (a, b) => a * b,
+  min: Math.min,
+  max: Math.max,
+  band: (a, b) => a & b,
+  bor: (a, b) => a | b,
+  land: (a, b) => (a && b ? 1 : 0),
+  lor: (a, b) => (a || b ? 1 : 0),
+};
+
+test('ops: typed arrays reduce elementwise like the scalar op', () => {
+  for (const [name, f] of Object.entries(scalar)) {
+    const op = Op[name as keyof typeof scalar] as ReduceOp;
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.integer({ min: -1000, max: 1000 }), fc.integer({ min: -1000, max: 1000 })), { maxLength: 40 }), (pairs) => {
+        const a = Int32Array.from(pairs, (p) => p[0]);
+        const b = Int32Array.from(pairs, (p) => p[1]);
+        const before = a.slice();
+        const out = op.combine(a, b) as Int32Array;
+        assert.deepStrictEqual(Array.from(out), pairs.map(([x, y]) => f(x, y) | 0), name);
+        assert.deepStrictEqual(a, before, `${name} does not modify its left operand`);
+        assert.equal(op.combine(pairs[0]?.[0] ?? 1, pairs[0]?.[1] ?? 2), f(pairs[0]?.[0] ?? 1, pairs[0]?.[1] ?? 2));
+      }),
+      { numRuns: 50 },
+    );
+  }
+});
+
+test('ops: bigints, booleans and nested arrays', () => {
+  assert.equal(Op.sum.combine(2n ** 70n, 1n), 2n ** 70n + 1n);
+  assert.deepStrictEqual(Op.max.combine(BigInt64Array.of(1n, 5n), BigInt64Array.of(3n, 2n)), BigInt64Array.of(3n, 5n));
+  assert.equal(Op.land.combine(true, false), false);
+  assert.equal(Op.lor.combine(false, true), true);
+  assert.deepStrictEqual(Op.sum.combine([1, [2, 3]], [10, [20, 30]]), [11, [22, 33]]);
+  const combineInto = inPlaceCombiner(Op.sum)!;
+  const target = Float64Array.of(1, 2);
+  combineInto(target, Float64Array.of(0.5, 0.5));
+  assert.deepStrictEqual(target, Float64Array.of(1.5, 2.5));
+});
+
+test('ops: minloc and maxloc keep the lowest index on ties', () => {
+  assert.deepStrictEqual(Op.minloc.combine({ value: 1, index: 4 }, { value: 1, index: 2 }), { value: 1, index: 2 });
+  assert.deepStrictEqual(Op.minloc.combine({ value: 0, index: 9 }, { value: 1, index: 2 }), { value: 0, index: 9 });
+  assert.deepStrictEqual(Op.maxloc.combine({ value: 7, index: 3 }, { value: 7, index: 1 }), { value: 7, index: 1 });
+  assert.deepStrictEqual(Op.maxloc.combine([{ value: 1, index: 0 }], [{ value: 2, index: 1 }]), [{ value: 2, index: 1 }]);
+});
+
+test('ops: user ops carry their commutativity', () => {
+  const concat = Op.create((a: string, b: string) => a + b);
+  assert.equal(concat.commutative, false);
+  assert.equal(concat.combine('a', 'b'), 'ab');
+  assert.equal(Op.create((a: number, b: number) => a + b, { commutative: true }).commutative, true);
+  assert.throws(() => Op.create('nope' as unknown as (a: number, b: number) => number), (e: unknown) => e instanceof TsmpiError && e.code === ErrorCode.Arg);
+});
+
+test('ops: misuse throws ERR_OP or ERR_COUNT with a hint', () => {
+  const cases: [string, () => unknown, string][] = [
+    ['sum of strings', () => Op.sum.combine('a', 'b'), ErrorCode.Op],
+    ['sum of a number and a bigint', () => Op.sum.combine(1, 2n), ErrorCode.Op],
+    ['band of floats arrays of different kinds', () => Op.band.combine(Float64Array.of(1), Int32Array.of(1)), ErrorCode.Count],
+    ['sum of arrays of different lengths', () => Op.sum.combine([1, 2], [1]), ErrorCode.Count],
+    ['minloc of numbers', () => Op.minloc.combine(1, 2), ErrorCode.Op],
+  ];
+  for (const [what, fn, code] of cases) {
+    assert.throws(fn, (e: unknown) => e instanceof TsmpiError && e.code === code && e.hint.length > 0, what);
+  }
+});

@@ -1,0 +1,60 @@
+// Every tunable parses its documented forms and rejects the rest with an error naming the variable.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { ErrorCode, TsmpiError } from '../../src/comm/errors.ts';
+import { readSettings, tunables } from '../../src/config/tunables.ts';
+
+test('tunables: defaults depend on ranks per process and cores', () => {
+  assert.equal(readSettings({}, { localRanks: 2, cores: 2 }).spinMicros, 200);
+  assert.equal(readSettings({}, { localRanks: 8, cores: 2 }).spinMicros, 10);
+  assert.equal(readSettings({}, { localRanks: 8, cores: 2 }).ringBytes, 1 << 20);
+  assert.equal(readSettings({}, { localRanks: 64, cores: 2 }).ringBytes, 256 << 10);
+  assert.equal(readSettings({}, { localRanks: 128, cores: 2 }).ringBytes, 64 << 10);
+});
+
+const valid: [string, string, string, unknown][] = [
+  ['TSMPI_SPIN_US', '0', 'spinMicros', 0],
+  ['TSMPI_SPIN_US', '12.5', 'spinMicros', 12.5],
+  ['TSMPI_SHM_RING_BYTES', '64k', 'ringBytes', 65536],
+  ['TSMPI_SHM_RING_BYTES', '100000', 'ringBytes', 131072],
+  ['TSMPI_SHM_RING_BYTES', '2MiB', 'ringBytes', 2097152],
+  ['TSMPI_EAGER_LIMIT', '4096', 'eagerLimit', 4096],
+  ['TSMPI_CHUNK_BYTES', '32k', 'chunkBytes', 32768],
+  ['TSMPI_HANG_TIMEOUT', '2.5', 'hangTimeout', 2.5],
+  ['TSMPI_COLL_ALLREDUCE', 'ring', 'collAllreduce', 'ring'],
+];
+
+for (const [env, text, name, value] of valid) {
+  test(`tunables: ${env}=${text} reads as ${String(value)}`, () => {
+    assert.equal(readSettings({ [env]: text })[name as keyof ReturnType<typeof readSettings>], value);
+  });
+}
+
+const invalid: [string, string][] = [
+  ['TSMPI_SPIN_US', '-1'],
+  ['TSMPI_SPIN_US', 'fast'],
+  ['TSMPI_SHM_RING_BYTES', '1k'],
+  ['TSMPI_SHM_RING_BYTES', '1G'],
+  ['TSMPI_SHM_RING_BYTES', 'lots'],
+  ['TSMPI_EAGER_LIMIT', '-5'],
+  ['TSMPI_CHUNK_BYTES', '10'],
+  ['TSMPI_HANG_TIMEOUT', 'never'],
+  ['TSMPI_COLL_BCAST', 'magic'],
+];
+
+for (const [env, text] of invalid) {
+  test(`tunables: ${env}=${text} is refused with a hint`, () => {
+    assert.throws(
+      () => readSettings({ [env]: text }),
+      (e: unknown) => e instanceof TsmpiError && e.code === ErrorCode.Config && e.message.includes(env) && e.message.includes(JSON.stringify(text)) && e.hint.startsWith(`set ${env} to`),
+    );
+  });
+}
+
+test('tunables: every tunable has a TSMPI_ variable, a description and a default text', () => {
+  for (const [name, t] of Object.entries(tunables)) {
+    assert.match(t.env, /^TSMPI_[A-Z_]+$/, name);
+    assert.ok(t.description.length > 20, name);
+    assert.ok(t.defaultText.length > 0, name);
+  }
+});
