@@ -13,7 +13,7 @@
 export { init, finalize, abort, wtime } from './bootstrap/init.js';
 export { Communicator, ANY_SOURCE, ANY_TAG, TAG_UB, type Concatenated } from './comm/communicator.js';
 export { Request, waitAll, waitAny, testAll, testAny, type Status } from './comm/request.js';
-export { Op, type ReduceOp, type ValueIndex } from './comm/ops.js';
+export { Op, type ReduceOp, type BuiltinOp, type AnyOp, type ValueIndex } from './comm/ops.js';
 export { TsmpiError, ErrorCode, isTsmpiError, type ErrorCodeValue, type TsmpiErrorData } from './comm/errors.js';
 export type { TypedArray, BufferLike } from './comm/codec.js';
 export type { Clock, TimerHandle } from './clock.js';

@@ -8,15 +8,18 @@
  * source file, and an inline source map makes stack traces point at the .ts lines.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { isBuiltin } from 'node:module';
+import { isBuiltin, type SourceMapPayload } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, extname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ErrorCode, TsmpiError } from '../comm/errors.js';
+import { StackMapper } from './stack-map.js';
 
 export interface PreparedApp {
   /** URL to import in each rank. */
   url: string;
+  /** Maps stack traces of the compiled program to its sources (identity for JavaScript). */
+  mapStack(stack: string): string;
   /** Absolute path of the program as given. */
   path: string;
   /** Removes compiled output. */
@@ -39,7 +42,7 @@ export async function prepareApp(program: string, operation = 'tsmpi run'): Prom
     throw new TsmpiError(ErrorCode.Arg, `cannot read the program ${program}`, { operation, hint: 'give the path of a .ts or .js file' });
   }
   const ext = extname(path);
-  if (JS_EXTENSIONS.has(ext)) return { url: pathToFileURL(path).href, path, cleanup: () => {} };
+  if (JS_EXTENSIONS.has(ext)) return { url: pathToFileURL(path).href, path, mapStack: (stack) => stack, cleanup: () => {} };
   if (!TS_EXTENSIONS.has(ext)) {
     throw new TsmpiError(ErrorCode.Arg, `${program} is not a .ts, .mts, .tsx, .js or .mjs file`, { operation, hint: 'rename the program or give its compiled .js' });
   }
@@ -102,10 +105,11 @@ export async function prepareApp(program: string, operation = 'tsmpi run'): Prom
     });
   }
   const code = result.outputFiles.find((f) => f.path.endsWith('.mjs'))!.text;
-  const map = JSON.parse(result.outputFiles.find((f) => f.path.endsWith('.map'))!.text) as { sources: string[] };
+  const map = JSON.parse(result.outputFiles.find((f) => f.path.endsWith('.map'))!.text) as SourceMapPayload;
   // Stack traces must name the real files, not paths relative to the temporary bundle.
   map.sources = map.sources.map((source) => pathToFileURL(resolve(dir, source)).href);
   const inline = Buffer.from(JSON.stringify(map)).toString('base64');
   writeFileSync(out, `${code.replace(/\/\/# sourceMappingURL=.*\s*$/, '')}//# sourceMappingURL=data:application/json;base64,${inline}\n`);
-  return { url: pathToFileURL(out).href, path, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+  const mapper = new StackMapper(out, map);
+  return { url: pathToFileURL(out).href, path, mapStack: (stack) => mapper.rewrite(stack), cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }

@@ -18,9 +18,9 @@ import { Worker } from 'node:worker_threads';
 import { readSettings, type Settings } from '../config/tunables.js';
 import { ControlArea, RankState } from '../transport/control-block.js';
 import { allocateShmArena, type ArenaLayout } from '../transport/shm-arena.js';
-import { prepareApp } from './app-loader.js';
+import { prepareApp, type PreparedApp } from './app-loader.js';
 import type { RankToLauncher, ThreadWorldContext } from './rank-context.js';
-import type { RankThreadData } from './rank-thread.js';
+import { rankThreadSource, type RankThreadData } from './rank-thread.js';
 
 export interface ThreadJobOptions {
   /** Number of ranks. */
@@ -48,7 +48,7 @@ export async function runThreadJob(options: ThreadJobOptions): Promise<number> {
   const settings = readSettings(options.env, { localRanks: options.np, cores: availableParallelism() });
   const app = await prepareApp(options.program);
   try {
-    return await new ThreadJob(options, settings, app.url, app.path, log).run();
+    return await new ThreadJob(options, settings, app, log).run();
   } finally {
     app.cleanup();
   }
@@ -57,8 +57,7 @@ export async function runThreadJob(options: ThreadJobOptions): Promise<number> {
 class ThreadJob {
   private readonly options: ThreadJobOptions;
   private readonly settings: Settings;
-  private readonly appUrl: string;
-  private readonly appPath: string;
+  private readonly app: PreparedApp;
   private readonly log: (line: string) => void;
   private readonly workers: Worker[] = [];
   private readonly exitCodes: (number | undefined)[];
@@ -72,11 +71,10 @@ class ThreadJob {
   private readonly waitReports = new Map<number, RankToLauncher & { type: 'waits' }>();
   private finish!: (code: number) => void;
 
-  constructor(options: ThreadJobOptions, settings: Settings, appUrl: string, appPath: string, log: (line: string) => void) {
+  constructor(options: ThreadJobOptions, settings: Settings, app: PreparedApp, log: (line: string) => void) {
     this.options = options;
     this.settings = settings;
-    this.appUrl = appUrl;
-    this.appPath = appPath;
+    this.app = app;
     this.log = log;
     this.exitCodes = new Array(options.np).fill(undefined);
   }
@@ -92,7 +90,7 @@ class ThreadJob {
     });
     for (let rank = 0; rank < np; rank++) {
       const context: ThreadWorldContext = { kind: 'threads', rank, size: np, localRank: rank, localSize: np, arena, slot: rank, worldOfSlot };
-      const data: RankThreadData = { context, appUrl: this.appUrl, appPath: this.appPath, args: this.options.args };
+      const data: RankThreadData = { context, appUrl: this.app.url, appPath: this.app.path, args: this.options.args, sourceMaps: this.settings.sourceMaps };
       const env: Record<string, string> = {};
       for (const [k, v] of Object.entries(this.options.env)) if (v !== undefined) env[k] = v;
       Object.assign(env, {
@@ -102,7 +100,8 @@ class ThreadJob {
         TSMPI_LOCAL_SIZE: String(np),
         TSMPI_LAUNCH_TIME_MS: String(launchTime),
       });
-      const worker = new Worker(new URL('./rank-thread.js', import.meta.url), {
+      const worker = new Worker(rankThreadSource, {
+        eval: true,
         workerData: data,
         env,
         stdout: this.options.tagOutput,
@@ -133,7 +132,7 @@ class ThreadJob {
   }
 
   private onRankError(rank: number, error: unknown): void {
-    const text = error instanceof Error ? (error.stack ?? `${error.name}: ${error.message}`) : String(error);
+    const text = this.app.mapStack(error instanceof Error ? (error.stack ?? `${error.name}: ${error.message}`) : String(error));
     if (!this.aborting) {
       this.log(`tsmpi: rank ${rank} failed:\n${text}`);
       this.log(`tsmpi: aborting the job (${this.options.np} ranks) because rank ${rank} failed`);

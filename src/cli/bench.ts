@@ -22,7 +22,16 @@ export function registerBench(program: Command): void {
         process.exitCode = name === undefined ? 0 : 2;
         return;
       }
-      const result = spawnSync(process.execPath, ['--import', 'tsx', `${dir}${name}.ts`, ...args], { stdio: 'inherit' });
+      // Benchmarks are TypeScript run from the repository with tsx (a development dependency).
+      let loader: string;
+      try {
+        loader = import.meta.resolve('tsx');
+      } catch {
+        process.stderr.write('tsmpi bench: benchmarks need the development dependencies (run npm ci in the repository)\n');
+        process.exitCode = 2;
+        return;
+      }
+      const result = spawnSync(process.execPath, ['--import', loader, `${dir}${name}.ts`, ...args], { stdio: 'inherit' });
       process.exitCode = result.status ?? 1;
     });
 }

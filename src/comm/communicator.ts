@@ -22,7 +22,7 @@ import { scatter, scatterv } from './collectives/scatter.js';
 import type { Endpoint } from './endpoint.js';
 import { ErrorCode, TsmpiError } from './errors.js';
 import { ANY_SOURCE, ANY_TAG } from './matching.js';
-import { checkOp, type ReduceOp } from './ops.js';
+import { checkOp, type AnyOp, type ReduceOp } from './ops.js';
 import type { Request, Status } from './request.js';
 
 export { ANY_SOURCE, ANY_TAG };
@@ -211,26 +211,26 @@ export class Communicator {
   }
 
   /** Combines every rank's value with `op` in rank order; the result on `root`, undefined elsewhere. */
-  reduce<T>(value: T, op: ReduceOp<T>, root = 0): Promise<T | undefined> {
+  reduce<T>(value: T, op: AnyOp<T>, root = 0): Promise<T | undefined> {
     checkOp(op, 'reduce', this.#endpoint.rank);
     this.#checkRank(root, false, 'reduce');
     return reduce(this.#call('reduce'), value, op as ReduceOp, root);
   }
 
   /** Combines every rank's value with `op`; the result on every rank. */
-  allreduce<T>(value: T, op: ReduceOp<T>): Promise<T> {
+  allreduce<T>(value: T, op: AnyOp<T>): Promise<T> {
     checkOp(op, 'allreduce', this.#endpoint.rank);
     return allreduce(this.#call('allreduce'), value, op as ReduceOp);
   }
 
   /** Inclusive prefix reduction: rank r gets x0 op ... op xr. */
-  scan<T>(value: T, op: ReduceOp<T>): Promise<T> {
+  scan<T>(value: T, op: AnyOp<T>): Promise<T> {
     checkOp(op, 'scan', this.#endpoint.rank);
     return scan(this.#call('scan'), value, op as ReduceOp);
   }
 
   /** Exclusive prefix reduction: rank r gets x0 op ... op x(r-1); undefined on rank 0. */
-  exscan<T>(value: T, op: ReduceOp<T>): Promise<T | undefined> {
+  exscan<T>(value: T, op: AnyOp<T>): Promise<T | undefined> {
     checkOp(op, 'exscan', this.#endpoint.rank);
     return exscan(this.#call('exscan'), value, op as ReduceOp);
   }

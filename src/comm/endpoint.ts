@@ -92,6 +92,7 @@ export class Endpoint implements RequestDriver {
   private readonly events: LinkEvents;
   private nextRequestId = 1;
   private writersSeen = 0;
+  private pollCount = 0;
   private writersKnown = false;
   /** The next free context id this rank knows of (for dup/split agreement). */
   nextContext = 4;
@@ -102,7 +103,7 @@ export class Endpoint implements RequestDriver {
     this.rank = transport.rank;
     this.size = transport.size;
     this.peers = new Array(transport.size);
-    this.engine = new ProgressEngine(this, transport.control, transport.slot, settings.spinMicros);
+    this.engine = new ProgressEngine(this, transport.control, transport.slot, settings.spinMicros, settings.sleepLimitMs);
     this.events = {
       frame: (link, frame) => this.onFrame(link, frame),
       drain: () => this.engine.kick(),
@@ -486,8 +487,21 @@ export class Endpoint implements RequestDriver {
 
   /** Polls once: new writers, backlogged links, inbound frames. True when anything progressed. */
   poll(): boolean {
+    // A peer's first frame is rare: look for new writers on every 16th poll only (an atomic load
+    // of a line other ranks write to costs more than polling a known ring).
+    return this.pollLinks((++this.pollCount & 15) === 0);
+  }
+
+  /** Polls everything, new writers included (the last look before the rank sleeps). */
+  pollFully(): boolean {
+    return this.pollLinks(true);
+  }
+
+  private pollLinks(lookForWriters: boolean): boolean {
     let progressed = false;
-    if (!this.writersKnown || this.transport.control.writerCount(this.transport.slot) !== this.writersSeen) this.discoverWriters();
+    if ((lookForWriters || !this.writersKnown) && (!this.writersKnown || this.transport.control.writerCount(this.transport.slot) !== this.writersSeen)) {
+      this.discoverWriters();
+    }
     if (this.backlog.length > 0) {
       let kept = 0;
       for (let i = 0; i < this.backlog.length; i++) {

@@ -22,6 +22,21 @@ export interface ReduceOp<T = unknown> {
   readonly combine: (a: T, b: T) => T;
 }
 
+/**
+ * A built-in op: applies to numbers, bigints, booleans, typed arrays and arrays of them (or to
+ * `{ value, index }` pairs for minloc/maxloc), so it fits a reduction of any of those types.
+ */
+export interface BuiltinOp {
+  readonly name: string;
+  readonly commutative: true;
+  readonly builtin: true;
+  /** Combines two operands (see the op's rules); throws ERR_OP for operands it does not apply to. */
+  readonly combine: (a: unknown, b: unknown) => unknown;
+}
+
+/** What the reductions take: a built-in op or a user op of the value's type. */
+export type AnyOp<T> = BuiltinOp | ReduceOp<T>;
+
 type Scalar = number | bigint | boolean;
 
 function isTypedArray(value: unknown): value is TypedArray {
@@ -34,7 +49,7 @@ function opError(op: string, value: unknown, hint: string): TsmpiError {
 }
 
 /** Builds an elementwise op from scalar functions for numbers and bigints. */
-function elementwise(name: string, num: (a: number, b: number) => number, big: ((a: bigint, b: bigint) => bigint) | null, bool?: (a: boolean, b: boolean) => boolean): ReduceOp {
+function elementwise(name: string, num: (a: number, b: number) => number, big: ((a: bigint, b: bigint) => bigint) | null, bool?: (a: boolean, b: boolean) => boolean): BuiltinOp {
   const hint = `${name} takes numbers${big ? ', bigints' : ''}${bool ? ', booleans' : ''}, typed arrays or arrays of them, the same shape on every rank`;
   const scalar = (a: Scalar, b: Scalar): Scalar => {
     if (typeof a === 'number' && typeof b === 'number') return num(a, b);
@@ -74,11 +89,11 @@ function elementwise(name: string, num: (a: number, b: number) => number, big: (
     const s = source as Float64Array;
     for (let i = 0; i < t.length; i++) t[i] = num(t[i]!, s[i]!);
   };
-  const op: ReduceOp & { combineInto: (target: TypedArray, source: TypedArray) => void } = { name, commutative: true, combine, combineInto };
+  const op: BuiltinOp & { combineInto: (target: TypedArray, source: TypedArray) => void } = { name, commutative: true, builtin: true, combine, combineInto };
   return op;
 }
 
-function locOp(name: 'minloc' | 'maxloc', better: (a: number, b: number) => boolean): ReduceOp {
+function locOp(name: 'minloc' | 'maxloc', better: (a: number, b: number) => boolean): BuiltinOp {
   const hint = `${name} takes { value, index } pairs or arrays of them`;
   const pair = (a: ValueIndex, b: ValueIndex): ValueIndex => {
     if (typeof a !== 'object' || a === null || typeof b !== 'object' || b === null || typeof a.value !== 'number' || typeof b.value !== 'number') {
@@ -91,6 +106,7 @@ function locOp(name: 'minloc' | 'maxloc', better: (a: number, b: number) => bool
   return {
     name,
     commutative: true,
+    builtin: true,
     combine: (a: unknown, b: unknown) => {
       if (Array.isArray(a) && Array.isArray(b)) return a.map((x, i) => pair(x as ValueIndex, b[i] as ValueIndex));
       return pair(a as ValueIndex, b as ValueIndex);
@@ -126,14 +142,14 @@ export const Op = {
 } as const;
 
 /** The in-place typed-array combiner of a built-in op, if it has one (used by large-array algorithms). */
-export function inPlaceCombiner(op: ReduceOp): ((target: TypedArray, source: TypedArray) => void) | undefined {
+export function inPlaceCombiner(op: AnyOp<unknown>): ((target: TypedArray, source: TypedArray) => void) | undefined {
   const candidate = (op as { combineInto?: (target: TypedArray, source: TypedArray) => void }).combineInto;
   return typeof candidate === 'function' ? candidate : undefined;
 }
 
 /** Checks that `op` is a usable reduction op (names the operation in the error). */
 export function checkOp(op: unknown, operation: string, rank: number): asserts op is ReduceOp {
-  if (typeof op !== 'object' || op === null || typeof (op as ReduceOp).combine !== 'function') {
+  if (typeof op !== 'object' || op === null || typeof (op as ReduceOp).combine !== 'function' || typeof (op as ReduceOp).commutative !== 'boolean') {
     throw new TsmpiError(ErrorCode.Op, 'the reduction op is not an Op', { rank, operation, hint: 'pass Op.sum, Op.max, ... or Op.create((a, b) => ...)' });
   }
 }

@@ -18,6 +18,8 @@ import type { Request, RequestDescription } from './request.js';
 export interface ProgressHost {
   /** Polls links and queues once; returns true when anything progressed. */
   poll(): boolean;
+  /** Polls everything a sleeping rank could be woken for (no shortcuts); true on progress. */
+  pollFully(): boolean;
 }
 
 interface Waiter {
@@ -27,14 +29,13 @@ interface Waiter {
 }
 
 const resolved = Promise.resolve();
-/** Longest single sleep; a safety net only (every real wake-up comes from the doorbell). */
-const SLEEP_LIMIT_MS = 1000;
 
 export class ProgressEngine {
   private readonly host: ProgressHost;
   private readonly control: ControlArea;
   private readonly slot: number;
   private readonly spinMillis: number;
+  private readonly sleepLimitMs: number;
   private waiters: Waiter[] = [];
   private sleeping = false;
   private completions = 0;
@@ -43,11 +44,12 @@ export class ProgressEngine {
   /** Sleeps that ended by the safety timeout rather than a doorbell (diagnostics). */
   timeoutWakeups = 0;
 
-  constructor(host: ProgressHost, control: ControlArea, slot: number, spinMicros: number) {
+  constructor(host: ProgressHost, control: ControlArea, slot: number, spinMicros: number, sleepLimitMs = 1000) {
     this.host = host;
     this.control = control;
     this.slot = slot;
     this.spinMillis = spinMicros / 1000;
+    this.sleepLimitMs = sleepLimitMs;
     this.keepAlive = setInterval(() => {}, 1 << 30);
     this.keepAlive.unref();
     control.setState(slot, RankState.Running);
@@ -151,7 +153,7 @@ export class ProgressEngine {
     const index = control.doorbellIndex(this.slot);
     try {
       while (this.waiters.length > 0) {
-        if (this.host.poll()) {
+        if (this.host.pollFully()) {
           this.checkWaiters();
           // Let I/O and timers run between bursts of work.
           await new Promise<void>((resolve) => setImmediate(resolve));
@@ -161,15 +163,16 @@ export class ProgressEngine {
         if (this.waiters.length === 0) break;
         control.addProgress(this.slot, this.completions);
         this.completions = 0;
-        // Dekker with the senders: announce the sleep, then look once more (control-block.ts).
+        // Dekker with the senders: announce the sleep, then look once more at everything
+        // (control-block.ts); a shortcut here would lose the wake-up of a peer's first frame.
         control.setSleeping(this.slot, true);
         const seen = control.doorbell(this.slot);
-        if (this.host.poll()) {
+        if (this.host.pollFully()) {
           control.setSleeping(this.slot, false);
           this.checkWaiters();
           continue;
         }
-        const result = Atomics.waitAsync(control.i32, index, seen, SLEEP_LIMIT_MS);
+        const result = Atomics.waitAsync(control.i32, index, seen, this.sleepLimitMs);
         if (result.async) {
           const outcome = await result.value;
           if (outcome === 'timed-out') this.timeoutWakeups++;

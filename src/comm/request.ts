@@ -126,23 +126,30 @@ export class Request<T = unknown> implements RequestDescription {
 
 type Results<T extends readonly Request<unknown>[]> = { -readonly [K in keyof T]: T[K] extends Request<infer R> ? R : never };
 
-/** Waits for every request; returns their results in order. The first failure is thrown after all finish. */
-export async function waitAll<T extends readonly Request<unknown>[]>(requests: T): Promise<Results<T>> {
+/**
+ * Waits for every request; returns their results in order. If any failed, the first failure (in
+ * request order) is thrown once all have finished. One wait for the lot: progress is global, so
+ * the engine spins (then sleeps) until the last request completes.
+ */
+export function waitAll<T extends readonly Request<unknown>[]>(requests: T): Promise<Results<T>> {
+  let next = 0;
+  const allDone = (): boolean => {
+    while (next < requests.length && requests[next]!.state !== PENDING) next++;
+    return next === requests.length;
+  };
+  if (allDone()) return settleAll(requests);
+  const first = requests[next]!;
+  return first.driver.waitUntil(allDone, { operation: 'waitAll', peer: first.peer, tag: first.tag, context: first.context }).then(() => settleAll(requests));
+}
+
+function settleAll<T extends readonly Request<unknown>[]>(requests: T): Promise<Results<T>> {
   const results: unknown[] = new Array(requests.length);
-  let firstError: unknown;
-  let failed = false;
   for (let i = 0; i < requests.length; i++) {
-    try {
-      results[i] = await requests[i]!.wait();
-    } catch (err) {
-      if (!failed) {
-        failed = true;
-        firstError = err;
-      }
-    }
+    const r = requests[i]!;
+    if (r.state === FAILED) return Promise.reject(r.error);
+    results[i] = r.result;
   }
-  if (failed) throw firstError;
-  return results as Results<T>;
+  return Promise.resolve(results as Results<T>);
 }
 
 /** Waits until one request completes; returns its index and result (lowest index on ties). */

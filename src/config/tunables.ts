@@ -147,6 +147,26 @@ export const tunables = {
     defaultValue: () => 60,
     parse: (text) => parseNonNegative('TSMPI_HANG_WARN', text),
   } satisfies Tunable<number>,
+  sleepLimitMs: {
+    env: 'TSMPI_SLEEP_MAX_MS',
+    description:
+      'Longest a waiting rank sleeps before it polls again by itself: a safety net only, every real wake-up comes from the doorbell (tests set it huge to prove no wake-up is lost).',
+    defaultText: '1000',
+    defaultValue: () => 1000,
+    parse: (text) => {
+      const value = parseNonNegative('TSMPI_SLEEP_MAX_MS', text);
+      if (value < 1) throw configError('TSMPI_SLEEP_MAX_MS', text, 'a number of milliseconds >= 1');
+      return value;
+    },
+  } satisfies Tunable<number>,
+  sourceMaps: {
+    env: 'TSMPI_SOURCE_MAPS',
+    description:
+      'Enable source maps inside the ranks, so stacks a program prints itself name .ts lines. Off by default: it costs every worker thread the parsing of every map at start-up (the launcher maps the stacks of failing ranks anyway).',
+    defaultText: '0 (off)',
+    defaultValue: () => false,
+    parse: (text) => parseChoice('TSMPI_SOURCE_MAPS', text, ['0', '1'] as const) === '1',
+  } satisfies Tunable<boolean>,
   collBcast: collectiveTunable('bcast'),
   collReduce: collectiveTunable('reduce'),
   collAllreduce: collectiveTunable('allreduce'),

@@ -11,3 +11,10 @@ test('examples/pi.ts: the README main job prints pi to 1e-9', async () => {
   assert.ok(Math.abs(Number(match[1]) - Math.PI) < 1e-9, match[1]);
   assert.match(result.stdout, /2000000 intervals on 4 ranks in \d+\.\d+ s/);
 });
+
+test('examples/ring.ts: the README example passes the token and sums', async () => {
+  const result = await tsmpi(['run', '-n', '4', 'examples/ring.ts']);
+  assert.equal(result.code, 0, explain(result));
+  assert.match(result.stdout, /hops 3, sum\[0\] = 6/);
+  for (let r = 0; r < 4; r++) assert.match(result.stdout, new RegExp(`^${r} Float64Array\\(1\\) \\[ ${r} \\] \\{ source: ${r}, tag: 7, bytes: 8 \\}$`, 'm'));
+});

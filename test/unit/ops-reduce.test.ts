@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import { ErrorCode, TsmpiError } from '../../src/comm/errors.ts';
-import { Op, inPlaceCombiner, type ReduceOp } from '../../src/comm/ops.ts';
+import { Op, inPlaceCombiner, type BuiltinOp } from '../../src/comm/ops.ts';
 
 const scalar: Record<string, (a: number, b: number) => number> = {
   sum: (a, b) => a + b,
@@ -19,7 +19,7 @@ const scalar: Record<string, (a: number, b: number) => number> = {
 
 test('ops: typed arrays reduce elementwise like the scalar op', () => {
   for (const [name, f] of Object.entries(scalar)) {
-    const op = Op[name as keyof typeof scalar] as ReduceOp;
+    const op = (Op as unknown as Record<string, BuiltinOp>)[name]!;
     fc.assert(
       fc.property(fc.array(fc.tuple(fc.integer({ min: -1000, max: 1000 }), fc.integer({ min: -1000, max: 1000 })), { maxLength: 40 }), (pairs) => {
         const a = Int32Array.from(pairs, (p) => p[0]);

@@ -1,0 +1,80 @@
+/**
+ * Rank program of the point-to-point benchmarks; the same schedule as bench/peers/p2p.c.
+ *   tsmpi run -n 2 bench/ranks/p2p.ts pingpong|stream|rate <bytes>...
+ * Rank 0 prints one JSON line per size. The C peer needs no JIT warm-up and skips the untimed pass.
+ */
+import { init, waitAll, type Request } from 'tsmpi';
+
+const comm = await init();
+const mode = process.argv[2] ?? 'pingpong';
+const sizes = process.argv.slice(3).map(Number);
+const buffer = new Uint8Array(Math.max(1, ...sizes)).fill(1);
+const ack = new Uint8Array(4);
+const WINDOW = 64;
+
+async function pingpong(bytes: number, report: boolean): Promise<void> {
+  const iters = bytes >= 1 << 20 ? 50 : 10_000;
+  const view = buffer.subarray(0, bytes);
+  for (let pass = 0; pass < 2; pass++) {
+    const n = pass === 0 ? Math.floor(iters / 10) + 1 : iters;
+    await comm.barrier();
+    const t0 = performance.now();
+    for (let i = 0; i < n; i++) {
+      if (comm.rank === 0) {
+        await comm.send(view, 1, 1);
+        await comm.recvInto(view, 1, 1);
+      } else if (comm.rank === 1) {
+        await comm.recvInto(view, 0, 1);
+        await comm.send(view, 0, 1);
+      }
+    }
+    const us = ((performance.now() - t0) / n / 2) * 1000;
+    if (report && pass === 1 && comm.rank === 0) console.log(JSON.stringify({ bench: 'pingpong', bytes, oneWayUs: us, gbps: bytes / us / 1e3 }));
+  }
+}
+
+async function windowed(bytes: number, windows: number, warm: number, tag: number): Promise<number> {
+  const view = buffer.subarray(0, bytes);
+  let seconds = 0;
+  for (let pass = 0; pass < 2; pass++) {
+    const n = pass === 0 ? warm : windows;
+    await comm.barrier();
+    const t0 = performance.now();
+    const requests: Request<unknown>[] = new Array(WINDOW);
+    for (let w = 0; w < n; w++) {
+      if (comm.rank === 0) {
+        for (let i = 0; i < WINDOW; i++) requests[i] = comm.isend(view, 1, tag);
+        await waitAll(requests);
+        await comm.recvInto(ack, 1, tag + 1);
+      } else if (comm.rank === 1) {
+        for (let i = 0; i < WINDOW; i++) requests[i] = comm.irecvInto(view, 0, tag);
+        await waitAll(requests);
+        await comm.send(ack, 0, tag + 1);
+      }
+    }
+    seconds = (performance.now() - t0) / 1000;
+  }
+  return seconds;
+}
+
+async function stream(bytes: number, report: boolean): Promise<void> {
+  const windows = bytes >= 16 << 20 ? 5 : bytes >= 1 << 20 ? 20 : 200;
+  const seconds = await windowed(bytes, windows, 2, 2);
+  if (report && comm.rank === 0) console.log(JSON.stringify({ bench: 'stream', bytes, gbps: (bytes * WINDOW * windows) / seconds / 1e9 }));
+}
+
+async function rate(bytes: number, report: boolean): Promise<void> {
+  const windows = 20_000;
+  const seconds = await windowed(bytes, windows, 2000, 4);
+  if (report && comm.rank === 0) console.log(JSON.stringify({ bench: 'rate', bytes, msgsPerSec: (WINDOW * windows) / seconds }));
+}
+
+// The whole schedule runs once untimed first: V8 compiles the hot paths in background threads,
+// which two spinning ranks on two cores slow down (8-byte latency is ~20x worse while cold).
+for (const report of [false, true]) {
+  for (const bytes of sizes) {
+    if (mode === 'pingpong') await pingpong(bytes, report);
+    else if (mode === 'stream') await stream(bytes, report);
+    else await rate(bytes, report);
+  }
+}

@@ -1,0 +1,10 @@
+const t0 = Number(process.env.TSMPI_LAUNCH_TIME_MS);
+const now = () => (performance.timeOrigin + performance.now() - t0).toFixed(0);
+const a = now();
+const { init } = await import('tsmpi');
+const b = now();
+const comm = await init();
+const c = now();
+await comm.barrier();
+const d = now();
+console.log(`rank ${comm.rank}: module start ${a} ms, imported ${b}, init ${c}, barrier ${d}`);

@@ -1,0 +1,23 @@
+// No lost wake-ups: ranks that always sleep (TSMPI_SPIN_US=0), with the sleep safety net turned
+// off (TSMPI_SLEEP_MAX_MS huge), finish hundreds of barriers, allreduces and first contacts. A lost
+// wake-up would hang and the hang timeout would end the job with 124.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { explain, fixture, tsmpi } from '../helpers/run-job.ts';
+
+for (const np of [2, 5, 8]) {
+  test(`no lost wake-ups on ${np} sleeping ranks`, { timeout: 120_000 }, async () => {
+    const result = await tsmpi(['run', '-n', String(np), '--hang-timeout', '10', fixture('wakeups.ts'), '200'], {
+      env: { TSMPI_SPIN_US: '0', TSMPI_SLEEP_MAX_MS: '3600000' },
+      timeoutMs: 100_000,
+    });
+    assert.equal(result.code, 0, explain(result));
+    assert.match(result.stdout, /wakeups ok 200/);
+  });
+}
+
+test('spinning ranks (the fast path) and oversubscribed ranks agree', { timeout: 120_000 }, async () => {
+  const result = await tsmpi(['run', '-n', '3', fixture('wakeups.ts'), '100'], { env: { TSMPI_SPIN_US: '50' } });
+  assert.equal(result.code, 0, explain(result));
+  assert.match(result.stdout, /wakeups ok 100/);
+});
