@@ -9,6 +9,13 @@ import { registerInfo } from './info.js';
 import { registerRun } from './run.js';
 import { packageVersion } from './version.js';
 
+// A closed pipe (`tsmpi run ... | head`) ends output quietly instead of crashing the launcher.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error;
+  });
+}
+
 const program = new Command('tsmpi')
   .description('MPI-style parallel computing for TypeScript')
   .version(packageVersion())
