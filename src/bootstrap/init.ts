@@ -1,29 +1,52 @@
 /**
  * `init()`: the world communicator of the calling rank, built once per rank from the context its
- * launcher installed. A program started without a launcher (plain `node app.js`) is a world of one
+ * host installed. A program started without a launcher (plain `node app.js`) is a world of one
  * rank, as an MPI singleton; under SLURM with several tasks that would silently run N separate
  * jobs, so it is an error instead.
+ *
+ * A rank that on-demand initialisation left out gets its handle at once and builds nothing. A
+ * member whose peers live in other processes opens its TCP listener, tells its host, and waits for
+ * the addresses of every member (the host runs the exchange); connections open on first use.
  */
 import { availableParallelism } from 'node:os';
-import { readSettings } from '../config/tunables.js';
+import { readSettings, type Settings } from '../config/tunables.js';
 import { Communicator } from '../comm/communicator.js';
 import { Endpoint } from '../comm/endpoint.js';
 import { ErrorCode, TsmpiError } from '../comm/errors.js';
 import type { RequestDescription } from '../comm/request.js';
+import { HybridTransport } from '../transport/hybrid-transport.js';
 import { allocateShmArena } from '../transport/shm-arena.js';
 import { ShmTransport } from '../transport/shm-transport.js';
-import { currentRank, type ThreadWorldContext } from './rank-context.js';
+import { TcpTransport } from '../transport/tcp-transport.js';
+import type { Transport } from '../transport/transport.js';
+import { threadJobInfo, type JobInfo } from './job-info.js';
+import { currentRank, type HostToRank, type LauncherChannel, type MemberContext, type RankContext } from './rank-context.js';
+import type { RankRecord } from './rendezvous.js';
 
 const RUNTIME = 'runtime';
+/** The largest frame a rank accepts from a TCP peer (a DATA chunk is far smaller). */
+const MAX_TCP_FRAME = 64 * 1024 * 1024;
 
 interface Runtime {
   world: Communicator;
-  endpoint: Endpoint;
+  endpoint: Endpoint | undefined;
+  job: JobInfo;
 }
 
 /** A world of one rank for programs started without a launcher. */
-function singletonContext(): ThreadWorldContext {
-  return { kind: 'threads', rank: 0, size: 1, localRank: 0, localSize: 1, arena: allocateShmArena(1, 16 * 1024), slot: 0, worldOfSlot: [0] };
+function singletonContext(): MemberContext {
+  return {
+    kind: 'member',
+    rank: 0,
+    size: 1,
+    resourceId: 0,
+    localRank: 0,
+    localSize: 1,
+    arena: allocateShmArena(1, 16 * 1024),
+    slot: 0,
+    worldOfSlot: [0],
+    job: { ...threadJobInfo(1, `singleton-${process.pid}`), launcher: 'singleton' },
+  };
 }
 
 export function describeWait(d: RequestDescription): string {
@@ -33,8 +56,73 @@ export function describeWait(d: RequestDescription): string {
   return `${d.operation} ${sending ? 'to' : 'from'} ${peer}, ${tag}, context ${d.context}`;
 }
 
+function installedContext(): { context: RankContext; channel: LauncherChannel | undefined; cache: Map<string, unknown> } {
+  const { context, channel, cache } = currentRank();
+  if (context !== undefined) return { context, channel, cache };
+  const tasks = Number(process.env.SLURM_STEP_NUM_TASKS ?? process.env.SLURM_NTASKS ?? '1');
+  if (tasks > 1) {
+    throw new TsmpiError(ErrorCode.Init, `SLURM started ${tasks} tasks but this one has no tsmpi world`, {
+      rank: Number(process.env.SLURM_PROCID ?? -1),
+      operation: 'init',
+      hint: 'start the program with `srun --mpi=pmi2 tsmpi exec app.ts` so the tasks find each other',
+    });
+  }
+  return { context: singletonContext(), channel, cache };
+}
+
 /**
- * Returns the world communicator of this rank (the same object on every call).
+ * Waits for the host's `world` message (every member's address and the job secret). The host
+ * channel does not keep a thread alive, so a timer does until the message comes.
+ */
+function awaitWorld(channel: LauncherChannel): Promise<{ records: RankRecord[]; secret: string }> {
+  const keepAlive = setInterval(() => {}, 1 << 30);
+  return new Promise((resolve) => {
+    channel.onMessage((message: HostToRank) => {
+      if (message.type === 'world') {
+        clearInterval(keepAlive);
+        resolve({ records: message.records, secret: message.secret });
+      }
+    });
+  });
+}
+
+async function buildTransport(context: MemberContext, settings: Settings, channel: LauncherChannel | undefined): Promise<{ transport: Transport; job: JobInfo }> {
+  const shm = new ShmTransport(context.arena, context.slot, context.worldOfSlot, context.size);
+  if (context.tcp === undefined) return { transport: shm, job: context.job };
+  if (channel === undefined) throw new TsmpiError(ErrorCode.Init, 'a rank with remote peers has no host to exchange addresses with', { rank: context.rank, operation: 'init', hint: 'start it with tsmpi exec' });
+  const log = (line: string): void => void process.stderr.write(`${line}\n`);
+  const tcp = new TcpTransport({
+    rank: context.rank,
+    secret: Buffer.alloc(0),
+    jobId: context.tcp.jobId,
+    listenHost: context.tcp.listenHost,
+    maxFramePayload: settings.chunkBytes,
+    maxFrameBytes: MAX_TCP_FRAME,
+    log,
+  });
+  const world = awaitWorld(channel);
+  const address = await tcp.listen();
+  channel.post({ type: 'listening', rank: context.rank, host: address.host, port: address.port });
+  const { records, secret } = await world;
+  tcp.setPeers(
+    records.map((r) => ({ host: r.host, port: r.port })),
+    Buffer.from(secret, 'hex'),
+  );
+  // The rendezvous tells where every member really is: the job information gets it.
+  const nodes = [...new Set(records.map((r) => r.node))];
+  const job: JobInfo = {
+    ...context.job,
+    nodes,
+    nodeOfRank: records.map((r) => nodes.indexOf(r.node)),
+    pids: records.map((r) => r.pid),
+    addresses: records.map((r) => `${r.host}:${r.port}`),
+  };
+  return { transport: new HybridTransport(shm, tcp), job };
+}
+
+/**
+ * Returns the world communicator of this rank (the same object on every call). On a rank that
+ * on-demand initialisation left out it returns at once a handle with `member === false`.
  * @throws {TsmpiError} ERR_INIT when started by SLURM with several tasks but not through `tsmpi exec`
  * @example
  * ```ts
@@ -44,35 +132,40 @@ export function describeWait(d: RequestDescription): string {
  * ```
  */
 export async function init(): Promise<Communicator> {
-  const { context: installed, channel, cache } = currentRank();
+  const { context, channel, cache } = installedContext();
   const existing = cache.get(RUNTIME) as Runtime | undefined;
   if (existing !== undefined) return existing.world;
-  let context = installed;
-  if (context === undefined) {
-    const tasks = Number(process.env.SLURM_NTASKS ?? '1');
-    if (tasks > 1) {
-      throw new TsmpiError(ErrorCode.Init, `SLURM started ${tasks} tasks but this one has no tsmpi world`, {
-        rank: Number(process.env.SLURM_PROCID ?? -1),
-        operation: 'init',
-        hint: 'start the program with `srun tsmpi exec app.ts` so the tasks find each other',
-      });
-    }
-    context = singletonContext();
+  if (context.kind === 'non-member') {
+    const world = new Communicator({ endpoint: undefined, notMember: context.reason, context: 0, group: new Int32Array(context.size), rank: -1, settings: readSettings({}), selfContext: 2 });
+    cache.set(RUNTIME, { world, endpoint: undefined, job: context.job } satisfies Runtime);
+    return world;
   }
-  const settings = readSettings(process.env, { localRanks: context.localSize, cores: availableParallelism() });
-  const transport = new ShmTransport(context.arena, context.slot, context.worldOfSlot, context.size);
+  const settings = readSettings(process.env, { localRanks: context.localSize, cores: availableParallelism(), remotePeers: context.tcp !== undefined });
+  const { transport, job } = await buildTransport(context, settings, channel);
   const endpoint = new Endpoint(transport, settings);
   const group = new Int32Array(context.size);
   for (let r = 0; r < context.size; r++) group[r] = r;
   const world = new Communicator({ endpoint, context: 0, group, rank: context.rank, settings, selfContext: 2 });
-  cache.set(RUNTIME, { world, endpoint } satisfies Runtime);
+  cache.set(RUNTIME, { world, endpoint, job } satisfies Runtime);
+  if (settings.tcpConnect === 'eager') endpoint.connectAll();
   channel?.onMessage((message) => {
     if (message.type === 'describe-waits') {
       const waits = endpoint.engine.describeWaits().map(describeWait);
-      channel.post({ type: 'waits', rank: context!.rank, state: waits.length > 0 ? 'waiting' : 'running', waits });
+      channel.post({ type: 'waits', rank: context.rank, state: waits.length > 0 ? 'waiting' : 'running', waits });
     }
   });
   return world;
+}
+
+/**
+ * The job information of this rank, after `init()`: the job manager's resource list, compacted
+ * to the members when on-demand initialisation is on (seed 5), with every member's node, pid
+ * and address once they are known.
+ */
+export function jobInfo(): JobInfo {
+  const runtime = currentRank().cache.get(RUNTIME) as Runtime | undefined;
+  if (runtime === undefined) throw new TsmpiError(ErrorCode.Init, 'jobInfo() before init()', { operation: 'jobInfo', hint: 'await init() first' });
+  return runtime.job;
 }
 
 /**
@@ -81,7 +174,7 @@ export async function init(): Promise<Communicator> {
  */
 export async function finalize(): Promise<void> {
   const runtime = currentRank().cache.get(RUNTIME) as Runtime | undefined;
-  if (runtime === undefined) return;
+  if (runtime?.endpoint === undefined) return;
   await runtime.endpoint.flush();
   runtime.endpoint.engine.finish();
 }
@@ -91,7 +184,7 @@ export async function finalize(): Promise<void> {
  */
 export function abort(code = 1, message = 'abort() called'): never {
   const { context, channel } = currentRank();
-  const rank = context?.rank ?? 0;
+  const rank = context?.kind === 'member' ? context.rank : -1;
   channel?.post({ type: 'abort', rank, code, message });
   process.exit(code);
 }

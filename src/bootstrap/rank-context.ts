@@ -1,37 +1,57 @@
 /**
- * The hand-over from whatever started a rank (the thread launcher, a process launcher, the
- * simulator) to `init()`. It lives on `globalThis` under a registered symbol, so it is found even
- * when the program and the launcher loaded different copies of tsmpi's modules. A runner that
- * hosts many ranks on one thread (the simulator) installs a resolver instead, which looks the
- * context up per async call chain.
+ * The hand-over from whatever started a rank (a rank host, the simulator) to `init()`. It lives on
+ * `globalThis` under a registered symbol, so it is found even when the program and the host
+ * loaded different copies of tsmpi's modules. A runner that hosts many ranks on one thread (the
+ * simulator) installs a resolver instead, which looks the context up per async call chain.
  */
 import type { ShmArenaDescriptor } from '../transport/shm-arena.js';
+import type { JobInfo } from './job-info.js';
+import type { RankRecord } from './rendezvous.js';
 
-/** Shared memory of the ranks of one process. */
-export interface ThreadWorldContext {
-  readonly kind: 'threads';
+/** A rank that communicates. */
+export interface MemberContext {
+  readonly kind: 'member';
+  /** World rank (after on-demand initialisation's renumbering) and world size. */
   readonly rank: number;
   readonly size: number;
+  /** The job manager's id of this rank. */
+  readonly resourceId: number;
+  /** Member ranks in this process, and this rank's place among them. */
   readonly localRank: number;
   readonly localSize: number;
   readonly arena: ShmArenaDescriptor;
   readonly slot: number;
   readonly worldOfSlot: readonly number[];
+  /** Set when members live in other processes too: how to reach them. */
+  readonly tcp?: { readonly jobId: string; readonly listenHost: string };
+  /** The job information, compacted to the members (seed 5). */
+  readonly job: JobInfo;
 }
 
-export type RankContext = ThreadWorldContext;
+/** A rank that on-demand initialisation left out: it holds no communication state at all. */
+export interface NonMemberContext {
+  readonly kind: 'non-member';
+  readonly resourceId: number;
+  /** Size of the world of members. */
+  readonly size: number;
+  readonly reason: string;
+  readonly job: JobInfo;
+}
 
-/** How a rank talks to whatever launched it (hang reports, abort). */
+export type RankContext = MemberContext | NonMemberContext;
+
+/** How a rank talks to whatever hosts it (hang reports, abort, address exchange). */
 export interface LauncherChannel {
-  post(message: RankToLauncher): void;
-  onMessage(handler: (message: LauncherToRank) => void): void;
+  post(message: RankToHost): void;
+  onMessage(handler: (message: HostToRank) => void): void;
 }
 
-export type RankToLauncher =
+export type RankToHost =
   | { type: 'waits'; rank: number; state: string; waits: string[] }
-  | { type: 'abort'; rank: number; code: number; message: string };
+  | { type: 'abort'; rank: number; code: number; message: string }
+  | { type: 'listening'; rank: number; host: string; port: number };
 
-export type LauncherToRank = { type: 'describe-waits' };
+export type HostToRank = { type: 'describe-waits' } | { type: 'world'; records: RankRecord[]; secret: string };
 
 interface Slot {
   context?: RankContext;
@@ -64,7 +84,7 @@ export function setRankResolver(resolver: Slot['resolver']): void {
   slot().resolver = resolver;
 }
 
-/** The context of the calling rank, its launcher channel and a per-rank cache; undefined when none. */
+/** The context of the calling rank, its host channel and a per-rank cache; undefined when none. */
 export function currentRank(): { context: RankContext | undefined; channel: LauncherChannel | undefined; cache: Map<string, unknown> } {
   const s = slot();
   const resolved = s.resolver?.();

@@ -5,6 +5,7 @@
 import { Command, CommanderError } from 'commander';
 import { TsmpiError } from '../comm/errors.js';
 import { registerBench } from './bench.js';
+import { registerExec } from './exec.js';
 import { registerInfo } from './info.js';
 import { registerRun } from './run.js';
 import { packageVersion } from './version.js';
@@ -24,6 +25,7 @@ const program = new Command('tsmpi')
   .exitOverride();
 
 registerRun(program);
+registerExec(program);
 registerInfo(program);
 registerBench(program);
 

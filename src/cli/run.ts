@@ -2,6 +2,8 @@
  * `tsmpi run -n N [options] app.ts [args...]`: starts N ranks of a program, as mpirun does.
  */
 import type { Command } from 'commander';
+import { ErrorCode, TsmpiError } from '../comm/errors.js';
+import { runProcessJob } from '../bootstrap/process-launcher.js';
 import { runThreadJob } from '../bootstrap/thread-launcher.js';
 import { applyExports, collect, nonNegativeNumber, positiveInteger } from './options.js';
 
@@ -11,6 +13,8 @@ interface RunFlags {
   tagOutput: boolean;
   hangTimeout?: number;
   spinUs?: number;
+  procs: boolean;
+  ranksPerProc?: number;
 }
 
 export function registerRun(program: Command): void {
@@ -22,6 +26,8 @@ export function registerRun(program: Command): void {
     .option('--tag-output', 'prefix every output line with [1,rank]<stdout>:', false)
     .option('--hang-timeout <S>', 'abort with a report of what every rank waits for when no rank makes progress for S seconds (TSMPI_HANG_TIMEOUT)', nonNegativeNumber('--hang-timeout'))
     .option('--spin-us <us>', 'microseconds a waiting rank polls before sleeping (TSMPI_SPIN_US)', nonNegativeNumber('--spin-us'))
+    .option('--procs', 'one process per rank (ranks of different processes talk TCP)', false)
+    .option('--ranks-per-proc <K>', 'K worker-thread ranks per process: shared memory inside a process, TCP across', positiveInteger('--ranks-per-proc'))
     .argument('<program>', 'the program: a .ts or .js file')
     .argument('[args...]', 'arguments for the program')
     .passThroughOptions()
@@ -29,7 +35,14 @@ export function registerRun(program: Command): void {
       const env = applyExports({ ...process.env }, flags.x);
       if (flags.hangTimeout !== undefined) env.TSMPI_HANG_TIMEOUT = String(flags.hangTimeout);
       if (flags.spinUs !== undefined) env.TSMPI_SPIN_US = String(flags.spinUs);
-      const code = await runThreadJob({ np: flags.np, program: programPath, args, env, tagOutput: flags.tagOutput });
+      if (flags.procs && flags.ranksPerProc !== undefined && flags.ranksPerProc !== 1) {
+        throw new TsmpiError(ErrorCode.Arg, '--procs and --ranks-per-proc conflict', { operation: 'tsmpi run', hint: '--procs means one rank per process; give --ranks-per-proc K alone for K ranks per process' });
+      }
+      const ranksPerProcess = flags.procs ? 1 : flags.ranksPerProc;
+      const code =
+        ranksPerProcess === undefined
+          ? await runThreadJob({ np: flags.np, program: programPath, args, env, tagOutput: flags.tagOutput })
+          : await runProcessJob({ np: flags.np, ranksPerProcess, program: programPath, args, env, tagOutput: flags.tagOutput });
       process.exitCode = code;
     });
 }

@@ -39,7 +39,9 @@ type CollectiveOperation = (typeof collectiveOperations)[number];
 
 /** @internal Everything a communicator is built from. */
 export interface CommunicatorInit {
-  endpoint: Endpoint;
+  /** Undefined for the handle of a rank that is not a member (`notMember` says why). */
+  endpoint: Endpoint | undefined;
+  notMember?: string;
   /** The point-to-point context; collectives use context + 1. */
   context: number;
   /** World rank of each communicator rank. */
@@ -55,7 +57,14 @@ export class Communicator {
   readonly rank: number;
   /** Number of ranks in the communicator. */
   readonly size: number;
-  readonly #endpoint: Endpoint;
+  /**
+   * False on a rank that on-demand initialisation left out (TSMPI_CG_PER_PROCESS,
+   * TSMPI_MAPPING_FILE): it has rank -1, holds no communication state, and every call throws
+   * ERR_NOT_MEMBER. `size` is still the size of the members' world.
+   */
+  readonly member: boolean;
+  readonly #endpointOrUndefined: Endpoint | undefined;
+  readonly #notMember: string;
   readonly #context: number;
   readonly #group: Int32Array;
   readonly #settings: Settings;
@@ -65,13 +74,28 @@ export class Communicator {
 
   /** @internal Communicators come from `init()`, `split()` and `dup()`. */
   constructor(init: CommunicatorInit) {
-    this.#endpoint = init.endpoint;
+    this.#endpointOrUndefined = init.endpoint;
+    this.#notMember = init.notMember ?? '';
+    this.member = init.endpoint !== undefined;
     this.#context = init.context;
     this.#group = init.group;
     this.rank = init.rank;
     this.size = init.group.length;
     this.#settings = init.settings;
     this.#selfContext = init.selfContext;
+  }
+
+  /** The endpoint, or ERR_NOT_MEMBER on a rank outside the communicating group. */
+  get #endpoint(): Endpoint {
+    const endpoint = this.#endpointOrUndefined;
+    if (endpoint === undefined) {
+      throw new TsmpiError(ErrorCode.NotMember, `this process is not a member of the communicating group (${this.#notMember})`, {
+        rank: -1,
+        operation: 'communicate',
+        hint: 'check comm.member before communicating, or change TSMPI_CG_PER_PROCESS / TSMPI_MAPPING_FILE',
+      });
+    }
+    return endpoint;
   }
 
   /** The communicator's context id (unique on this rank among its communicators). */
@@ -138,7 +162,7 @@ export class Communicator {
   irecv<T = unknown>(source: number = ANY_SOURCE, tag: number = ANY_TAG): Request<T> {
     this.#checkRank(source, true, 'recv');
     this.#checkTag(tag, true, 'recv');
-    return this.#endpoint.irecv(this.#context, source, tag, null, 'recv') as Request<T>;
+    return this.#endpoint.irecv(this.#context, source, this.#worldOf(source), tag, null, 'recv') as Request<T>;
   }
 
   /**
@@ -156,7 +180,7 @@ export class Communicator {
     this.#checkBuffer(buffer, 'recvInto');
     this.#checkRank(source, true, 'recvInto');
     this.#checkTag(tag, true, 'recvInto');
-    return this.#endpoint.irecv(this.#context, source, tag, bytesOf(buffer), 'recvInto') as Request<Status>;
+    return this.#endpoint.irecv(this.#context, source, this.#worldOf(source), tag, bytesOf(buffer), 'recvInto') as Request<Status>;
   }
 
   /** Sends `value` to `dest` and receives from `source` at once (no deadlock in exchanges). */
@@ -335,7 +359,11 @@ export class Communicator {
   }
 
   #error(code: (typeof ErrorCode)[keyof typeof ErrorCode], message: string, operation: string, hint: string): TsmpiError {
-    return new TsmpiError(code, message, { rank: this.#endpoint.rank, operation, hint });
+    return new TsmpiError(code, message, { rank: this.#endpointOrUndefined?.rank ?? -1, operation, hint });
+  }
+
+  #worldOf(rank: number): number {
+    return rank === ANY_SOURCE ? -1 : this.#group[rank]!;
   }
 
   #checkRank(rank: number, allowAny: boolean, operation: string): void {

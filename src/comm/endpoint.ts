@@ -107,8 +107,10 @@ export class Endpoint implements RequestDriver {
     this.events = {
       frame: (link, frame) => this.onFrame(link, frame),
       drain: () => this.engine.kick(),
+      arrived: () => this.engine.kick(),
       closed: (link, error) => this.onLinkClosed(link, error),
     };
+    transport.attach?.(this.events);
   }
 
   // ---- requests -------------------------------------------------------------------------------
@@ -224,15 +226,17 @@ export class Endpoint implements RequestDriver {
       const length = Math.min(chunk, total - send.offset);
       header[H_LENGTH] = length;
       header[H_TOTAL] = send.offset;
-      if (!link.trySend(header, send.bytes, send.offset, length)) return false;
+      if (!link.trySend(header, send.bytes, send.offset, length, true)) return false;
       send.offset += length;
     }
-    this.finishSend(send);
+    // A link that writes straight from the caller's memory holds it until the bytes are out.
+    if (link.whenReleased !== undefined) link.whenReleased(() => this.finishSend(send));
+    else this.finishSend(send);
     return true;
   }
 
   private finishSend(send: RendezvousSend): void {
-    this.sends.delete(send.id);
+    if (!this.sends.delete(send.id)) return;
     send.request.complete(undefined);
     this.engine.countCompletion();
     this.engine.release();
@@ -245,8 +249,8 @@ export class Endpoint implements RequestDriver {
    * With `into`, the message's bytes land in it and the request yields a Status; without, the
    * request yields the decoded value, or with `encoded` its {@link Encoded} form (not decoded).
    */
-  irecv(context: number, source: number, tag: number, into: Uint8Array | null, operation: string, encoded = false): Request<unknown> {
-    const posted = new ReceiveRequest(this, operation, source, tag, context, into, encoded);
+  irecv(context: number, source: number, sourceWorld: number, tag: number, into: Uint8Array | null, operation: string, encoded = false): Request<unknown> {
+    const posted = new ReceiveRequest(this, operation, source, tag, context, into, encoded, sourceWorld);
     const queues = this.queues(context);
     this.poll();
     const index = queues.findUnexpected(source, tag);
@@ -344,6 +348,7 @@ export class Endpoint implements RequestDriver {
     }
     posted.matchedSource = source;
     posted.matchedTag = tag;
+    posted.peerWorld = peer;
     posted.kind = kind;
     posted.total = total;
     posted.received = 0;
@@ -449,17 +454,61 @@ export class Endpoint implements RequestDriver {
     }
   }
 
+  /**
+   * A link failed or its peer went away: everything this rank still expects from or owes to that
+   * peer fails with ERR_TRANSPORT (a receive from any source keeps waiting: another rank may match
+   * it). A peer that finished cleanly and owes nothing costs nothing.
+   */
   private onLinkClosed(link: Link, error: Error | undefined): void {
-    const reason = error?.message ?? 'closed';
-    for (const send of this.sends.values()) {
-      if (send.peer === link.peer) {
-        send.request.fail(new TsmpiError(ErrorCode.Transport, `the link to rank ${link.peer} failed: ${reason}`, {
-          rank: this.rank,
-          operation: send.request.operation,
-        }));
+    const peerRank = link.peer;
+    const reason = error?.message ?? 'the connection closed';
+    const failure = (operation: string): TsmpiError =>
+      new TsmpiError(ErrorCode.Transport, `the link to world rank ${peerRank} failed: ${reason}`, {
+        rank: this.rank,
+        operation,
+        hint: `world rank ${peerRank} exited or failed: look for its error above`,
+      });
+    for (const send of [...this.sends.values()]) {
+      if (send.peer !== peerRank) continue;
+      this.sends.delete(send.id);
+      send.request.fail(failure(send.request.operation));
+      this.engine.release();
+    }
+    for (const [id, posted] of [...this.receives]) {
+      if (posted.peerWorld !== peerRank) continue;
+      this.receives.delete(id);
+      posted.fail(failure(posted.operation));
+    }
+    const peer = this.peers[peerRank];
+    if (peer !== undefined) {
+      for (let i = peer.head; i < peer.queue.length; i++) {
+        const job = peer.queue[i]!;
+        if (job.request !== null) {
+          job.request.fail(failure(job.request.operation));
+          this.engine.release();
+        }
+      }
+      peer.queue = [];
+      peer.head = 0;
+    }
+    for (const queues of this.contexts) {
+      if (queues === undefined) continue;
+      for (let i = 0; i < queues.posted.length; ) {
+        const posted = queues.posted.at(i);
+        if (posted.peerWorld === peerRank) {
+          queues.posted.removeAt(i);
+          posted.fail(failure(posted.operation));
+        } else {
+          i++;
+        }
       }
     }
     this.engine.kick();
+  }
+
+  /** Opens the link to every peer now (TSMPI_TCP_CONNECT=eager) instead of on first use. */
+  connectAll(): void {
+    for (let r = 0; r < this.size; r++) this.peer(r);
   }
 
   /** Resolves when every send this rank started has left it (finalize). */

@@ -32,6 +32,8 @@ export const ErrorCode = {
   Config: 'TSMPI_ERR_CONFIG',
   /** init() could not build the world. */
   Init: 'TSMPI_ERR_INIT',
+  /** This rank is not a member of the communicating group (TSMPI_CG_PER_PROCESS, TSMPI_MAPPING_FILE). */
+  NotMember: 'TSMPI_ERR_NOT_MEMBER',
   /** The communicator was freed, or the runtime finalised. */
   Closed: 'TSMPI_ERR_CLOSED',
   /** The request was cancelled. */

@@ -26,11 +26,14 @@ export class ReceiveRequest extends Request<unknown> {
   total = 0;
   received = 0;
   dest: Uint8Array | null = null;
+  /** World rank this receive depends on: the wanted source, then the matched sender; -1 for any. */
+  peerWorld: number;
 
-  constructor(driver: RequestDriver, operation: string, source: number, tag: number, context: number, into: Uint8Array | null, encoded: boolean) {
+  constructor(driver: RequestDriver, operation: string, source: number, tag: number, context: number, into: Uint8Array | null, encoded: boolean, sourceWorld = -1) {
     super(driver, operation, source, tag, context);
     this.into = into;
     this.encoded = encoded;
+    this.peerWorld = sourceWorld;
   }
 }
 

@@ -13,6 +13,8 @@ export interface TunableContext {
   localRanks: number;
   /** Cores of the machine. */
   cores: number;
+  /** True when some peers live in other processes (reached by TCP). */
+  remotePeers: boolean;
 }
 
 export interface Tunable<T> {
@@ -94,8 +96,8 @@ export const tunables = {
     env: 'TSMPI_SPIN_US',
     description:
       'Microseconds a waiting rank polls its rings before it sleeps on its doorbell. Polling makes a small message cost ~0.2 us instead of a 20-40 us wake-up; 0 sleeps at once (the fast path off).',
-    defaultText: '200 if ranks per process <= cores, else 10',
-    defaultValue: (ctx) => (ctx.localRanks <= ctx.cores ? 200 : 10),
+    defaultText: '200 if ranks per process <= cores, else 10; 0 for a lone rank with remote peers (a socket is not polled)',
+    defaultValue: (ctx) => (ctx.localRanks === 1 && ctx.remotePeers ? 0 : ctx.localRanks <= ctx.cores ? 200 : 10),
     parse: (text) => parseNonNegative('TSMPI_SPIN_US', text),
   } satisfies Tunable<number>,
   ringBytes: {
@@ -147,6 +149,29 @@ export const tunables = {
     defaultValue: () => 60,
     parse: (text) => parseNonNegative('TSMPI_HANG_WARN', text),
   } satisfies Tunable<number>,
+  memoryBalance: {
+    env: 'TSMPI_MEMORY_BALANCE',
+    description:
+      "Where a process's communication buffers live (seed 5's memory_balance): private (the rings leading to each rank in that rank's own buffer) or shared (one node-shared arena for every ring of the process).",
+    defaultText: 'private',
+    defaultValue: () => 'private',
+    parse: (text) => parseChoice('TSMPI_MEMORY_BALANCE', text, ['private', 'shared'] as const),
+  } satisfies Tunable<'private' | 'shared'>,
+  tcpConnect: {
+    env: 'TSMPI_TCP_CONNECT',
+    description: 'When ranks in different processes open their TCP connections: lazy (on the first message to a peer) or eager (all at init).',
+    defaultText: 'lazy',
+    defaultValue: () => 'lazy',
+    parse: (text) => parseChoice('TSMPI_TCP_CONNECT', text, ['lazy', 'eager'] as const),
+  } satisfies Tunable<'lazy' | 'eager'>,
+  tcpAddress: {
+    env: 'TSMPI_TCP_ADDRESS',
+    description:
+      "The address ranks listen on and connect from: an IPv4 address or an interface name of this node. Listeners bind to it alone, never to every interface.",
+    defaultText: "127.0.0.1 under tsmpi run --procs; under SLURM the node's first non-loopback IPv4 address",
+    defaultValue: () => '',
+    parse: (text) => text.trim(),
+  } satisfies Tunable<string>,
   sleepLimitMs: {
     env: 'TSMPI_SLEEP_MAX_MS',
     description:
@@ -182,7 +207,7 @@ export type Settings = { [K in TunableName]: ReturnType<(typeof tunables)[K]['pa
 
 /** Reads every tunable from `env`, falling back to the defaults for `ctx`. */
 export function readSettings(env: NodeJS.ProcessEnv, ctx: Partial<TunableContext> = {}): Settings {
-  const full: TunableContext = { localRanks: ctx.localRanks ?? 1, cores: ctx.cores ?? availableParallelism() };
+  const full: TunableContext = { localRanks: ctx.localRanks ?? 1, cores: ctx.cores ?? availableParallelism(), remotePeers: ctx.remotePeers ?? false };
   const out: Record<string, unknown> = {};
   for (const [name, tunable] of Object.entries(tunables) as [TunableName, Tunable<unknown>][]) {
     const text = env[tunable.env];

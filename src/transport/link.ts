@@ -10,11 +10,14 @@
  *    payload) if there is room now and returns true; otherwise it returns false and writes
  *    nothing, and the link calls `events.drain(link)` (or its owner polls) when room appears.
  *    A frame's payload is at most `limits.maxFramePayload` bytes. Frames on a link arrive in the
- *    order they were sent.
+ *    order they were sent. Once `trySend` returns true the caller may reuse the payload memory,
+ *    unless it passed `borrow`: then the link may keep reading it (a socket writing straight
+ *    from it, with no copy) until `whenReleased` calls back.
  * 3. Received frames are handed to `events.frame(link, frame)`. The {@link InboundFrame} and the
  *    bytes it points at are only valid during that call: copy what you keep. Links that need
  *    polling (shared-memory rings) deliver from `poll()`; event-driven links (sockets, the
- *    simulator) deliver from their own events and return 0 from `poll()`.
+ *    simulator) deliver from their own events, return 0 from `poll()`, and call
+ *    `events.arrived(link)` after a batch so a sleeping rank re-checks what it waits for.
  * 4. `close(reason)` ends the link; a link that fails calls `events.closed(link, error)`.
  *
  * Rules of progress: a link never blocks and never spins; waiting is the progress engine's job.
@@ -50,6 +53,8 @@ export interface InboundFrame {
 
 export interface LinkEvents {
   frame(link: Link, frame: InboundFrame): void;
+  /** Event-driven links: frames were delivered outside poll(). */
+  arrived(link: Link): void;
   /** Room appeared after a refused `trySend` (event-driven links; polled links are re-tried). */
   drain(link: Link): void;
   closed(link: Link, error: Error | undefined): void;
@@ -63,7 +68,9 @@ export interface Link {
    * Writes a frame if there is room now. `header` holds {@link FRAME_HEADER_WORDS} words; the
    * payload is `payload[offset .. offset + length)` (or nothing when `payload` is null).
    */
-  trySend(header: Int32Array, payload: Uint8Array | null, offset: number, length: number): boolean;
+  trySend(header: Int32Array, payload: Uint8Array | null, offset: number, length: number, borrow?: boolean): boolean;
+  /** Calls `fn` once no payload passed with `borrow` is referenced any more (links that borrow). */
+  whenReleased?(fn: () => void): void;
   /** Delivers frames that have arrived; returns how many. */
   poll(): number;
   /** Bytes sent and not yet taken by the peer (queue depth for policies). */

@@ -21,5 +21,7 @@ export interface Transport {
    * Returns false when a registration was seen half-written (call again on the next poll).
    */
   discoverWriters(found: (peer: number) => void): boolean;
+  /** Hands the endpoint's events to links the transport accepts itself (incoming sockets). */
+  attach?(events: LinkEvents): void;
   close(): void;
 }

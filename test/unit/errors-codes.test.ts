@@ -16,6 +16,7 @@ const expectedCodes: Record<string, string> = {
   Arg: 'TSMPI_ERR_ARG',
   Config: 'TSMPI_ERR_CONFIG',
   Init: 'TSMPI_ERR_INIT',
+  NotMember: 'TSMPI_ERR_NOT_MEMBER',
   Closed: 'TSMPI_ERR_CLOSED',
   Cancelled: 'TSMPI_ERR_CANCELLED',
   Aborted: 'TSMPI_ERR_ABORTED',

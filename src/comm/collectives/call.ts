@@ -38,15 +38,15 @@ export class CollectiveCall {
   }
 
   recv<T>(source: number): Request<T> {
-    return this.endpoint.irecv(this.context, source, this.tag, null, this.operation) as Request<T>;
+    return this.endpoint.irecv(this.context, source, this.group[source]!, this.tag, null, this.operation) as Request<T>;
   }
 
   recvEncoded(source: number): Request<Encoded> {
-    return this.endpoint.irecv(this.context, source, this.tag, null, this.operation, true) as Request<Encoded>;
+    return this.endpoint.irecv(this.context, source, this.group[source]!, this.tag, null, this.operation, true) as Request<Encoded>;
   }
 
   recvInto(bytes: Uint8Array, source: number): Request<Status> {
-    return this.endpoint.irecv(this.context, source, this.tag, bytes, this.operation) as Request<Status>;
+    return this.endpoint.irecv(this.context, source, this.group[source]!, this.tag, bytes, this.operation) as Request<Status>;
   }
 
   /** Sends to `dest` and receives from `source` at the same time. */

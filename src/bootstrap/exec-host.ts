@@ -1,0 +1,95 @@
+/**
+ * `tsmpi exec app.ts`: this process's share of a job that something else started: SLURM (one
+ * task per process, the world found through srun's PMI-2) or `tsmpi run --procs` (one or more
+ * ranks per process, the world found through the launcher's rendezvous). Ranks of this process
+ * talk through shared memory, the others through TCP.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { availableParallelism } from 'node:os';
+import { ErrorCode, TsmpiError } from '../comm/errors.js';
+import { readSettings } from '../config/tunables.js';
+import { prepareApp } from './app-loader.js';
+import { launcherJobInfo, slurmJobInfo } from './job-info.js';
+import { LauncherRendezvous } from './launcher-rendezvous.js';
+import { listenAddress } from './listen-address.js';
+import { participation, ruleFromEnv } from './participation.js';
+import { Pmi2Rendezvous } from './pmi2.js';
+import { RankHost, SECRET_KEY } from './rank-host.js';
+import { runThreadJob } from './thread-launcher.js';
+import type { Rendezvous } from './rendezvous.js';
+
+export interface ExecOptions {
+  program: string;
+  args: string[];
+  env: Record<string, string | undefined>;
+  tagOutput: boolean;
+  log?: (line: string) => void;
+}
+
+/** Any secret text becomes a 32-byte key (hex), the same in every process. */
+export function secretKey(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}
+
+export async function runExec(options: ExecOptions): Promise<number> {
+  const log = options.log ?? ((line: string) => void process.stderr.write(`${line}\n`));
+  const env = options.env;
+  const job = slurmJobInfo(env) ?? launcherJobInfo(env);
+  if (job === undefined) {
+    // Not started by a job manager: a world of one rank.
+    return runThreadJob({ np: 1, program: options.program, args: options.args, env, tagOutput: options.tagOutput, log });
+  }
+  const part = participation(ruleFromEnv(env, job.size), job.size);
+  const localMembers = Array.from({ length: job.count }, (_, i) => job.first + i).filter((id) => part.rankOf[id]! >= 0).length;
+  const settings = readSettings(env, { localRanks: Math.max(1, localMembers), cores: availableParallelism(), remotePeers: true });
+  let rendezvous: Rendezvous;
+  let secret: string | undefined = env.TSMPI_JOB_SECRET ? secretKey(env.TSMPI_JOB_SECRET) : undefined;
+  const publish: Record<string, string> = {};
+  if (job.launcher === 'slurm') {
+    const pmi = await Pmi2Rendezvous.connect(env);
+    if (pmi === undefined) {
+      if (job.size > 1) {
+        throw new TsmpiError(ErrorCode.Init, `SLURM started ${job.size} tasks without PMI-2, so they cannot find each other`, {
+          rank: job.first,
+          operation: 'tsmpi exec',
+          hint: 'run `srun --mpi=pmi2 tsmpi exec app.ts`, or set MpiDefault=pmi2 in slurm.conf',
+        });
+      }
+      return runThreadJob({ np: 1, program: options.program, args: options.args, env, tagOutput: options.tagOutput, log });
+    }
+    if (pmi.size !== job.size || pmi.rank !== job.first) {
+      throw new TsmpiError(ErrorCode.Init, `PMI-2 says task ${pmi.rank} of ${pmi.size}, SLURM's variables say ${job.first} of ${job.size}`, {
+        rank: job.first,
+        operation: 'tsmpi exec',
+        hint: 'run one tsmpi exec per srun task',
+      });
+    }
+    rendezvous = pmi;
+    if (secret === undefined && job.first === 0) {
+      // Only the job's own tasks can read srun's key-value store: resource 0 deals the secret.
+      publish[SECRET_KEY] = randomBytes(32).toString('hex');
+    }
+  } else {
+    if (secret === undefined || env.TSMPI_RENDEZVOUS === undefined) {
+      throw new TsmpiError(ErrorCode.Init, 'TSMPI_RENDEZVOUS and TSMPI_JOB_SECRET are missing', { operation: 'tsmpi exec', hint: 'processes of a tsmpi job are started by `tsmpi run --procs`' });
+    }
+    rendezvous = new LauncherRendezvous(env.TSMPI_RENDEZVOUS, Buffer.from(secret, 'hex'), job.jobId, Number(env.TSMPI_PROC_INDEX ?? 0));
+  }
+  const app = await prepareApp(options.program, 'tsmpi exec');
+  try {
+    return await new RankHost({
+      app,
+      args: options.args,
+      env,
+      settings,
+      job,
+      participation: part,
+      tagOutput: options.tagOutput,
+      layout: settings.memoryBalance === 'shared' ? 'node-shared' : 'per-receiver',
+      remote: { rendezvous, listenHost: listenAddress(settings.tcpAddress, job.launcher === 'processes'), ...(secret ? { secret } : {}), publish },
+      log,
+    }).run();
+  } finally {
+    app.cleanup();
+  }
+}

@@ -1,0 +1,143 @@
+/**
+ * The rendezvous `tsmpi run --procs` serves to its processes: a TCP server on the launcher's
+ * address that every process reaches with TSMPI_RENDEZVOUS=host:port, authenticated by the same
+ * HMAC handshake as rank connections (the launcher is "rank -1", a process is its index). After
+ * the handshake, newline-delimited JSON:
+ *
+ * ```
+ *  process -> launcher  {"type":"exchange","entries":{...}}     publish + fence
+ *  launcher -> process  {"type":"table","entries":{...}}        once every process has published
+ * ```
+ */
+import { createServer, connect as netConnect, type Server, type Socket } from 'node:net';
+import { ErrorCode, TsmpiError } from '../comm/errors.js';
+import { acceptHandshake, connectHandshake, jobTag } from '../transport/handshake.js';
+import type { Rendezvous } from './rendezvous.js';
+
+export const LAUNCHER_RANK = -1;
+
+function lines(socket: Socket, first: Buffer, onMessage: (message: Record<string, unknown>) => void): void {
+  let pending = first.toString('utf8');
+  const drain = (): void => {
+    let nl = pending.indexOf('\n');
+    while (nl >= 0) {
+      const line = pending.slice(0, nl);
+      pending = pending.slice(nl + 1);
+      if (line.trim() !== '') onMessage(JSON.parse(line) as Record<string, unknown>);
+      nl = pending.indexOf('\n');
+    }
+  };
+  socket.setEncoding('utf8');
+  socket.on('data', (chunk: string) => {
+    pending += chunk;
+    drain();
+  });
+  drain();
+}
+
+/** The launcher's side. */
+export class RendezvousServer {
+  private readonly server: Server;
+  private readonly secret: Buffer;
+  private readonly tag: Buffer;
+  private readonly expected: number;
+  private readonly entries: Record<string, string> = {};
+  private readonly waiting = new Map<number, Socket>();
+  private readonly log: (line: string) => void;
+
+  constructor(secret: Buffer, jobId: string, expected: number, log: (line: string) => void) {
+    this.secret = secret;
+    this.tag = jobTag(jobId);
+    this.expected = expected;
+    this.log = log;
+    this.server = createServer((socket) => this.accept(socket));
+  }
+
+  listen(host: string): Promise<string> {
+    return new Promise((resolve, reject) => {
+      this.server.once('error', reject);
+      this.server.listen({ host, port: 0 }, () => {
+        const address = this.server.address();
+        if (address === null || typeof address === 'string') reject(new Error('the rendezvous has no TCP address'));
+        else resolve(`${host}:${address.port}`);
+      });
+    });
+  }
+
+  private accept(socket: Socket): void {
+    const from = `${socket.remoteAddress}:${socket.remotePort}`;
+    acceptHandshake(socket, this.secret, LAUNCHER_RANK, this.tag).then(
+      ({ peer, rest }) => {
+        lines(socket, rest, (message) => {
+          if (message.type !== 'exchange') return;
+          Object.assign(this.entries, message.entries as Record<string, string>);
+          this.waiting.set(peer, socket);
+          if (this.waiting.size === this.expected) {
+            const table = `${JSON.stringify({ type: 'table', entries: this.entries })}\n`;
+            for (const s of this.waiting.values()) s.write(table);
+          }
+        });
+      },
+      (error: Error) => {
+        this.log(`tsmpi: the rendezvous refused a connection from ${from}: ${error.message}`);
+        socket.destroy();
+      },
+    );
+  }
+
+  close(): void {
+    for (const s of this.waiting.values()) s.destroy();
+    this.server.close();
+  }
+}
+
+/** A process's side. */
+export class LauncherRendezvous implements Rendezvous {
+  private readonly address: string;
+  private readonly secret: Buffer;
+  private readonly jobId: string;
+  private readonly index: number;
+  private socket: Socket | undefined;
+  private table: Record<string, string> | undefined;
+
+  constructor(address: string, secret: Buffer, jobId: string, index: number) {
+    this.address = address;
+    this.secret = secret;
+    this.jobId = jobId;
+    this.index = index;
+  }
+
+  async exchange(entries: Readonly<Record<string, string>>): Promise<void> {
+    const colon = this.address.lastIndexOf(':');
+    const host = this.address.slice(0, colon);
+    const port = Number(this.address.slice(colon + 1));
+    const socket = await new Promise<Socket>((resolve, reject) => {
+      const s = netConnect({ host, port, noDelay: true });
+      s.once('connect', () => resolve(s));
+      s.once('error', (e) =>
+        reject(new TsmpiError(ErrorCode.Init, `cannot reach the launcher's rendezvous at ${this.address}: ${e.message}`, { operation: 'init', hint: 'start the processes with `tsmpi run --procs`' })),
+      );
+    });
+    this.socket = socket;
+    const { rest } = await connectHandshake(socket, this.secret, this.index, LAUNCHER_RANK, jobTag(this.jobId));
+    socket.unref();
+    const table = new Promise<Record<string, string>>((resolve, reject) => {
+      lines(socket, rest, (message) => {
+        if (message.type === 'table') resolve(message.entries as Record<string, string>);
+      });
+      socket.once('close', () => reject(new TsmpiError(ErrorCode.Init, 'the launcher closed the rendezvous before every process arrived', { operation: 'init', hint: 'another process of the job failed to start: see its error' })));
+    });
+    socket.ref();
+    socket.write(`${JSON.stringify({ type: 'exchange', entries })}\n`);
+    this.table = await table;
+    socket.unref();
+  }
+
+  async get(key: string): Promise<string | undefined> {
+    return this.table?.[key];
+  }
+
+  close(): void {
+    this.socket?.destroy();
+  }
+}

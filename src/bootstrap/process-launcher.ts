@@ -1,0 +1,86 @@
+/**
+ * `tsmpi run --procs` / `--ranks-per-proc K`: N ranks in ceil(N / K) processes of this machine,
+ * each a `tsmpi exec` with K worker-thread ranks (shared memory inside a process, TCP between
+ * processes). The launcher deals a fresh job secret, serves the rendezvous, and watches the
+ * processes: the exit code is the highest process exit code, and a process that fails takes the
+ * others down (SIGTERM, then SIGKILL after 1.5 s).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import { secretKey } from './exec-host.js';
+import { RendezvousServer } from './launcher-rendezvous.js';
+
+export interface ProcessJobOptions {
+  np: number;
+  ranksPerProcess: number;
+  program: string;
+  args: string[];
+  env: Record<string, string | undefined>;
+  tagOutput: boolean;
+  log?: (line: string) => void;
+}
+
+const cli = fileURLToPath(new URL('../cli/main.js', import.meta.url));
+const KILL_GRACE_MS = 1500;
+
+export async function runProcessJob(options: ProcessJobOptions): Promise<number> {
+  const log = options.log ?? ((line: string) => void process.stderr.write(`${line}\n`));
+  const processes = Math.ceil(options.np / options.ranksPerProcess);
+  const secret = randomBytes(32).toString('hex');
+  const jobId = `procs-${process.pid}-${Date.now()}`;
+  // The processes hash the secret text the same way a user-supplied TSMPI_JOB_SECRET is hashed.
+  const server = new RendezvousServer(Buffer.from(secretKey(secret), 'hex'), jobId, processes, log);
+  const rendezvous = await server.listen('127.0.0.1');
+  const children: ChildProcess[] = [];
+  const codes: (number | undefined)[] = new Array(processes).fill(undefined);
+  let failing = false;
+  let resolveDone!: (code: number) => void;
+  const done = new Promise<number>((resolve) => {
+    resolveDone = resolve;
+  });
+  const killAll = (): void => {
+    for (const child of children) if (child.exitCode === null) child.kill('SIGTERM');
+    setTimeout(() => {
+      for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
+    }, KILL_GRACE_MS).unref();
+  };
+  for (let index = 0; index < processes; index++) {
+    const first = index * options.ranksPerProcess;
+    const env: Record<string, string | undefined> = {
+      ...options.env,
+      TSMPI_LAUNCHER: 'processes',
+      TSMPI_SIZE: String(options.np),
+      TSMPI_PROC_FIRST: String(first),
+      TSMPI_PROC_COUNT: String(Math.min(options.ranksPerProcess, options.np - first)),
+      TSMPI_PROC_INDEX: String(index),
+      TSMPI_RENDEZVOUS: rendezvous,
+      TSMPI_JOB_SECRET: secret,
+      TSMPI_JOB_ID: jobId,
+    };
+    const child = spawn(process.execPath, [cli, 'exec', ...(options.tagOutput ? ['--tag-output'] : []), options.program, ...options.args], { env, stdio: 'inherit' });
+    children.push(child);
+    child.on('exit', (code, signal) => {
+      const value = code ?? (signal ? 128 + 15 : 1);
+      codes[index] = value;
+      if (value !== 0 && !failing) {
+        failing = true;
+        log(`tsmpi: process ${index} (ranks ${first}..${Math.min(first + options.ranksPerProcess, options.np) - 1}) exited with code ${value}; stopping the others`);
+        killAll();
+      }
+      if (codes.every((c) => c !== undefined)) resolveDone(Math.max(...(codes as number[])));
+    });
+  }
+  const forward = (signal: NodeJS.Signals): void => {
+    for (const child of children) child.kill(signal);
+  };
+  process.on('SIGINT', forward);
+  process.on('SIGTERM', forward);
+  try {
+    return await done;
+  } finally {
+    process.off('SIGINT', forward);
+    process.off('SIGTERM', forward);
+    server.close();
+  }
+}

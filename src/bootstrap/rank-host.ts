@@ -1,0 +1,327 @@
+/**
+ * Hosts the ranks of one process as worker threads: allocates their shared memory, starts them,
+ * runs the address exchange when members live in other processes too, forwards their output,
+ * and watches them. `tsmpi run` (every rank in one process) and `tsmpi exec` (this process's
+ * share of a job started by `tsmpi run --procs` or SLURM) are both a RankHost.
+ *
+ * - Exit code: the highest rank exit code; 0 only when every rank succeeded.
+ * - A rank that throws (or leaves a promise rejection unhandled) ends the process: its rank and
+ *   stack (mapped to the .ts lines) are printed and the other ranks are terminated (worker
+ *   termination interrupts even a busy loop), well within 2 s. Ranks in other processes then
+ *   see their links to this process close and fail what they expected from it.
+ * - Hangs: with a hang timeout S, when no local rank has made progress for S seconds while one
+ *   waits in tsmpi, every local rank reports what it waits for and the process exits with 124.
+ *   Without one, a report is printed once when every local rank has waited without progress for
+ *   TSMPI_HANG_WARN seconds (default 60), and the job carries on.
+ * The host's own thread never spins: it sleeps in the event loop and samples the ranks' control
+ * words on one coarse timer.
+ */
+import { Worker } from 'node:worker_threads';
+import { ErrorCode, TsmpiError } from '../comm/errors.js';
+import type { Settings } from '../config/tunables.js';
+import { ControlArea, RankState } from '../transport/control-block.js';
+import { allocateShmArena, type ArenaLayout } from '../transport/shm-arena.js';
+import type { PreparedApp } from './app-loader.js';
+import type { JobInfo } from './job-info.js';
+import { compact, whyNotMember, type Participation } from './participation.js';
+import type { HostToRank, RankContext, RankToHost } from './rank-context.js';
+import { rankThreadSource, type RankThreadData } from './rank-thread.js';
+import { decodeRecord, encodeRecord, rankKey, type RankRecord, type Rendezvous } from './rendezvous.js';
+
+export interface RankHostOptions {
+  app: PreparedApp;
+  args: string[];
+  /** Environment of the ranks (the launcher's own plus -x variables). */
+  env: Record<string, string | undefined>;
+  settings: Settings;
+  job: JobInfo;
+  participation: Participation;
+  /** Prefix every output line with the rank, as mpirun --tag-output does. */
+  tagOutput: boolean;
+  layout: ArenaLayout;
+  /**
+   * When members live in other processes: the exchange, this node's address, and the job secret
+   * (known to this process, or published at the exchange by resource 0 under `SECRET_KEY`).
+   */
+  remote?: { rendezvous: Rendezvous; listenHost: string; secret?: string; publish?: Record<string, string> };
+  log: (line: string) => void;
+}
+
+export const HANG_EXIT_CODE = 124;
+/** The rendezvous key under which resource 0 publishes a secret it generated. */
+export const SECRET_KEY = 'tsmpi-secret';
+const MONITOR_INTERVAL_MS = 250;
+const TERMINATE_GRACE_MS = 1500;
+const RANK_STATE_NAMES = ['starting', 'running', 'waiting', 'finished'];
+
+interface HostedRank {
+  resourceId: number;
+  /** World rank for members, -1 for non-members. */
+  rank: number;
+  /** Control-area slot for members, -1 for non-members. */
+  slot: number;
+  worker: Worker;
+  exitCode: number | undefined;
+  listening?: { host: string; port: number };
+}
+
+export class RankHost {
+  private readonly options: RankHostOptions;
+  private readonly ranks: HostedRank[] = [];
+  private control: ControlArea | undefined;
+  private aborting = false;
+  private abortCode = 0;
+  private lastProgress = -1;
+  private lastProgressAt = 0;
+  private warned = false;
+  private reporting = false;
+  private readonly waitReports = new Map<number, RankToHost & { type: 'waits' }>();
+  private finish!: (code: number) => void;
+
+  constructor(options: RankHostOptions) {
+    this.options = options;
+  }
+
+  /** Runs the ranks to their end; resolves with the process's exit code. */
+  run(): Promise<number> {
+    const { job, participation, settings } = this.options;
+    const localIds = Array.from({ length: job.count }, (_, i) => job.first + i);
+    const localMembers = localIds.filter((id) => participation.rankOf[id]! >= 0);
+    const worldOfSlot = localMembers.map((id) => participation.rankOf[id]!);
+    const arena = allocateShmArena(Math.max(1, localMembers.length), settings.ringBytes, this.options.layout);
+    this.control = new ControlArea(arena.control, Math.max(1, localMembers.length));
+    const compacted: JobInfo = {
+      ...job,
+      size: participation.members.length,
+      nodeOfRank: compact(job.nodeOfRank, participation),
+      localRankOf: compact(job.localRankOf, participation),
+      pids: compact(job.pids, participation),
+      addresses: compact(job.addresses, participation),
+    };
+    const launchTime = performance.timeOrigin + performance.now();
+    const done = new Promise<number>((resolve) => {
+      this.finish = resolve;
+    });
+    for (const id of localIds) {
+      const rank = participation.rankOf[id]!;
+      const slot = rank >= 0 ? localMembers.indexOf(id) : -1;
+      let context: RankContext;
+      if (rank >= 0) {
+        context = {
+          kind: 'member',
+          rank,
+          size: participation.members.length,
+          resourceId: id,
+          localRank: slot,
+          localSize: localMembers.length,
+          arena,
+          slot,
+          worldOfSlot,
+          job: compacted,
+          ...(this.options.remote ? { tcp: { jobId: job.jobId, listenHost: this.options.remote.listenHost } } : {}),
+        };
+      } else {
+        context = { kind: 'non-member', resourceId: id, size: participation.members.length, reason: whyNotMember(participation, id), job };
+      }
+      const env: Record<string, string> = {};
+      for (const [k, v] of Object.entries(this.options.env)) if (v !== undefined) env[k] = v;
+      Object.assign(env, {
+        TSMPI_RESOURCE_ID: String(id),
+        TSMPI_SIZE: String(participation.members.length),
+        TSMPI_LOCAL_SIZE: String(localMembers.length),
+        TSMPI_LAUNCH_TIME_MS: String(launchTime),
+      });
+      if (rank >= 0) Object.assign(env, { TSMPI_RANK: String(rank), TSMPI_LOCAL_RANK: String(slot) });
+      else Object.assign(env, { TSMPI_RANK: '-1', TSMPI_LOCAL_RANK: '-1' });
+      const data: RankThreadData = { context, appUrl: this.options.app.url, appPath: this.options.app.path, args: this.options.args, sourceMaps: settings.sourceMaps };
+      const worker = new Worker(rankThreadSource, {
+        eval: true,
+        workerData: data,
+        env,
+        stdout: this.options.tagOutput,
+        stderr: this.options.tagOutput,
+        name: `tsmpi rank ${rank >= 0 ? rank : `resource ${id}`}`,
+      });
+      const hosted: HostedRank = { resourceId: id, rank, slot, worker, exitCode: undefined };
+      this.ranks.push(hosted);
+      const label = rank >= 0 ? rank : `r${id}`;
+      if (this.options.tagOutput) {
+        tagLines(worker.stdout, `[1,${label}]<stdout>:`, process.stdout);
+        tagLines(worker.stderr, `[1,${label}]<stderr>:`, process.stderr);
+      }
+      worker.on('message', (message: RankToHost) => this.onMessage(hosted, message));
+      worker.on('error', (error) => this.onRankError(hosted, error));
+      worker.on('exit', (code) => this.onExit(hosted, code));
+    }
+    if (this.options.remote && localMembers.length === 0) void this.exchange();
+    const monitor = setInterval(() => this.monitor(), MONITOR_INTERVAL_MS);
+    this.lastProgressAt = performance.now();
+    return done.finally(() => {
+      clearInterval(monitor);
+      this.options.remote?.rendezvous.close();
+    });
+  }
+
+  private describe(r: HostedRank): string {
+    return r.rank >= 0 ? `rank ${r.rank}` : `resource ${r.resourceId} (not a member)`;
+  }
+
+  private onMessage(from: HostedRank, message: RankToHost): void {
+    if (message.type === 'abort') {
+      this.options.log(`tsmpi: rank ${message.rank} called abort(${message.code}): ${message.message}`);
+      this.abort(message.code || 1);
+    } else if (message.type === 'waits') {
+      this.waitReports.set(from.resourceId, message);
+    } else if (message.type === 'listening') {
+      from.listening = { host: message.host, port: message.port };
+      const members = this.ranks.filter((r) => r.rank >= 0);
+      if (members.every((r) => r.listening !== undefined)) void this.exchange();
+    }
+  }
+
+  /** Publishes the local members' addresses, waits for everyone's, and hands them to the ranks. */
+  private async exchange(): Promise<void> {
+    const remote = this.options.remote!;
+    const { participation } = this.options;
+    try {
+      const entries: Record<string, string> = {};
+      const node = this.options.job.nodes[this.options.job.nodeOfRank[this.options.job.first] ?? 0] ?? '';
+      for (const r of this.ranks) {
+        if (r.rank < 0) continue;
+        const record: RankRecord = { rank: r.rank, resourceId: r.resourceId, host: r.listening!.host, port: r.listening!.port, node, pid: process.pid };
+        entries[rankKey(r.rank)] = encodeRecord(record);
+      }
+      Object.assign(entries, remote.publish ?? {});
+      await remote.rendezvous.exchange(entries);
+      if (!this.ranks.some((r) => r.rank >= 0)) return;
+      const secret = remote.secret ?? (await remote.rendezvous.get(SECRET_KEY));
+      if (secret === undefined) {
+        throw new TsmpiError(ErrorCode.Init, 'no job secret was published', { operation: 'init', hint: 'set TSMPI_JOB_SECRET to the same value for every task' });
+      }
+      const records: RankRecord[] = [];
+      for (let rank = 0; rank < participation.members.length; rank++) {
+        const text = await remote.rendezvous.get(rankKey(rank));
+        if (text === undefined) {
+          throw new TsmpiError(ErrorCode.Init, `world rank ${rank} (resource ${participation.members[rank]}) published no address`, {
+            operation: 'init',
+            hint: 'every process of the job must run `tsmpi exec` with the same TSMPI_CG_PER_PROCESS / TSMPI_MAPPING_FILE',
+          });
+        }
+        records.push(decodeRecord(text));
+      }
+      const message: HostToRank = { type: 'world', records, secret };
+      for (const r of this.ranks) if (r.rank >= 0 && r.exitCode === undefined) r.worker.postMessage(message);
+    } catch (error) {
+      this.options.log(`tsmpi: the address exchange failed: ${(error as Error).message}`);
+      this.abort(1);
+    }
+  }
+
+  private onRankError(r: HostedRank, error: unknown): void {
+    const text = this.options.app.mapStack(error instanceof Error ? (error.stack ?? `${error.name}: ${error.message}`) : String(error));
+    if (!this.aborting) {
+      this.options.log(`tsmpi: ${this.describe(r)} failed:\n${text}`);
+      this.options.log(`tsmpi: aborting the job (${this.ranks.length} ranks${this.options.remote ? ' in this process' : ''}) because ${this.describe(r)} failed`);
+    }
+    r.exitCode = Math.max(r.exitCode ?? 1, 1);
+    this.abort(1);
+  }
+
+  private onExit(r: HostedRank, code: number): void {
+    if (r.exitCode === undefined || code > r.exitCode) r.exitCode = code;
+    if (code !== 0 && !this.aborting) this.options.log(`tsmpi: ${this.describe(r)} exited with code ${code}`);
+    if (this.ranks.every((x) => x.exitCode !== undefined)) this.finish(Math.max(this.abortCode, ...this.ranks.map((x) => x.exitCode!)));
+  }
+
+  /** Terminates every rank; the exit code is at least `code`. */
+  private abort(code: number): void {
+    this.abortCode = Math.max(this.abortCode, code);
+    if (this.aborting) return;
+    this.aborting = true;
+    const running = this.ranks.filter((r) => r.exitCode === undefined);
+    void Promise.race([
+      Promise.all(running.map((r) => r.worker.terminate())),
+      new Promise((resolve) => setTimeout(resolve, TERMINATE_GRACE_MS).unref()),
+    ]).then(() => {
+      for (const r of this.ranks) if (r.exitCode === undefined) r.exitCode = code;
+      this.finish(Math.max(this.abortCode, ...this.ranks.map((x) => x.exitCode!)));
+    });
+  }
+
+  private monitor(): void {
+    if (this.aborting || this.reporting || this.control === undefined) return;
+    let progress = 0;
+    let live = 0;
+    let waiting = 0;
+    for (const r of this.ranks) {
+      if (r.slot < 0) continue;
+      const state = this.control.state(r.slot);
+      progress += this.control.progress(r.slot) + state;
+      if (r.exitCode !== undefined || state === RankState.Finished) continue;
+      live++;
+      if (state === RankState.Waiting) waiting++;
+    }
+    const now = performance.now();
+    if (progress !== this.lastProgress) {
+      this.lastProgress = progress;
+      this.lastProgressAt = now;
+      return;
+    }
+    const stalled = (now - this.lastProgressAt) / 1000;
+    const timeout = this.options.settings.hangTimeout;
+    const warnAfter = this.options.settings.hangWarn;
+    if (timeout > 0 && waiting > 0 && stalled >= timeout) {
+      void this.reportHang(`tsmpi: no rank made progress for ${timeout} s (--hang-timeout ${timeout}); what each rank waits for:`, true);
+    } else if (!this.warned && warnAfter > 0 && live > 0 && waiting === live && stalled >= warnAfter) {
+      this.warned = true;
+      void this.reportHang(`tsmpi: every rank${this.options.remote ? ' of this process' : ''} has waited ${Math.round(stalled)} s without progress (a deadlock?); what each rank waits for:`, false);
+    }
+  }
+
+  private async reportHang(headline: string, fatal: boolean): Promise<void> {
+    this.reporting = true;
+    this.waitReports.clear();
+    const live = this.ranks.filter((r) => r.exitCode === undefined && r.rank >= 0);
+    for (const r of live) r.worker.postMessage({ type: 'describe-waits' } satisfies HostToRank);
+    const deadline = performance.now() + 1000;
+    while (this.waitReports.size < live.length && performance.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    const lines = [headline];
+    for (const r of this.ranks) {
+      if (r.rank < 0) continue;
+      if (r.exitCode !== undefined) {
+        lines.push(`  rank ${r.rank}: exited with code ${r.exitCode}`);
+        continue;
+      }
+      const report = this.waitReports.get(r.resourceId);
+      const state = RANK_STATE_NAMES[this.control!.state(r.slot)] ?? 'unknown';
+      if (report === undefined) lines.push(`  rank ${r.rank}: ${state}, busy (did not answer: a long computation or a busy loop)`);
+      else if (report.waits.length === 0) lines.push(`  rank ${r.rank}: ${state}, not waiting in tsmpi`);
+      else for (const wait of report.waits) lines.push(`  rank ${r.rank}: waiting in ${wait}`);
+    }
+    if (fatal) lines.push(`tsmpi: aborting the job (exit code ${HANG_EXIT_CODE}); raise --hang-timeout if the ranks were just slow`);
+    else lines.push('tsmpi: the job keeps running; set --hang-timeout S to abort such jobs');
+    this.options.log(lines.join('\n'));
+    this.reporting = false;
+    if (fatal) this.abort(HANG_EXIT_CODE);
+  }
+}
+
+/** Copies `stream` to `out` line by line, each line prefixed. */
+function tagLines(stream: NodeJS.ReadableStream, prefix: string, out: NodeJS.WritableStream): void {
+  let pending = '';
+  stream.setEncoding('utf8');
+  stream.on('data', (chunk: string) => {
+    pending += chunk;
+    let nl = pending.indexOf('\n');
+    while (nl >= 0) {
+      out.write(`${prefix}${pending.slice(0, nl)}\n`);
+      pending = pending.slice(nl + 1);
+      nl = pending.indexOf('\n');
+    }
+  });
+  stream.on('end', () => {
+    if (pending.length > 0) out.write(`${prefix}${pending}\n`);
+  });
+}

@@ -1,0 +1,54 @@
+/**
+ * Address exchange between the processes of a job: every process publishes a few key/value
+ * pairs (its ranks' addresses), waits at a fence for every other process, then reads what it
+ * needs. Under SLURM this is srun's PMI-2 key-value store (pmi2.ts: only the job's own tasks can
+ * reach it); under `tsmpi run --procs` it is the launcher (launcher-rendezvous.ts, HMAC
+ * authenticated); a single process needs none (LocalRendezvous).
+ */
+export interface Rendezvous {
+  /** Publishes this process's entries and resolves once every process of the job has (a fence). */
+  exchange(entries: Readonly<Record<string, string>>): Promise<void>;
+  /** A value any process published (after exchange); undefined when nobody published the key. */
+  get(key: string): Promise<string | undefined>;
+  close(): void;
+}
+
+/** One process: the fence is immediate and everything is local. */
+export class LocalRendezvous implements Rendezvous {
+  private readonly values = new Map<string, string>();
+
+  async exchange(entries: Readonly<Record<string, string>>): Promise<void> {
+    for (const [k, v] of Object.entries(entries)) this.values.set(k, v);
+  }
+
+  async get(key: string): Promise<string | undefined> {
+    return this.values.get(key);
+  }
+
+  close(): void {}
+}
+
+/** What a member rank publishes about itself. */
+export interface RankRecord {
+  /** World rank (after on-demand init's renumbering). */
+  rank: number;
+  /** Resource id (the job manager's rank). */
+  resourceId: number;
+  host: string;
+  port: number;
+  node: string;
+  pid: number;
+}
+
+export function rankKey(rank: number): string {
+  return `tsmpi-rank-${rank}`;
+}
+
+/** Values travel as base64url (PMI-2 values must avoid ';' and '='). */
+export function encodeRecord(record: RankRecord): string {
+  return Buffer.from(JSON.stringify(record)).toString('base64url');
+}
+
+export function decodeRecord(text: string): RankRecord {
+  return JSON.parse(Buffer.from(text, 'base64url').toString('utf8')) as RankRecord;
+}

@@ -1,0 +1,200 @@
+/**
+ * Links over TCP sockets. Every rank sends to a peer on its own connection (opened on the first
+ * frame, authenticated by the handshake) and receives from that peer on the peer's connection,
+ * so each direction is one FIFO socket and no two ranks race to open one connection.
+ *
+ * - Sending: small frames (<= COPY_LIMIT) are built in one buffer (one `write`); larger payloads
+ *   passed with `borrow` go out with writev straight from the caller's memory (no copy), and
+ *   `whenReleased` calls back once the socket has handed them to the kernel. Nagle is off.
+ * - Backpressure: when `socket.write` says the buffer is full, `trySend` refuses until 'drain',
+ *   then the link signals `events.drain`.
+ * - Lifetime: sockets are unref'd (an idle connection must not keep a finished rank alive), except
+ *   while written bytes are still on their way out (so nothing sent is lost when a rank ends).
+ * - Receiving: a FrameParser turns chunks into frames; a malformed or oversized frame closes the
+ *   connection with a clear error, it never throws into the rank.
+ */
+import type { Socket } from 'node:net';
+import { FRAME_HEADER_BYTES, FRAME_HEADER_WORDS, type InboundFrame, type Link, type LinkEvents, type LinkLimits } from './link.js';
+import { FrameError, FrameParser, LENGTH_PREFIX_BYTES, writeFrameHead } from './tcp-frames.js';
+
+/** Payloads up to this size are copied into the frame buffer; larger borrowed ones are not. */
+const COPY_LIMIT = 16 * 1024;
+
+export function tcpLimits(maxFramePayload: number): LinkLimits {
+  return { maxFramePayload, latency: 40e-6, bandwidth: 3e9, polled: false };
+}
+
+/** The sending side of a connection to `peer`. */
+export class TcpSendLink implements Link {
+  readonly peer: number;
+  readonly limits: LinkLimits;
+  private readonly events: LinkEvents;
+  private socket: Socket | undefined;
+  private state: 'connecting' | 'open' | 'closed' = 'connecting';
+  private blocked = false;
+  private borrowed = 0;
+  private releaseWaiters: (() => void)[] = [];
+  private unflushed = 0;
+  private readonly flushed = (): void => {
+    if (--this.unflushed === 0) this.socket?.unref();
+  };
+  private readonly releasedBorrow = (): void => {
+    this.flushed();
+    this.released();
+  };
+
+  /** `connect` opens and authenticates the socket; the link refuses frames until it resolves. */
+  constructor(peer: number, limits: LinkLimits, events: LinkEvents, connect: () => Promise<Socket>) {
+    this.peer = peer;
+    this.limits = limits;
+    this.events = events;
+    connect().then(
+      (socket) => this.open(socket),
+      (error: unknown) => this.fail(error instanceof Error ? error : new Error(String(error))),
+    );
+  }
+
+  private open(socket: Socket): void {
+    if (this.state === 'closed') {
+      socket.destroy();
+      return;
+    }
+    this.socket = socket;
+    this.state = 'open';
+    socket.unref();
+    socket.on('drain', () => {
+      this.blocked = false;
+      this.events.drain(this);
+    });
+    socket.on('error', (error) => this.fail(error));
+    socket.on('close', () => this.fail(undefined));
+    // Nothing arrives on a sending connection after the handshake; anything that does is an error.
+    socket.on('data', () => this.fail(new Error(`rank ${this.peer} sent data on a connection it should only receive on`)));
+    this.events.drain(this);
+  }
+
+  private fail(error: Error | undefined): void {
+    if (this.state === 'closed') return;
+    this.state = 'closed';
+    this.socket?.destroy();
+    this.events.closed(this, error);
+  }
+
+  trySend(header: Int32Array, payload: Uint8Array | null, offset: number, length: number, borrow = false): boolean {
+    if (this.state !== 'open' || this.blocked) return false;
+    const socket = this.socket!;
+    let room: boolean;
+    if (borrow && payload !== null && length > COPY_LIMIT) {
+      const head = Buffer.allocUnsafe(LENGTH_PREFIX_BYTES + FRAME_HEADER_BYTES);
+      writeFrameHead(head, 0, header, length);
+      this.borrowed++;
+      this.unflushed += 2;
+      socket.cork();
+      socket.write(head, this.flushed);
+      room = socket.write(payload.subarray(offset, offset + length), this.releasedBorrow);
+      socket.uncork();
+    } else {
+      const frame = Buffer.allocUnsafe(LENGTH_PREFIX_BYTES + FRAME_HEADER_BYTES + length);
+      writeFrameHead(frame, 0, header, length);
+      if (payload !== null && length > 0) frame.set(payload.subarray(offset, offset + length), LENGTH_PREFIX_BYTES + FRAME_HEADER_BYTES);
+      this.unflushed++;
+      room = socket.write(frame, this.flushed);
+    }
+    if (this.unflushed > 0) socket.ref();
+    if (!room) this.blocked = true;
+    return true;
+  }
+
+  private released(): void {
+    if (--this.borrowed === 0) {
+      const waiters = this.releaseWaiters;
+      this.releaseWaiters = [];
+      for (const fn of waiters) fn();
+    }
+  }
+
+  whenReleased(fn: () => void): void {
+    if (this.borrowed === 0) fn();
+    else this.releaseWaiters.push(fn);
+  }
+
+  poll(): number {
+    return 0;
+  }
+
+  bytesInFlight(): number {
+    return this.socket?.writableLength ?? 0;
+  }
+
+  close(): void {
+    if (this.state === 'closed') return;
+    this.state = 'closed';
+    this.socket?.end();
+  }
+}
+
+/** The receiving side of a connection from `peer` (accepted by this rank's listener). */
+export class TcpReceiveLink implements Link {
+  readonly peer: number;
+  readonly limits: LinkLimits;
+  private readonly socket: Socket;
+  private readonly events: LinkEvents;
+  private readonly parser: FrameParser;
+  private readonly frame: InboundFrame = { words: new Int32Array(FRAME_HEADER_WORDS), headerIndex: 0, bytes: new Uint8Array(0), payloadOffset: 0, payloadLength: 0 };
+  private closed = false;
+
+  constructor(peer: number, limits: LinkLimits, socket: Socket, events: LinkEvents, first: Buffer, maxFrameBytes: number) {
+    this.peer = peer;
+    this.limits = limits;
+    this.socket = socket;
+    this.events = events;
+    socket.unref();
+    this.parser = new FrameParser(maxFrameBytes, (words, bytes, payloadOffset, payloadLength) => {
+      this.frame.words = words;
+      this.frame.bytes = bytes;
+      this.frame.payloadOffset = payloadOffset;
+      this.frame.payloadLength = payloadLength;
+      this.events.frame(this, this.frame);
+    });
+    socket.on('data', (chunk: Buffer) => this.receive(chunk));
+    socket.on('error', (error) => this.fail(error));
+    socket.on('close', () => this.fail(this.parser.idle ? undefined : new Error('the connection closed in the middle of a frame')));
+    if (first.length > 0) this.receive(first);
+  }
+
+  private receive(chunk: Buffer): void {
+    if (this.closed) return;
+    try {
+      this.parser.push(chunk);
+    } catch (error) {
+      if (!(error instanceof FrameError)) throw error;
+      this.fail(new Error(`rank ${this.peer} sent ${error.message}: the connection is closed`));
+      return;
+    }
+    this.events.arrived(this);
+  }
+
+  private fail(error: Error | undefined): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.socket.destroy();
+    this.events.closed(this, error);
+  }
+
+  trySend(): boolean {
+    return false;
+  }
+
+  poll(): number {
+    return 0;
+  }
+
+  bytesInFlight(): number {
+    return 0;
+  }
+
+  close(): void {
+    this.closed = true;
+    this.socket.end();
+  }
+}
