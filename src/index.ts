@@ -10,7 +10,8 @@
  * ```
  * @module
  */
-export { init, finalize, abort, wtime } from './bootstrap/init.js';
+export { init, finalize, abort, wtime, jobInfo, communicationState, type CommunicationState } from './bootstrap/init.js';
+export type { JobInfo } from './bootstrap/job-info.js';
 export { Communicator, ANY_SOURCE, ANY_TAG, TAG_UB, type Concatenated } from './comm/communicator.js';
 export { Request, waitAll, waitAny, testAll, testAny, type Status } from './comm/request.js';
 export { Op, type ReduceOp, type BuiltinOp, type AnyOp, type ValueIndex } from './comm/ops.js';

@@ -31,6 +31,20 @@ interface Runtime {
   world: Communicator;
   endpoint: Endpoint | undefined;
   job: JobInfo;
+  /** Shared-memory bytes reserved for this rank's process (0 for non-members). */
+  arenaBytes: number;
+  tcp: boolean;
+}
+
+/** What communication state a rank holds (seed 5: non-members hold none). */
+export interface CommunicationState {
+  member: boolean;
+  /** Links created so far (one per peer talked to, itself included). */
+  links: number;
+  /** Bytes of ring address space the rank's process reserved for its member ranks (pages are committed on use). */
+  arenaBytes: number;
+  /** Whether the rank listens for TCP peers. */
+  listening: boolean;
 }
 
 /** A world of one rank for programs started without a launcher. */
@@ -137,7 +151,7 @@ export async function init(): Promise<Communicator> {
   if (existing !== undefined) return existing.world;
   if (context.kind === 'non-member') {
     const world = new Communicator({ endpoint: undefined, notMember: context.reason, context: 0, group: new Int32Array(context.size), rank: -1, settings: readSettings({}), selfContext: 2 });
-    cache.set(RUNTIME, { world, endpoint: undefined, job: context.job } satisfies Runtime);
+    cache.set(RUNTIME, { world, endpoint: undefined, job: context.job, arenaBytes: 0, tcp: false } satisfies Runtime);
     return world;
   }
   const settings = readSettings(process.env, { localRanks: context.localSize, cores: availableParallelism(), remotePeers: context.tcp !== undefined });
@@ -146,7 +160,8 @@ export async function init(): Promise<Communicator> {
   const group = new Int32Array(context.size);
   for (let r = 0; r < context.size; r++) group[r] = r;
   const world = new Communicator({ endpoint, context: 0, group, rank: context.rank, settings, selfContext: 2 });
-  cache.set(RUNTIME, { world, endpoint, job } satisfies Runtime);
+  const arenaBytes = context.arena.control.byteLength + context.arena.rings.reduce((n, sab) => n + sab.byteLength, 0);
+  cache.set(RUNTIME, { world, endpoint, job, arenaBytes, tcp: context.tcp !== undefined } satisfies Runtime);
   if (settings.tcpConnect === 'eager') endpoint.connectAll();
   channel?.onMessage((message) => {
     if (message.type === 'describe-waits') {
@@ -166,6 +181,13 @@ export function jobInfo(): JobInfo {
   const runtime = currentRank().cache.get(RUNTIME) as Runtime | undefined;
   if (runtime === undefined) throw new TsmpiError(ErrorCode.Init, 'jobInfo() before init()', { operation: 'jobInfo', hint: 'await init() first' });
   return runtime.job;
+}
+
+/** The communication state this rank holds (links, reserved rings, listener), after `init()`. */
+export function communicationState(): CommunicationState {
+  const runtime = currentRank().cache.get(RUNTIME) as Runtime | undefined;
+  if (runtime === undefined) throw new TsmpiError(ErrorCode.Init, 'communicationState() before init()', { operation: 'communicationState', hint: 'await init() first' });
+  return { member: runtime.endpoint !== undefined, links: runtime.endpoint?.linkCount() ?? 0, arenaBytes: runtime.arenaBytes, listening: runtime.tcp };
 }
 
 /**

@@ -66,6 +66,7 @@ export class RendezvousServer {
 
   private accept(socket: Socket): void {
     const from = `${socket.remoteAddress}:${socket.remotePort}`;
+    socket.on('error', () => socket.destroy());
     acceptHandshake(socket, this.secret, LAUNCHER_RANK, this.tag).then(
       ({ peer, rest }) => {
         lines(socket, rest, (message) => {

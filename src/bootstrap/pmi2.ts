@@ -107,11 +107,15 @@ export class Pmi2Rendezvous implements Rendezvous {
     }
   }
 
+  /** Reads a reply; the socket keeps the process alive only while a reply is awaited. */
   private read(line: boolean): Promise<string> {
     if (this.closedError) return Promise.reject(this.closedError);
-    return new Promise((resolve, reject) => {
+    this.socket.ref();
+    return new Promise<string>((resolve, reject) => {
       this.readers.push({ resolve, reject, line });
       this.pump();
+    }).finally(() => {
+      if (this.readers.length === 0) this.socket.unref();
     });
   }
 
@@ -138,6 +142,14 @@ export class Pmi2Rendezvous implements Rendezvous {
     const response = parseFields(await this.command(`cmd=kvs-get;jobid=${this.jobId};srcid=-1;key=${key};`));
     if (response.get('found') !== 'TRUE') return undefined;
     return response.get('value');
+  }
+
+  /** PMI-2 abort: srun kills every task of the step (what MPI_Abort does under SLURM). */
+  abort(code: number, message: string): void {
+    if (this.closedError) return;
+    const safe = message.replace(/[;\n=]/g, ' ').slice(0, 200);
+    const text = `cmd=abort;isworld=TRUE;msg=${safe} (exit code ${code});`;
+    this.socket.write(String(text.length).padStart(6, ' ') + text);
   }
 
   close(): void {

@@ -77,6 +77,8 @@ export class RankHost {
   private reporting = false;
   private readonly waitReports = new Map<number, RankToHost & { type: 'waits' }>();
   private finish!: (code: number) => void;
+  /** The address exchange, once started: the process stays until it is over (PMI-2 fences count every task). */
+  private exchanging: Promise<void> | undefined;
 
   constructor(options: RankHostOptions) {
     this.options = options;
@@ -153,13 +155,18 @@ export class RankHost {
       worker.on('error', (error) => this.onRankError(hosted, error));
       worker.on('exit', (code) => this.onExit(hosted, code));
     }
-    if (this.options.remote && localMembers.length === 0) void this.exchange();
+    if (this.options.remote && localMembers.length === 0) this.exchanging = this.exchange();
     const monitor = setInterval(() => this.monitor(), MONITOR_INTERVAL_MS);
     this.lastProgressAt = performance.now();
-    return done.finally(() => {
-      clearInterval(monitor);
-      this.options.remote?.rendezvous.close();
-    });
+    return done
+      .then(async (code) => {
+        if (!this.aborting) await this.exchanging;
+        return code;
+      })
+      .finally(() => {
+        clearInterval(monitor);
+        this.options.remote?.rendezvous.close();
+      });
   }
 
   private describe(r: HostedRank): string {
@@ -169,13 +176,14 @@ export class RankHost {
   private onMessage(from: HostedRank, message: RankToHost): void {
     if (message.type === 'abort') {
       this.options.log(`tsmpi: rank ${message.rank} called abort(${message.code}): ${message.message}`);
+      this.abortJob(message.code || 1, `rank ${message.rank} called abort(${message.code})`);
       this.abort(message.code || 1);
     } else if (message.type === 'waits') {
       this.waitReports.set(from.resourceId, message);
     } else if (message.type === 'listening') {
       from.listening = { host: message.host, port: message.port };
       const members = this.ranks.filter((r) => r.rank >= 0);
-      if (members.every((r) => r.listening !== undefined)) void this.exchange();
+      if (members.every((r) => r.listening !== undefined)) this.exchanging = this.exchange();
     }
   }
 
@@ -185,7 +193,7 @@ export class RankHost {
     const { participation } = this.options;
     try {
       const entries: Record<string, string> = {};
-      const node = this.options.job.nodes[this.options.job.nodeOfRank[this.options.job.first] ?? 0] ?? '';
+      const node = this.options.env.SLURMD_NODENAME ?? this.options.job.nodes[this.options.job.nodeOfRank[this.options.job.first] ?? 0] ?? '';
       for (const r of this.ranks) {
         if (r.rank < 0) continue;
         const record: RankRecord = { rank: r.rank, resourceId: r.resourceId, host: r.listening!.host, port: r.listening!.port, node, pid: process.pid };
@@ -224,12 +232,21 @@ export class RankHost {
       this.options.log(`tsmpi: aborting the job (${this.ranks.length} ranks${this.options.remote ? ' in this process' : ''}) because ${this.describe(r)} failed`);
     }
     r.exitCode = Math.max(r.exitCode ?? 1, 1);
+    this.abortJob(1, `${this.describe(r)} failed`);
     this.abort(1);
+  }
+
+  /** Asks the job manager to end the other processes too (PMI-2 abort under SLURM). */
+  private abortJob(code: number, why: string): void {
+    this.options.remote?.rendezvous.abort?.(code, `tsmpi: ${why}`);
   }
 
   private onExit(r: HostedRank, code: number): void {
     if (r.exitCode === undefined || code > r.exitCode) r.exitCode = code;
-    if (code !== 0 && !this.aborting) this.options.log(`tsmpi: ${this.describe(r)} exited with code ${code}`);
+    if (code !== 0 && !this.aborting) {
+      this.options.log(`tsmpi: ${this.describe(r)} exited with code ${code}`);
+      this.abortJob(code, `${this.describe(r)} exited with code ${code}`);
+    }
     if (this.ranks.every((x) => x.exitCode !== undefined)) this.finish(Math.max(this.abortCode, ...this.ranks.map((x) => x.exitCode!)));
   }
 
@@ -304,7 +321,10 @@ export class RankHost {
     else lines.push('tsmpi: the job keeps running; set --hang-timeout S to abort such jobs');
     this.options.log(lines.join('\n'));
     this.reporting = false;
-    if (fatal) this.abort(HANG_EXIT_CODE);
+    if (fatal) {
+      this.abortJob(HANG_EXIT_CODE, 'hang timeout');
+      this.abort(HANG_EXIT_CODE);
+    }
   }
 }
 

@@ -10,6 +10,11 @@ export interface Rendezvous {
   exchange(entries: Readonly<Record<string, string>>): Promise<void>;
   /** A value any process published (after exchange); undefined when nobody published the key. */
   get(key: string): Promise<string | undefined>;
+  /**
+   * Asks the job manager to end every process of the job (a rank failed). Job managers that
+   * watch their processes themselves (tsmpi run --procs) need not implement it.
+   */
+  abort?(code: number, message: string): void;
   close(): void;
 }
 

@@ -506,6 +506,13 @@ export class Endpoint implements RequestDriver {
     this.engine.kick();
   }
 
+  /** Links this rank has created (one per peer it has talked to, itself included). */
+  linkCount(): number {
+    let n = 0;
+    for (const p of this.peers) if (p !== undefined) n++;
+    return n;
+  }
+
   /** Opens the link to every peer now (TSMPI_TCP_CONNECT=eager) instead of on first use. */
   connectAll(): void {
     for (let r = 0; r < this.size; r++) this.peer(r);

@@ -78,6 +78,7 @@ function withTimeout<T>(socket: Socket, promise: Promise<T>): Promise<T> {
       },
       (e: unknown) => {
         clearTimeout(timer);
+        socket.destroy();
         reject(e);
       },
     );

@@ -4,12 +4,14 @@
 #   bash test/infra/slurm-up.sh [single|multi]      (default: single)
 #   single: one node "localhost" with CPUs=16 (config_overrides), so srun -n 16 needs no flags
 #   multi:  four nodes n1..n4 (several slurmd on one machine, MULTIPLE_SLURMD), 16 CPUs each
-# State lives in $TSMPI_SLURM_DIR (default /tmp/tsmpi-slurm). Idempotent: stops a running cluster
-# first. Prints the slurm.conf path; export SLURM_CONF to it (the script also writes
+# State lives in $TSMPI_SLURM_DIR (default /tmp/tsmpi-slurm); the daemons listen on ports from
+# $TSMPI_SLURM_PORT (default 16817: slurmctld there, slurmd one above, multi-mode slurmd at +100..).
+# Idempotent: stops a running cluster of the same directory first. Prints the slurm.conf path; export SLURM_CONF to it (the script also writes
 # $TSMPI_SLURM_DIR/env.sh to source).
 set -euo pipefail
 mode=${1:-single}
 dir=${TSMPI_SLURM_DIR:-/tmp/tsmpi-slurm}
+port=${TSMPI_SLURM_PORT:-16817}
 here=$(cd "$(dirname "$0")" && pwd)
 
 need() { command -v "$1" >/dev/null 2>&1 || { echo "slurm-up: $1 is missing (apt-get install --no-install-recommends slurmctld slurmd slurm-client munge)" >&2; exit 2; }; }
@@ -29,7 +31,7 @@ fi
 
 host=$(hostname -s)
 if [ "$mode" = multi ]; then
-  nodes="NodeName=n[1-4] NodeHostname=$host NodeAddr=127.0.0.1 Port=[17001-17004] CPUs=16 State=UNKNOWN"
+  nodes="NodeName=n[1-4] NodeHostname=$host NodeAddr=127.0.0.1 Port=[$((port + 101))-$((port + 104))] CPUs=16 State=UNKNOWN"
   names="n1 n2 n3 n4"
 else
   nodes="NodeName=localhost NodeAddr=127.0.0.1 CPUs=16 State=UNKNOWN"
@@ -51,8 +53,8 @@ SelectTypeParameters=CR_Core
 SchedulerType=sched/backfill
 SlurmdParameters=config_overrides
 ReturnToService=2
-SlurmctldPort=16817
-SlurmdPort=16818
+SlurmctldPort=$port
+SlurmdPort=$((port + 1))
 StateSaveLocation=$dir/state
 SlurmdSpoolDir=$dir/spool/%n
 SlurmctldPidFile=$dir/run/slurmctld.pid

@@ -1,0 +1,56 @@
+/**
+ * A real SLURM for the tests: Debian's slurmctld, slurmd and munge, started by
+ * test/infra/slurm-up.sh (one node, or four nodes on this machine). Ranks listen on loopback
+ * (TSMPI_TCP_ADDRESS=lo): tests use no other address.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { cli, repoRoot, type JobResult } from './run-job.ts';
+
+const infra = fileURLToPath(new URL('../infra/', import.meta.url));
+export const slurmDir = '/tmp/tsmpi-slurm-tests';
+export const slurmConf = `${slurmDir}/slurm.conf`;
+
+/** Why SLURM tests cannot run here, or undefined when they can. */
+export function slurmMissing(): string | undefined {
+  for (const tool of ['slurmctld', 'slurmd', 'srun', 'munged']) {
+    if (spawnSync('sh', ['-c', `command -v ${tool}`]).status !== 0) {
+      return `${tool} is not installed (apt-get install --no-install-recommends slurmctld slurmd slurm-client munge; .ci/run does)`;
+    }
+  }
+  return undefined;
+}
+
+/** The tests' cluster has its own directory and ports, apart from a developer's own (16817). */
+const slurmEnv = { TSMPI_SLURM_DIR: slurmDir, TSMPI_SLURM_PORT: '26817' };
+
+export function startSlurm(mode: 'single' | 'multi'): void {
+  const result = spawnSync('bash', [`${infra}slurm-up.sh`, mode], { env: { ...process.env, ...slurmEnv }, encoding: 'utf8' });
+  if (result.status !== 0) throw new Error(`slurm-up.sh ${mode} failed:\n${result.stdout}\n${result.stderr}`);
+}
+
+export function stopSlurm(): void {
+  spawnSync('bash', [`${infra}slurm-down.sh`], { env: { ...process.env, ...slurmEnv } });
+}
+
+/** Runs `srun --immediate=30 <srunArgs> node dist/cli/main.js exec <program> <args>`. */
+export function srunExec(srunArgs: string[], program: string, args: string[] = [], env: Record<string, string> = {}, timeoutMs = 120_000): Promise<JobResult> {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const child = spawn('srun', ['--immediate=30', ...srunArgs, process.execPath, cli, 'exec', program, ...args], {
+      cwd: repoRoot,
+      env: { ...process.env, SLURM_CONF: slurmConf, TSMPI_TCP_ADDRESS: 'lo', TSMPI_HANG_WARN: '0', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, stdout, stderr, elapsedMs: performance.now() - started });
+    });
+  });
+}

@@ -1,0 +1,85 @@
+// tsmpi under a real SLURM (Debian's slurmctld, slurmd, munge, started by test/infra/slurm-up.sh):
+// srun -n 4 tsmpi exec runs the semantics suites, a four-node layout (four slurmd on this machine)
+// gets its nodes right, a failing task ends the job, partial initialisation works, and a job
+// without PMI-2 fails loudly instead of running N one-rank jobs.
+// Set TSMPI_REQUIRE_SLURM=1 (.ci/run does) to make a missing SLURM a failure, not a skip.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { explain, fixture } from '../helpers/run-job.ts';
+import { slurmMissing, srunExec, startSlurm, stopSlurm } from '../helpers/slurm.ts';
+
+const missing = slurmMissing();
+if (missing !== undefined && process.env.TSMPI_REQUIRE_SLURM === '1') throw new Error(`SLURM tests required but ${missing}`);
+const skip = missing ?? false;
+
+describe('SLURM, one node', { skip }, () => {
+  before(() => startSlurm('single'));
+  after(() => stopSlurm());
+
+  test('srun -n 4 tsmpi exec: the point-to-point suite', { timeout: 300_000 }, async () => {
+    const result = await srunExec(['-n', '4'], fixture('p2p-suite.ts'));
+    assert.equal(result.code, 0, explain(result));
+    assert.equal(result.stdout.split('\n').filter((l) => l.startsWith('p2p ok ')).length, 60, explain(result));
+  });
+
+  test('srun -n 3 tsmpi exec: the collectives suite', { timeout: 300_000 }, async () => {
+    const result = await srunExec(['-n', '3'], fixture('cco-suite.ts'), [], {}, 280_000);
+    assert.equal(result.code, 0, explain(result));
+    assert.equal(result.stdout.split('\n').filter((l) => l.startsWith('cco ok ')).length, 48, explain(result));
+  });
+
+  test('a task that throws ends the job non-zero, naming its rank', { timeout: 120_000 }, async () => {
+    const result = await srunExec(['-n', '3', '--kill-on-bad-exit=1'], fixture('fail-throw.ts'), ['1', 'throw']);
+    assert.notEqual(result.code, 0, explain(result));
+    assert.match(result.stderr, /tsmpi: rank 1 failed:\n.*deliberate failure on rank 1/);
+  });
+
+  test('without --kill-on-bad-exit, the failed task aborts the step through PMI-2', { timeout: 120_000 }, async () => {
+    // Ranks 0 and 2 wait for rank 1 and have no connection to it yet: only the abort ends them.
+    const result = await srunExec(['-n', '3'], fixture('fail-throw.ts'), ['1', 'throw'], {}, 60_000);
+    assert.equal(result.signal, null, `the job did not end\n${explain(result)}`);
+    assert.notEqual(result.code, 0, explain(result));
+    assert.match(result.stderr, /rank 1 failed/);
+    assert.match(result.stderr, /STEP \d+\.\d+ ON \S+ CANCELLED/);
+  });
+
+  test('TSMPI_CG_PER_PROCESS=2 under srun: tasks 0 and 2 form the world', { timeout: 120_000 }, async () => {
+    const result = await srunExec(['-n', '4'], fixture('partial-init.ts'), [], { TSMPI_CG_PER_PROCESS: '2' });
+    assert.equal(result.code, 0, explain(result));
+    const out = result.stdout.trim().split('\n').map((l) => JSON.parse(l) as { resource: number; member: boolean; rank: number; sum?: number }).sort((a, b) => a.resource - b.resource);
+    assert.deepStrictEqual(out.map((l) => [l.resource, l.member, l.rank]), [[0, true, 0], [1, false, -1], [2, true, 1], [3, false, -1]]);
+    assert.equal(out[0]!.sum, 2);
+  });
+
+  test('srun without PMI-2 fails loudly instead of running separate one-rank jobs', { timeout: 120_000 }, async () => {
+    const result = await srunExec(['-n', '2', '--mpi=none'], fixture('slurm-layout.ts'));
+    assert.notEqual(result.code, 0, explain(result));
+    assert.match(result.stderr, /SLURM started 2 tasks without PMI-2, so they cannot find each other/);
+    assert.match(result.stderr, /srun --mpi=pmi2 tsmpi exec/);
+    assert.doesNotMatch(result.stdout, /"size":1/);
+  });
+});
+
+describe('SLURM, four nodes on one machine', { skip }, () => {
+  before(() => startSlurm('multi'));
+  after(() => stopSlurm());
+
+  test('srun -N 4 --ntasks-per-node=2: every rank knows its node', { timeout: 120_000 }, async () => {
+    const result = await srunExec(['-N', '4', '--ntasks-per-node=2'], fixture('slurm-layout.ts'));
+    assert.equal(result.code, 0, explain(result));
+    const out = JSON.parse(result.stdout.trim()) as {
+      size: number;
+      sum: number;
+      all: { rank: number; slurmNode: string; procid: number }[];
+      nodes: string[];
+      nodeOfRank: number[];
+      launcher: string;
+    };
+    assert.equal(out.size, 8);
+    assert.equal(out.sum, 28);
+    assert.equal(out.launcher, 'slurm');
+    assert.deepStrictEqual(out.nodes, ['n1', 'n2', 'n3', 'n4']);
+    assert.deepStrictEqual(out.nodeOfRank, [0, 0, 1, 1, 2, 2, 3, 3]);
+    for (const r of out.all) assert.equal(r.slurmNode, out.nodes[out.nodeOfRank[r.rank]!], `rank ${r.rank}`);
+  });
+});

@@ -1,0 +1,47 @@
+// The core semantics over TCP: the p2p and collectives suites with one process per rank
+// (--procs) and with several worker-thread ranks per process (--ranks-per-proc: shared memory
+// inside, TCP across). Plus failure and security across processes.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { explain, fixture, tsmpi } from '../helpers/run-job.ts';
+
+const P2P_LINES = 15 * 4;
+const CCO_LINES = 12 * 4;
+const count = (stdout: string, prefix: string): number => stdout.split('\n').filter((l) => l.startsWith(prefix)).length;
+
+for (const [np, mode] of [[2, ['--procs']], [3, ['--procs']], [4, ['--ranks-per-proc', '2']]] as const) {
+  test(`p2p semantics over TCP: ${np} ranks, ${mode.join(' ')}`, { timeout: 300_000 }, async () => {
+    const result = await tsmpi(['run', '-n', String(np), ...mode, fixture('p2p-suite.ts')], { timeoutMs: 280_000 });
+    assert.equal(result.code, 0, explain(result));
+    assert.equal(count(result.stdout, 'p2p ok '), P2P_LINES, explain(result));
+  });
+}
+
+for (const [np, mode] of [[3, ['--procs']], [5, ['--ranks-per-proc', '2']]] as const) {
+  test(`collectives over TCP: ${np} ranks, ${mode.join(' ')}`, { timeout: 300_000 }, async () => {
+    const result = await tsmpi(['run', '-n', String(np), ...mode, fixture('cco-suite.ts')], { timeoutMs: 280_000 });
+    assert.equal(result.code, 0, explain(result));
+    assert.equal(count(result.stdout, 'cco ok '), CCO_LINES, explain(result));
+  });
+}
+
+test('a rank that fails in one process ends the whole --procs job, naming it', { timeout: 60_000 }, async () => {
+  const result = await tsmpi(['run', '-n', '3', '--procs', fixture('fail-throw.ts'), '1', 'throw'], { timeoutMs: 30_000 });
+  assert.equal(result.signal, null, explain(result));
+  assert.notEqual(result.code, 0, explain(result));
+  assert.match(result.stderr, /tsmpi: rank 1 failed:\n.*deliberate failure on rank 1/);
+  assert.match(result.stderr, /process 1 \(ranks 1\.\.1\) exited with code 1; stopping the others/);
+});
+
+test('a stranger without the job secret is refused while the job completes', { timeout: 60_000 }, async () => {
+  const result = await tsmpi(['run', '-n', '3', '--procs', fixture('stranger.ts')]);
+  assert.equal(result.code, 0, explain(result));
+  assert.match(result.stdout, /job completed, sum 6/);
+  assert.match(result.stderr, /tsmpi: rank 1 refused a connection from 127\.0\.0\.1:\d+: not a tsmpi connection \(bad magic\)/);
+});
+
+test('--procs and --ranks-per-proc conflict with a clear error', async () => {
+  const result = await tsmpi(['run', '-n', '2', '--procs', '--ranks-per-proc', '2', fixture('plain.mjs')]);
+  assert.equal(result.code, 2);
+  assert.match(result.stderr, /--procs and --ranks-per-proc conflict/);
+});
