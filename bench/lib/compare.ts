@@ -1,6 +1,6 @@
 /**
- * The shape every comparison benchmark shares: REPS interleaved repetitions of (tsmpi, Open MPI),
- * a ratio per repetition, and the median [min-max] of each figure and ratio.
+ * The shape every comparison benchmark shares: REPS interleaved repetitions of (tsmpi, peers...),
+ * a ratio per repetition against each peer, and the median [min-max] of each figure and ratio.
  */
 import { median, printTable, spread, writeResults } from './report.ts';
 import type { Record } from './jobs.ts';
@@ -12,6 +12,11 @@ export interface Figure {
   pick(records: Record[]): number | undefined;
 }
 
+export interface Peer {
+  name: string;
+  run(): Record[];
+}
+
 export interface Comparison {
   name: string;
   title: string;
@@ -21,32 +26,37 @@ export interface Comparison {
   figures: Figure[];
   reps: number;
   runTsmpi(): Record[];
+  /** Peers measured in the same invocation (e.g. Open MPI, raw Node sockets). */
+  peers?: Peer[];
+  /** @deprecated single-peer form: use `peers`. */
   runPeer?: () => Record[];
   peerName?: string;
   extra?: object;
 }
 
 export function compare(c: Comparison): void {
+  const peers: Peer[] = c.peers ?? (c.runPeer ? [{ name: c.peerName ?? 'Open MPI', run: c.runPeer }] : []);
   const ours: number[][] = c.figures.map(() => []);
-  const theirs: number[][] = c.figures.map(() => []);
-  const ratios: number[][] = c.figures.map(() => []);
-  const raw: { tsmpi: Record[]; peer?: Record[] }[] = [];
+  const theirs: number[][][] = peers.map(() => c.figures.map(() => []));
+  const ratios: number[][][] = peers.map(() => c.figures.map(() => []));
+  const raw: { tsmpi: Record[]; peers: Record[][] }[] = [];
   for (let rep = 0; rep < c.reps; rep++) {
     const t = c.runTsmpi();
-    const p = c.runPeer?.();
-    raw.push(p ? { tsmpi: t, peer: p } : { tsmpi: t });
+    const p = peers.map((peer) => peer.run());
+    raw.push({ tsmpi: t, peers: p });
     c.figures.forEach((f, i) => {
       const a = f.pick(t);
-      const b = p ? f.pick(p) : undefined;
       if (a !== undefined) ours[i]!.push(a);
-      if (b !== undefined) theirs[i]!.push(b);
-      if (a !== undefined && b !== undefined) ratios[i]!.push(a / b);
+      peers.forEach((_, k) => {
+        const b = f.pick(p[k]!);
+        if (b !== undefined) theirs[k]![i]!.push(b);
+        if (a !== undefined && b !== undefined) ratios[k]![i]!.push(a / b);
+      });
     });
     process.stdout.write(`# rep ${rep + 1}/${c.reps} done\n`);
   }
-  const peer = c.peerName ?? 'Open MPI';
-  const header = ['size', `tsmpi ${c.unit}`, ...(c.runPeer ? [`${peer} ${c.unit}`, `tsmpi / ${peer}`] : [])];
-  const rows = c.figures.map((f, i) => [f.label, spread(ours[i]!), ...(c.runPeer ? [spread(theirs[i]!), `${spread(ratios[i]!)}x`] : [])]);
+  const header = ['size', `tsmpi ${c.unit}`, ...peers.flatMap((peer) => [`${peer.name} ${c.unit}`, `tsmpi / ${peer.name}`])];
+  const rows = c.figures.map((f, i) => [f.label, spread(ours[i]!), ...peers.flatMap((_, k) => [spread(theirs[k]![i]!), `${spread(ratios[k]![i]!)}x`])]);
   printTable(`${c.title} (median [min-max] of ${c.reps} interleaved reps; ${c.better} is better)`, header, rows);
   writeResults(c.name, {
     title: c.title,
@@ -56,7 +66,7 @@ export function compare(c: Comparison): void {
     figures: c.figures.map((f, i) => ({
       label: f.label,
       tsmpi: { median: median(ours[i]!), values: ours[i] },
-      ...(c.runPeer ? { peer: { name: peer, median: median(theirs[i]!), values: theirs[i] }, ratio: { median: median(ratios[i]!), values: ratios[i] } } : {}),
+      peers: peers.map((peer, k) => ({ name: peer.name, median: median(theirs[k]![i]!), values: theirs[k]![i], ratio: { median: median(ratios[k]![i]!), values: ratios[k]![i] } })),
     })),
     ...c.extra,
     raw,

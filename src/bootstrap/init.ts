@@ -26,6 +26,8 @@ import type { RankRecord } from './rendezvous.js';
 const RUNTIME = 'runtime';
 /** The largest frame a rank accepts from a TCP peer (a DATA chunk is far smaller). */
 const MAX_TCP_FRAME = 64 * 1024 * 1024;
+/** Payload bytes per TCP frame: large writes, fewer system calls (the receiver copies pieces as they come). */
+const TCP_FRAME_PAYLOAD = 1024 * 1024;
 
 interface Runtime {
   world: Communicator;
@@ -110,8 +112,9 @@ async function buildTransport(context: MemberContext, settings: Settings, channe
     secret: Buffer.alloc(0),
     jobId: context.tcp.jobId,
     listenHost: context.tcp.listenHost,
-    maxFramePayload: settings.chunkBytes,
+    maxFramePayload: TCP_FRAME_PAYLOAD,
     maxFrameBytes: MAX_TCP_FRAME,
+    eagerLimit: settings.tcpEagerLimit,
     log,
   });
   const world = awaitWorld(channel);

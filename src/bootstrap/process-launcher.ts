@@ -7,6 +7,8 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { constants as osConstantsAll } from 'node:os';
+const osConstants = osConstantsAll as { signals: Record<string, number> };
 import { fileURLToPath } from 'node:url';
 import { secretKey } from './exec-host.js';
 import { RendezvousServer } from './launcher-rendezvous.js';
@@ -61,7 +63,8 @@ export async function runProcessJob(options: ProcessJobOptions): Promise<number>
     const child = spawn(process.execPath, [cli, 'exec', ...(options.tagOutput ? ['--tag-output'] : []), options.program, ...options.args], { env, stdio: 'inherit' });
     children.push(child);
     child.on('exit', (code, signal) => {
-      const value = code ?? (signal ? 128 + 15 : 1);
+      const value = code ?? (signal ? 128 + (osConstants.signals[signal] ?? 15) : 1);
+      if (signal) log(`tsmpi: process ${index} was killed by ${signal}`);
       codes[index] = value;
       if (value !== 0 && !failing) {
         failing = true;

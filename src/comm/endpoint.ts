@@ -13,10 +13,10 @@
  * {@link ProgressEngine}.
  */
 import type { Settings } from '../config/tunables.js';
-import type { InboundFrame, Link, LinkEvents } from '../transport/link.js';
+import { FRAME_SPLITTABLE, type InboundFrame, type Link, type LinkEvents } from '../transport/link.js';
 import { copyBytes } from '../transport/copy-bytes.js';
 import type { Transport } from '../transport/transport.js';
-import { bytesOf, decodeValue, encodeValue, isRawKind, kindName, rawKindOf, viewAs, type Encoded } from './codec.js';
+import { PayloadKind, bytesOf, decodeValue, encodeValue, isRawKind, kindName, rawKindOf, viewAs, type Encoded } from './codec.js';
 import { ErrorCode, TsmpiError } from './errors.js';
 import {
   CTS_DISCARD,
@@ -34,7 +34,7 @@ import {
   frameType,
   typeWord,
 } from './frame-header.js';
-import { MatchQueues, ReceiveRequest, type UnexpectedMessage } from './matching.js';
+import { MatchQueues, ReceiveRequest, type IncomingMessage, type UnexpectedMessage } from './matching.js';
 import { ProgressEngine } from './progress.js';
 import { Request, type RequestDescription, type RequestDriver, type Status } from './request.js';
 
@@ -59,11 +59,15 @@ interface OutboundStream {
 
 type OutboundJob = OutboundFrame | OutboundStream;
 
+/** A send whose bytes stream in DATA (after a CTS) or EAGER_DATA frames (pipelined eager). */
 interface RendezvousSend {
   readonly id: number;
   readonly request: Request<unknown>;
   readonly bytes: Uint8Array;
   readonly peer: number;
+  /** FrameType.Data or FrameType.EagerData. */
+  dataType: number;
+  /** Receiver request id (DATA) or this send's message id (EAGER_DATA). */
   receiverId: number;
   offset: number;
 }
@@ -88,6 +92,8 @@ export class Endpoint implements RequestDriver {
   private readonly contexts: (MatchQueues | undefined)[] = [];
   private readonly sends = new Map<number, RendezvousSend>();
   private readonly receives = new Map<number, ReceiveRequest>();
+  /** Pipelined eager messages being received, by sender world rank * 2^32 + message id. */
+  private readonly incoming = new Map<number, IncomingMessage>();
   private readonly header = new Int32Array(FRAME_HEADER_WORDS);
   private readonly events: LinkEvents;
   private nextRequestId = 1;
@@ -107,7 +113,11 @@ export class Endpoint implements RequestDriver {
     this.events = {
       frame: (link, frame) => this.onFrame(link, frame),
       drain: () => this.engine.kick(),
-      arrived: () => this.engine.kick(),
+      arrived: () => {
+        // Frames from a socket may have queued work (a CTS starts a stream): wake the loop for it.
+        if (this.backlog.length > 0) this.engine.kick();
+        this.engine.progressed();
+      },
       closed: (link, error) => this.onLinkClosed(link, error),
     };
     transport.attach?.(this.events);
@@ -157,7 +167,9 @@ export class Endpoint implements RequestDriver {
     header[H_SOURCE] = source;
     header[H_TAG] = tag;
     header[H_SEQ] = 0;
-    if (length <= Math.min(this.settings.eagerLimit, peer.link.limits.maxFramePayload)) {
+    const limits = peer.link.limits;
+    const eagerLimit = limits.eagerLimit ?? this.settings.eagerLimit;
+    if (length <= Math.min(eagerLimit, limits.maxFramePayload)) {
       header[H_TYPE] = typeWord(FrameType.Eager, kind);
       header[H_LENGTH] = length;
       header[H_TOTAL] = length;
@@ -166,7 +178,24 @@ export class Endpoint implements RequestDriver {
       return request;
     }
     const id = this.nextRequestId++;
-    this.sends.set(id, { id, request, bytes, peer: dest, receiverId: 0, offset: 0 });
+    if (length <= eagerLimit) {
+      // Pipelined eager: the match header and a first chunk now, the rest right behind it.
+      // The first frame is delivered whole (it is matched): keep it small; the rest may come in pieces.
+      const first = Math.min(this.settings.chunkBytes, limits.maxFramePayload);
+      const send: RendezvousSend = { id, request, bytes, peer: dest, dataType: FrameType.EagerData, receiverId: id, offset: first };
+      this.sends.set(id, send);
+      this.engine.retain();
+      header[H_TYPE] = typeWord(FrameType.Eager, kind);
+      header[H_LENGTH] = first;
+      header[H_TOTAL] = length;
+      header[H_AUX] = id;
+      this.write(peer, header, bytes, first, null);
+      peer.queue.push({ header: null, payload: null, length: 0, request: null, stream: send });
+      this.markBacklogged(peer);
+      this.pump(peer);
+      return request;
+    }
+    this.sends.set(id, { id, request, bytes, peer: dest, dataType: FrameType.Data, receiverId: 0, offset: 0 });
     this.engine.retain();
     header[H_TYPE] = typeWord(FrameType.Rts, kind);
     header[H_LENGTH] = 0;
@@ -219,8 +248,8 @@ export class Endpoint implements RequestDriver {
   private streamData(link: Link, send: RendezvousSend): boolean {
     const header = this.header;
     const total = send.bytes.length;
-    const chunk = Math.min(this.settings.chunkBytes, link.limits.maxFramePayload);
-    header[H_TYPE] = FrameType.Data;
+    const chunk = this.chunkFor(link);
+    header[H_TYPE] = send.dataType | FRAME_SPLITTABLE;
     header[H_SEQ] = send.receiverId;
     while (send.offset < total) {
       const length = Math.min(chunk, total - send.offset);
@@ -230,9 +259,24 @@ export class Endpoint implements RequestDriver {
       send.offset += length;
     }
     // A link that writes straight from the caller's memory holds it until the bytes are out.
-    if (link.whenReleased !== undefined) link.whenReleased(() => this.finishSend(send));
-    else this.finishSend(send);
+    if (link.whenReleased !== undefined) {
+      link.whenReleased(() => {
+        this.finishSend(send);
+        // This runs from the socket's write callback, outside any poll: settle its waiter now.
+        this.engine.progressed();
+      });
+    } else {
+      this.finishSend(send);
+    }
     return true;
+  }
+
+  /**
+   * Bytes per DATA frame: TSMPI_CHUNK_BYTES through a ring (frames must fit it many times over);
+   * a socket's full frame size otherwise (fewer, larger writes; the receiver takes pieces anyway).
+   */
+  private chunkFor(link: Link): number {
+    return link.limits.polled ? Math.min(this.settings.chunkBytes, link.limits.maxFramePayload) : link.limits.maxFramePayload;
   }
 
   private finishSend(send: RendezvousSend): void {
@@ -256,7 +300,12 @@ export class Endpoint implements RequestDriver {
     const index = queues.findUnexpected(source, tag);
     if (index >= 0) {
       const message = queues.takeUnexpectedAt(index);
-      if (message.data !== null) this.deliverEager(posted, message.source, message.tag, message.kind, message.data, 0, message.bytes);
+      if (message.incoming !== undefined) {
+        // Still arriving: this receive takes it when its last byte is in.
+        message.incoming.receiver = posted;
+        message.incoming.entry = null;
+        posted.peerWorld = message.peer;
+      } else if (message.data !== null) this.deliverEager(posted, message.source, message.tag, message.kind, message.data, 0, message.bytes);
       else this.matchRendezvous(posted, message.source, message.tag, message.kind, message.bytes, message.peer, message.senderRequest);
     } else {
       queues.posted.push(posted);
@@ -393,6 +442,11 @@ export class Endpoint implements RequestDriver {
         const source = w[h + H_SOURCE]!;
         const tag = w[h + H_TAG]!;
         const queues = this.queues(context);
+        if (w[h + H_TOTAL]! > frame.payloadLength) {
+          this.startIncoming(link.peer, w[h + H_AUX]!, queues, source, tag, frameKind(word0), w[h + H_TOTAL]!);
+          this.onIncomingBytes(link.peer * 4294967296 + w[h + H_AUX]!, 0, frame);
+          return;
+        }
         const posted = queues.takePosted(source, tag);
         if (posted !== undefined) {
           this.deliverEager(posted, source, tag, frameKind(word0), frame.bytes, frame.payloadOffset, frame.payloadLength);
@@ -440,18 +494,80 @@ export class Endpoint implements RequestDriver {
         const posted = this.receives.get(id);
         if (posted === undefined) return;
         const length = frame.payloadLength;
-        const start = frame.payloadOffset;
-        copyBytes(posted.dest!, w[h + H_TOTAL]!, frame.bytes, start, length);
+        copyBytes(posted.dest!, w[h + H_TOTAL]! + frame.pieceOffset, frame.bytes, frame.payloadOffset, length);
         posted.received += length;
         if (posted.received >= posted.total) this.finishRendezvousReceive(id, posted);
         return;
       }
+      case FrameType.EagerData:
+        this.onIncomingBytes(link.peer * 4294967296 + w[h + H_SEQ]!, w[h + H_TOTAL]! + frame.pieceOffset, frame);
+        return;
       default:
         throw new TsmpiError(ErrorCode.Internal, `unknown frame type ${frameType(word0)} from rank ${link.peer}`, {
           rank: this.rank,
           operation: 'progress',
         });
     }
+  }
+
+  /** The first frame of a pipelined eager message: match it now, its bytes follow. */
+  private startIncoming(peer: number, id: number, queues: MatchQueues, source: number, tag: number, kind: number, total: number): void {
+    const key = peer * 4294967296 + id;
+    const message: IncomingMessage = { key, source, tag, kind, total, peer, received: 0, dest: null, direct: false, receiver: null, entry: null };
+    const posted = queues.takePosted(source, tag);
+    if (posted !== undefined) {
+      posted.peerWorld = peer;
+      message.receiver = posted;
+      if (posted.into !== null) {
+        const error = this.checkInto(posted.into, kind, total, posted.operation);
+        if (error !== undefined) {
+          // The receive fails now; the message's bytes are read and dropped as they come.
+          this.engine.countCompletion();
+          posted.fail(error);
+          message.receiver = null;
+        } else {
+          message.dest = posted.into;
+          message.direct = true;
+        }
+      } else {
+        message.dest = new Uint8Array(total);
+      }
+    } else {
+      message.dest = new Uint8Array(total);
+      const entry: UnexpectedMessage = { source, tag, kind, bytes: total, data: message.dest, peer, senderRequest: 0, incoming: message };
+      message.entry = entry;
+      queues.unexpected.push(entry);
+    }
+    this.incoming.set(key, message);
+  }
+
+  /** Bytes of a pipelined eager message at `offset`; delivers it when the last one is in. */
+  private onIncomingBytes(key: number, offset: number, frame: InboundFrame): void {
+    const message = this.incoming.get(key);
+    if (message === undefined) return;
+    if (message.dest !== null) copyBytes(message.dest, offset, frame.bytes, frame.payloadOffset, frame.payloadLength);
+    message.received += frame.payloadLength;
+    if (message.received < message.total) return;
+    this.incoming.delete(key);
+    if (message.entry !== null) message.entry.incoming = undefined; // complete, still unexpected
+    const receiver = message.receiver;
+    if (receiver === null || message.dest === null) return;
+    if (message.direct) {
+      const status: Status = { source: message.source, tag: message.tag, bytes: message.total };
+      this.engine.countCompletion();
+      receiver.complete(status, status);
+      return;
+    }
+    receiver.matchedSource = message.source;
+    receiver.matchedTag = message.tag;
+    if (receiver.into === null && !receiver.encoded && isRawKind(message.kind) && message.kind !== PayloadKind.Number) {
+      // Our own freshly allocated buffer becomes the received array: no second copy.
+      this.engine.countCompletion();
+      const status: Status = { source: message.source, tag: message.tag, bytes: message.total };
+      receiver.complete(viewAs(message.kind, message.dest), status);
+      return;
+    }
+    this.deliverEager(receiver, message.source, message.tag, message.kind, message.dest, 0, message.total);
   }
 
   /**
@@ -461,6 +577,10 @@ export class Endpoint implements RequestDriver {
    */
   private onLinkClosed(link: Link, error: Error | undefined): void {
     const peerRank = link.peer;
+    // A closed sending connection loses what we owe the peer; a closed receiving one (after its
+    // last frame was delivered) what we expect from it. A ring pair carries both.
+    const sends = link.direction !== 'receive';
+    const receives = link.direction !== 'send';
     const reason = error?.message ?? 'the connection closed';
     const failure = (operation: string): TsmpiError =>
       new TsmpiError(ErrorCode.Transport, `the link to world rank ${peerRank} failed: ${reason}`, {
@@ -469,18 +589,27 @@ export class Endpoint implements RequestDriver {
         hint: `world rank ${peerRank} exited or failed: look for its error above`,
       });
     for (const send of [...this.sends.values()]) {
-      if (send.peer !== peerRank) continue;
+      if (!sends || send.peer !== peerRank) continue;
       this.sends.delete(send.id);
       send.request.fail(failure(send.request.operation));
       this.engine.release();
     }
     for (const [id, posted] of [...this.receives]) {
-      if (posted.peerWorld !== peerRank) continue;
+      if (!receives || posted.peerWorld !== peerRank) continue;
       this.receives.delete(id);
       posted.fail(failure(posted.operation));
     }
+    for (const [key, message] of [...this.incoming]) {
+      if (!receives || message.peer !== peerRank) continue;
+      this.incoming.delete(key);
+      message.receiver?.fail(failure(message.receiver.operation));
+      if (message.entry !== null) {
+        const queues = this.contexts.find((q) => q !== undefined && q.unexpected.indexOf(message.entry!) >= 0);
+        if (queues !== undefined) queues.unexpected.removeAt(queues.unexpected.indexOf(message.entry));
+      }
+    }
     const peer = this.peers[peerRank];
-    if (peer !== undefined) {
+    if (sends && peer !== undefined) {
       for (let i = peer.head; i < peer.queue.length; i++) {
         const job = peer.queue[i]!;
         if (job.request !== null) {
@@ -492,7 +621,7 @@ export class Endpoint implements RequestDriver {
       peer.head = 0;
     }
     for (const queues of this.contexts) {
-      if (queues === undefined) continue;
+      if (!receives || queues === undefined) continue;
       for (let i = 0; i < queues.posted.length; ) {
         const posted = queues.posted.at(i);
         if (posted.peerWorld === peerRank) {

@@ -3,19 +3,22 @@
  * {@link FRAME_HEADER_WORDS} Int32 words and a payload.
  *
  * ```
- * word  EAGER                RTS                  CTS                  DATA
- * 0     type | kind << 8     type | kind << 8     type                 type
+ * word  EAGER                RTS                  CTS                  DATA / EAGER_DATA
+ * 0     type | kind << 8     type | kind << 8     type                 type | SPLITTABLE
  * 1     context              context              -                    -
  * 2     source (comm rank)   source (comm rank)   -                    -
  * 3     tag                  tag                  -                    -
  * 4     payload bytes        0                    0                    payload bytes
  * 5     message bytes        message bytes        -                    offset in message
- * 6     sequence             sequence             receiver request id  receiver request id
- * 7     -                    sender request id    sender request id    -
+ * 6     sequence             sequence             receiver request id  receiver id / message id
+ * 7     message id           sender request id    sender request id    -
  * ```
- * EAGER carries a whole small message. RTS announces a large one; the receiver answers with CTS
- * once a receive matches (receiver request id -1: the receive failed, complete without data);
- * the sender then streams DATA frames straight into the matched receive's buffer.
+ * EAGER carries a whole small message, or the start of a pipelined one (message bytes larger
+ * than its payload: EAGER_DATA frames with the sender's message id carry the rest, on links
+ * whose eager limit exceeds one frame, such as TCP). RTS announces a large message; the receiver
+ * answers with CTS once a receive matches (receiver request id -1: the receive failed, complete
+ * without data); the sender then streams DATA frames straight into the matched receive's buffer.
+ * DATA and EAGER_DATA are FRAME_SPLITTABLE: a link may deliver them in pieces.
  */
 export { FRAME_HEADER_WORDS } from '../transport/link.js';
 
@@ -33,6 +36,7 @@ export const FrameType = {
   Rts: 2,
   Cts: 3,
   Data: 4,
+  EagerData: 5,
 } as const;
 
 export function frameType(word0: number): number {

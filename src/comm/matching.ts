@@ -37,6 +37,25 @@ export class ReceiveRequest extends Request<unknown> {
   }
 }
 
+/** A pipelined eager message still arriving (its frames after the first are on their way). */
+export interface IncomingMessage {
+  readonly key: number;
+  readonly source: number;
+  readonly tag: number;
+  readonly kind: number;
+  readonly total: number;
+  readonly peer: number;
+  received: number;
+  /** Where the bytes land: the matched receive's own buffer, or a buffer of ours. */
+  dest: Uint8Array | null;
+  /** True when `dest` is the matched receive's buffer (nothing left to copy at the end). */
+  direct: boolean;
+  /** The receive that takes it, once one matched. */
+  receiver: ReceiveRequest | null;
+  /** Its entry in the unexpected queue while no receive matched. */
+  entry: UnexpectedMessage | null;
+}
+
 /** A message that arrived before its receive. */
 export interface UnexpectedMessage {
   readonly source: number;
@@ -49,6 +68,8 @@ export interface UnexpectedMessage {
   /** World rank of the sender (where a CTS goes) and its request id. */
   readonly peer: number;
   readonly senderRequest: number;
+  /** Set while a pipelined eager message is still arriving into `data`. */
+  incoming?: IncomingMessage | undefined;
 }
 
 function matches(wantSource: number, wantTag: number, source: number, tag: number): boolean {

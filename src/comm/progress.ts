@@ -81,6 +81,17 @@ export class ProgressEngine {
     this.control.ring(this.slot);
   }
 
+  /**
+   * Event-driven links (sockets) delivered frames from their own events: settle the waiters
+   * they satisfied now, in this tick, rather than after the sleep loop's wake-up.
+   */
+  progressed(): void {
+    if (this.waiters.length === 0) return;
+    this.checkWaiters();
+    // The sleep loop, parked on the doorbell, ends (and clears its sleeping flag) once woken.
+    if (this.waiters.length === 0 && this.sleeping) this.kick();
+  }
+
   /** Keeps the thread alive until a matching {@link release} (pending sends, waiters). */
   retain(): void {
     if (this.keepAliveRefs++ === 0) this.keepAlive.ref();

@@ -122,6 +122,14 @@ export const tunables = {
     defaultValue: () => 64 * KIB,
     parse: (text) => parseByteSize('TSMPI_EAGER_LIMIT', text),
   } satisfies Tunable<number>,
+  tcpEagerLimit: {
+    env: 'TSMPI_TCP_EAGER_LIMIT',
+    description:
+      'Over TCP, messages up to this many bytes are sent eagerly (pipelined in frames when larger than one) without waiting for the receive; a receiver buffers them when they arrive unexpected. Larger ones use the rendezvous, which costs a round trip but lands the data straight in the posted buffer: on loopback 1 MiB ping-pong measured 1.2x raw Node with the rendezvous against 1-2x pipelined (an unexpected arrival costs an allocation and a second copy).',
+    defaultText: '64k',
+    defaultValue: () => 64 * 1024,
+    parse: (text) => parseByteSize('TSMPI_TCP_EAGER_LIMIT', text),
+  } satisfies Tunable<number>,
   chunkBytes: {
     env: 'TSMPI_CHUNK_BYTES',
     description: 'Payload bytes per frame when a large message streams through a ring.',

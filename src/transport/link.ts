@@ -27,11 +27,22 @@
 /** Header words of every frame (their meaning is the protocol's: see comm/frame-header.ts). */
 export const FRAME_HEADER_WORDS = 8;
 export const FRAME_HEADER_BYTES = FRAME_HEADER_WORDS * 4;
+/**
+ * A flag in header word 0: the frame's payload may reach the receiver in pieces (each with its
+ * `pieceOffset`), so a link may hand bytes on as they arrive instead of assembling the frame.
+ */
+export const FRAME_SPLITTABLE = 1 << 30;
 
 /** What a link says about itself; upper layers decide from these numbers, never from its kind. */
 export interface LinkLimits {
   /** Largest payload of one frame, in bytes. */
   readonly maxFramePayload: number;
+  /**
+   * Messages up to this size go eagerly, pipelined over several frames when larger than one; larger
+   * ones wait for their receive (rendezvous). Undefined: the endpoint's TSMPI_EAGER_LIMIT, capped
+   * at one frame (shared memory, where a receiver must not buffer large unexpected messages).
+   */
+  readonly eagerLimit?: number;
   /** One-way latency estimate, seconds. */
   readonly latency: number;
   /** Bandwidth estimate, bytes per second. */
@@ -49,6 +60,8 @@ export interface InboundFrame {
   bytes: Uint8Array;
   payloadOffset: number;
   payloadLength: number;
+  /** Where these bytes sit in the frame's payload (0 unless a FRAME_SPLITTABLE frame came in pieces). */
+  pieceOffset: number;
 }
 
 export interface LinkEvents {
@@ -63,6 +76,11 @@ export interface LinkEvents {
 export interface Link {
   /** World rank of the other end. */
   readonly peer: number;
+  /**
+   * Which way frames go: a socket link carries one direction (each rank sends on its own
+   * connection), a ring pair both. When a link closes, only what travels its way is lost.
+   */
+  readonly direction?: 'send' | 'receive';
   readonly limits: LinkLimits;
   /**
    * Writes a frame if there is room now. `header` holds {@link FRAME_HEADER_WORDS} words; the

@@ -22,6 +22,7 @@ export class LoopbackLink implements Link {
     bytes: new Uint8Array(0),
     payloadOffset: 0,
     payloadLength: 0,
+    pieceOffset: 0,
   };
 
   constructor(rank: number, events: LinkEvents) {

@@ -43,7 +43,7 @@ export class ShmLink implements Link {
       bandwidth: 15e9,
       polled: true,
     };
-    this.frame = { words: this.in.i32, headerIndex: 0, bytes: this.in.u8, payloadOffset: 0, payloadLength: 0 };
+    this.frame = { words: this.in.i32, headerIndex: 0, bytes: this.in.u8, payloadOffset: 0, payloadLength: 0, pieceOffset: 0 };
   }
 
   trySend(header: Int32Array, payload: Uint8Array | null, offset: number, length: number): boolean {

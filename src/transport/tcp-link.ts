@@ -19,14 +19,21 @@ import { FrameError, FrameParser, LENGTH_PREFIX_BYTES, writeFrameHead } from './
 
 /** Payloads up to this size are copied into the frame buffer; larger borrowed ones are not. */
 const COPY_LIMIT = 16 * 1024;
+/**
+ * Bytes a connection may hold in user space before `trySend` refuses. A socket's own
+ * high-water mark (16 KiB) would stop a 1 MiB message after its first frame and make every
+ * further frame wait for a 'drain' and a wake-up; borrowed frames cost no copy to queue.
+ */
+const BUFFER_LIMIT = 4 * 1024 * 1024;
 
-export function tcpLimits(maxFramePayload: number): LinkLimits {
-  return { maxFramePayload, latency: 40e-6, bandwidth: 3e9, polled: false };
+export function tcpLimits(maxFramePayload: number, eagerLimit: number): LinkLimits {
+  return { maxFramePayload, eagerLimit, latency: 40e-6, bandwidth: 3e9, polled: false };
 }
 
 /** The sending side of a connection to `peer`. */
 export class TcpSendLink implements Link {
   readonly peer: number;
+  readonly direction = 'send' as const;
   readonly limits: LinkLimits;
   private readonly events: LinkEvents;
   private socket: Socket | undefined;
@@ -101,7 +108,7 @@ export class TcpSendLink implements Link {
       room = socket.write(frame, this.flushed);
     }
     if (this.unflushed > 0) socket.ref();
-    if (!room) this.blocked = true;
+    if (!room && socket.writableLength >= BUFFER_LIMIT) this.blocked = true;
     return true;
   }
 
@@ -136,11 +143,12 @@ export class TcpSendLink implements Link {
 /** The receiving side of a connection from `peer` (accepted by this rank's listener). */
 export class TcpReceiveLink implements Link {
   readonly peer: number;
+  readonly direction = 'receive' as const;
   readonly limits: LinkLimits;
   private readonly socket: Socket;
   private readonly events: LinkEvents;
   private readonly parser: FrameParser;
-  private readonly frame: InboundFrame = { words: new Int32Array(FRAME_HEADER_WORDS), headerIndex: 0, bytes: new Uint8Array(0), payloadOffset: 0, payloadLength: 0 };
+  private readonly frame: InboundFrame = { words: new Int32Array(FRAME_HEADER_WORDS), headerIndex: 0, bytes: new Uint8Array(0), payloadOffset: 0, payloadLength: 0, pieceOffset: 0 };
   private closed = false;
 
   constructor(peer: number, limits: LinkLimits, socket: Socket, events: LinkEvents, first: Buffer, maxFrameBytes: number) {
@@ -149,11 +157,12 @@ export class TcpReceiveLink implements Link {
     this.socket = socket;
     this.events = events;
     socket.unref();
-    this.parser = new FrameParser(maxFrameBytes, (words, bytes, payloadOffset, payloadLength) => {
+    this.parser = new FrameParser(maxFrameBytes, (words, bytes, payloadOffset, payloadLength, pieceOffset) => {
       this.frame.words = words;
       this.frame.bytes = bytes;
       this.frame.payloadOffset = payloadOffset;
       this.frame.payloadLength = payloadLength;
+      this.frame.pieceOffset = pieceOffset;
       this.events.frame(this, this.frame);
     });
     socket.on('data', (chunk: Buffer) => this.receive(chunk));

@@ -25,6 +25,8 @@ export interface TcpTransportOptions {
   maxFramePayload: number;
   /** Largest frame accepted from a peer; larger ones close the connection. */
   maxFrameBytes: number;
+  /** Messages up to this size go eagerly over TCP (see TSMPI_TCP_EAGER_LIMIT). */
+  eagerLimit: number;
   /** Where refusals and connection problems are reported. */
   log: (line: string) => void;
 }
@@ -99,7 +101,7 @@ export class TcpTransport {
       ({ peer, rest }) => {
         socket.pause();
         const start = (): void => {
-          new TcpReceiveLink(peer, tcpLimits(this.options.maxFramePayload), socket, this.events!, rest, this.options.maxFrameBytes);
+          new TcpReceiveLink(peer, tcpLimits(this.options.maxFramePayload, this.options.eagerLimit), socket, this.events!, rest, this.options.maxFrameBytes);
           socket.resume();
         };
         if (this.events !== undefined) start();
@@ -120,7 +122,7 @@ export class TcpTransport {
 
   /** The sending link to `peer` (its connection opens now, in the background). */
   createLink(peer: number, events: LinkEvents): Link {
-    return new TcpSendLink(peer, tcpLimits(this.options.maxFramePayload), events, () => this.connect(peer));
+    return new TcpSendLink(peer, tcpLimits(this.options.maxFramePayload, this.options.eagerLimit), events, () => this.connect(peer));
   }
 
   private async connect(peer: number): Promise<Socket> {

@@ -17,6 +17,14 @@ for (const [np, mode] of [[2, ['--procs']], [3, ['--procs']], [4, ['--ranks-per-
   });
 }
 
+test('p2p semantics over TCP with pipelined eager messages (TSMPI_TCP_EAGER_LIMIT=8M)', { timeout: 300_000 }, async () => {
+  // Every large message of the suite (up to 3 MiB) then goes eagerly in several frames, expected
+  // or not: the unexpected ones are buffered and matched while still arriving.
+  const result = await tsmpi(['run', '-n', '3', '--procs', fixture('p2p-suite.ts')], { env: { TSMPI_TCP_EAGER_LIMIT: '8M' }, timeoutMs: 280_000 });
+  assert.equal(result.code, 0, explain(result));
+  assert.equal(count(result.stdout, 'p2p ok '), P2P_LINES, explain(result));
+});
+
 for (const [np, mode] of [[3, ['--procs']], [5, ['--ranks-per-proc', '2']]] as const) {
   test(`collectives over TCP: ${np} ranks, ${mode.join(' ')}`, { timeout: 300_000 }, async () => {
     const result = await tsmpi(['run', '-n', String(np), ...mode, fixture('cco-suite.ts')], { timeoutMs: 280_000 });

@@ -13,6 +13,7 @@ function encode(header: number[], payload: Uint8Array): Buffer {
   return out;
 }
 
+// Header word 0 decides splittability: both kinds are generated.
 const frame = fc.record({
   header: fc.array(fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 }), { minLength: FRAME_HEADER_WORDS, maxLength: FRAME_HEADER_WORDS }),
   payload: fc.uint8Array({ maxLength: 3000 }),
@@ -23,8 +24,18 @@ test('tcp frames: any chunking delivers every frame whole and in order', () => {
     fc.property(fc.array(frame, { maxLength: 20 }), fc.array(fc.integer({ min: 1, max: 500 }), { minLength: 1, maxLength: 50 }), (frames, cuts) => {
       const stream = Buffer.concat(frames.map((f) => encode(f.header, f.payload)));
       const got: { header: number[]; payload: Uint8Array }[] = [];
-      const parser = new FrameParser(1 << 20, (words, bytes, offset, length) => {
-        got.push({ header: Array.from(words), payload: Uint8Array.from(bytes.subarray(offset, offset + length)) });
+      const parser = new FrameParser(1 << 20, (words, bytes, offset, length, pieceOffset) => {
+        const piece = Uint8Array.from(bytes.subarray(offset, offset + length));
+        if (pieceOffset === 0) got.push({ header: Array.from(words), payload: piece });
+        else {
+          // A splittable frame arrives in pieces that continue the previous one.
+          const last = got[got.length - 1]!;
+          assert.equal(pieceOffset, last.payload.length, 'pieces arrive in order without gaps');
+          const joined = new Uint8Array(last.payload.length + piece.length);
+          joined.set(last.payload);
+          joined.set(piece, last.payload.length);
+          last.payload = joined;
+        }
       });
       let at = 0;
       for (let i = 0; at < stream.length; i++) {

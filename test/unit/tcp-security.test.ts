@@ -41,7 +41,7 @@ function recorder(): Recorder {
 }
 
 async function transport(rank: number, key: Buffer, logs: string[]): Promise<{ t: TcpTransport; address: TcpEndpointAddress; events: Recorder }> {
-  const t = new TcpTransport({ rank, secret: key, jobId: JOB, listenHost: '127.0.0.1', maxFramePayload: 65536, maxFrameBytes: 1 << 20, log: (l) => logs.push(l) });
+  const t = new TcpTransport({ rank, secret: key, jobId: JOB, listenHost: '127.0.0.1', maxFramePayload: 65536, maxFrameBytes: 1 << 20, eagerLimit: 1 << 20, log: (l) => logs.push(l) });
   const address = await t.listen();
   const events = recorder();
   t.attach(events);
@@ -78,7 +78,7 @@ test('tcp: authenticated ranks exchange frames in order; strangers and impostors
   const stranger = await rawConnect(b.address);
   stranger.write('GET / HTTP/1.1\r\nHost: x\r\n\r\n'.padEnd(64, ' '));
   // An impostor knows the protocol but not the secret.
-  const impostor = new TcpTransport({ rank: 0, secret: Buffer.alloc(32, 9), jobId: JOB, listenHost: '127.0.0.1', maxFramePayload: 65536, maxFrameBytes: 1 << 20, log: () => {} });
+  const impostor = new TcpTransport({ rank: 0, secret: Buffer.alloc(32, 9), jobId: JOB, listenHost: '127.0.0.1', maxFramePayload: 65536, maxFrameBytes: 1 << 20, eagerLimit: 1 << 20, log: () => {} });
   impostor.setPeers([undefined, b.address], Buffer.alloc(32, 9));
   const impostorEvents = recorder();
   const impostorLink = impostor.createLink(1, impostorEvents);
