@@ -44,6 +44,8 @@ export class TcpTransport {
   private readonly waiting: (() => void)[] = [];
   private addresses: readonly (TcpEndpointAddress | undefined)[] = [];
   private readonly sockets = new Set<Socket>();
+  /** Connections that arrived before this rank learnt the job secret. */
+  private readonly beforeSecret: (() => void)[] = [];
   /** Connections refused by the handshake (diagnostics and tests). */
   refused = 0;
 
@@ -78,6 +80,7 @@ export class TcpTransport {
   setPeers(addresses: readonly (TcpEndpointAddress | undefined)[], secret: Buffer): void {
     this.addresses = addresses;
     this.secret = secret;
+    for (const accept of this.beforeSecret.splice(0)) accept();
   }
 
   /** Hands over the endpoint's events; connections accepted before this wait paused. */
@@ -89,13 +92,13 @@ export class TcpTransport {
   private accept(socket: Socket): void {
     socket.setNoDelay(true);
     if (this.secret.length === 0) {
-      // Nobody may connect before the exchange has told this rank the job's secret.
-      this.refused++;
-      this.options.log(`tsmpi: rank ${this.rank} refused a connection from ${socket.remoteAddress}:${socket.remotePort}: it came before the address exchange`);
-      socket.destroy();
+      // A faster process already has the addresses; this one will know the secret in a moment
+      // (its host is delivering the same exchange): the handshake waits for it.
+      this.track(socket);
+      this.beforeSecret.push(() => this.accept(socket));
       return;
     }
-    this.track(socket);
+    if (!this.sockets.has(socket)) this.track(socket);
     const from = `${socket.remoteAddress}:${socket.remotePort}`;
     acceptHandshake(socket, this.secret, this.rank, this.tag).then(
       ({ peer, rest }) => {

@@ -81,3 +81,9 @@ test('a mapping file with an unknown id stops the job with the file and line', a
   assert.equal(result.code, 2, explain(result));
   assert.match(result.stderr, /bad\.txt:3: resource id 9 is not in this job of 4 processes/);
 });
+
+test('TSMPI_MEMORY_BALANCE=shared (one node-shared arena) runs the p2p suite', { timeout: 120_000 }, async () => {
+  const result = await tsmpi(['run', '-n', '3', fixture('p2p-suite.ts')], { env: { TSMPI_MEMORY_BALANCE: 'shared' } });
+  assert.equal(result.code, 0, explain(result));
+  assert.equal(result.stdout.split('\n').filter((l) => l.startsWith('p2p ok ')).length, 60, explain(result));
+});

@@ -53,3 +53,17 @@ test('--procs and --ranks-per-proc conflict with a clear error', async () => {
   assert.equal(result.code, 2);
   assert.match(result.stderr, /--procs and --ranks-per-proc conflict/);
 });
+
+for (const [connect, atInit] of [['lazy', 0], ['eager', 4]] as const) {
+  test(`TSMPI_TCP_CONNECT=${connect}: ${atInit} links at init`, { timeout: 60_000 }, async () => {
+    const result = await tsmpi(['run', '-n', '4', '--procs', fixture('links.ts')], { env: { TSMPI_TCP_CONNECT: connect } });
+    assert.equal(result.code, 0, explain(result));
+    const lines = result.stdout.trim().split('\n').map((l) => JSON.parse(l) as { rank: number; atInit: number; afterRing: number });
+    assert.equal(lines.length, 4);
+    for (const l of lines) {
+      assert.equal(l.atInit, atInit, `rank ${l.rank}`);
+      // Lazy: only the right neighbour (what comes from the left arrives on the left's own link).
+      assert.equal(l.afterRing, connect === 'lazy' ? 1 : 4, `rank ${l.rank}`);
+    }
+  });
+}
