@@ -34,7 +34,18 @@ function loaderFor(path: string): 'ts' | 'tsx' | 'js' {
   return ext === '.tsx' ? 'tsx' : TS_EXTENSIONS.has(ext) ? 'ts' : 'js';
 }
 
-export async function prepareApp(program: string, operation = 'tsmpi run'): Promise<PreparedApp> {
+export interface PrepareOptions {
+  /**
+   * Import 'tsmpi' from this installation's one-file runtime, never bundling a copy: the
+   * simulator loads the program once per rank and all ranks must share one tsmpi.
+   */
+  shareTsmpi?: boolean;
+}
+
+/** The runtime bundle this installation's `import 'tsmpi'` loads. */
+const tsmpiBundle = new URL('../tsmpi.js', import.meta.url).href;
+
+export async function prepareApp(program: string, operation = 'tsmpi run', options: PrepareOptions = {}): Promise<PreparedApp> {
   const path = resolve(program);
   try {
     readFileSync(path);
@@ -42,8 +53,8 @@ export async function prepareApp(program: string, operation = 'tsmpi run'): Prom
     throw new TsmpiError(ErrorCode.Arg, `cannot read the program ${program}`, { operation, hint: 'give the path of a .ts or .js file' });
   }
   const ext = extname(path);
-  if (JS_EXTENSIONS.has(ext)) return { url: pathToFileURL(path).href, path, mapStack: (stack) => stack, cleanup: () => {} };
-  if (!TS_EXTENSIONS.has(ext)) {
+  if (JS_EXTENSIONS.has(ext) && !options.shareTsmpi) return { url: pathToFileURL(path).href, path, mapStack: (stack) => stack, cleanup: () => {} };
+  if (!TS_EXTENSIONS.has(ext) && !JS_EXTENSIONS.has(ext)) {
     throw new TsmpiError(ErrorCode.Arg, `${program} is not a .ts, .mts, .tsx, .js or .mjs file`, { operation, hint: 'rename the program or give its compiled .js' });
   }
   const esbuild = await import('esbuild');
@@ -71,6 +82,7 @@ export async function prepareApp(program: string, operation = 'tsmpi run'): Prom
             // entry is not inside node_modules get bundled like the program's own files.
             build.onResolve({ filter: /^[^./]|^\.[^./]|^\.\.[^/]/ }, async (args) => {
               if (args.pluginData === 'tsmpi-resolving' || isBuiltin(args.path) || /^[a-z]+:/i.test(args.path)) return undefined;
+              if (options.shareTsmpi && args.path === 'tsmpi') return { path: tsmpiBundle, external: true };
               const found = await build.resolve(args.path, { kind: args.kind, resolveDir: args.resolveDir, importer: args.importer, pluginData: 'tsmpi-resolving' });
               if (found.errors.length > 0 || found.external) return undefined;
               if (/[\\/]node_modules[\\/]/.test(found.path) && !TS_EXTENSIONS.has(extname(found.path))) {

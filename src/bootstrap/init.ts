@@ -157,6 +157,15 @@ export async function init(): Promise<Communicator> {
     cache.set(RUNTIME, { world, endpoint: undefined, job: context.job, arenaBytes: 0, tcp: false } satisfies Runtime);
     return world;
   }
+  if (context.kind === 'sim') {
+    const settings = readSettings(process.env, { localRanks: 1, cores: availableParallelism(), remotePeers: true });
+    const endpoint = new Endpoint(context.transport, settings);
+    const group = new Int32Array(context.size);
+    for (let r = 0; r < context.size; r++) group[r] = r;
+    const world = new Communicator({ endpoint, context: 0, group, rank: context.rank, settings, selfContext: 2 });
+    cache.set(RUNTIME, { world, endpoint, job: context.job, arenaBytes: 0, tcp: false } satisfies Runtime);
+    return world;
+  }
   const settings = readSettings(process.env, { localRanks: context.localSize, cores: availableParallelism(), remotePeers: context.tcp !== undefined });
   const { transport, job } = await buildTransport(context, settings, channel);
   const endpoint = new Endpoint(transport, settings);
@@ -209,7 +218,7 @@ export async function finalize(): Promise<void> {
  */
 export function abort(code = 1, message = 'abort() called'): never {
   const { context, channel } = currentRank();
-  const rank = context?.kind === 'member' ? context.rank : -1;
+  const rank = context?.kind === 'member' || context?.kind === 'sim' ? context.rank : -1;
   channel?.post({ type: 'abort', rank, code, message });
   process.exit(code);
 }

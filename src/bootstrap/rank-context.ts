@@ -5,6 +5,7 @@
  * simulator) installs a resolver instead, which looks the context up per async call chain.
  */
 import type { ShmArenaDescriptor } from '../transport/shm-arena.js';
+import type { Transport } from '../transport/transport.js';
 import type { JobInfo } from './job-info.js';
 import type { RankRecord } from './rendezvous.js';
 
@@ -38,7 +39,16 @@ export interface NonMemberContext {
   readonly job: JobInfo;
 }
 
-export type RankContext = MemberContext | NonMemberContext;
+/** A rank of a simulated world (tsmpi sim): the simulator hands over a ready transport. */
+export interface SimContext {
+  readonly kind: 'sim';
+  readonly rank: number;
+  readonly size: number;
+  readonly transport: Transport;
+  readonly job: JobInfo;
+}
+
+export type RankContext = MemberContext | NonMemberContext | SimContext;
 
 /** How a rank talks to whatever hosts it (hang reports, abort, address exchange). */
 export interface LauncherChannel {

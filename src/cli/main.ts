@@ -8,6 +8,7 @@ import { registerBench } from './bench.js';
 import { registerExec } from './exec.js';
 import { registerInfo } from './info.js';
 import { registerRun } from './run.js';
+import { registerSim } from './sim.js';
 import { packageVersion } from './version.js';
 
 // A closed pipe (`tsmpi run ... | head`) ends output quietly instead of crashing the launcher.
@@ -26,6 +27,7 @@ const program = new Command('tsmpi')
 
 registerRun(program);
 registerExec(program);
+registerSim(program);
 registerInfo(program);
 registerBench(program);
 

@@ -312,6 +312,25 @@ export class Communicator {
     return alltoallv(this.#call('alltoallv'), data, sendCounts, recvCounts);
   }
 
+  // ---- computation (simulator) ---------------------------------------------------------------
+
+  /**
+   * Declares `seconds` of computation. Under `tsmpi sim` the rank's virtual clock moves on by that
+   * much (scaled by nothing: seconds are seconds); in a real run it does nothing (real work takes
+   * real time). Use it to model work a program does not perform, or with `--compute declared`.
+   */
+  compute(seconds: number): Promise<void> {
+    if (!(seconds >= 0)) throw this.#error(ErrorCode.Arg, `compute(${String(seconds)})`, 'compute', 'pass a number of seconds >= 0');
+    return this.#endpoint.engine.compute?.(seconds) ?? Promise.resolve();
+  }
+
+  /** Declares `flops` floating-point operations: their time on this rank's simulated host (see compute). */
+  computeFlops(flops: number): Promise<void> {
+    if (!(flops >= 0)) throw this.#error(ErrorCode.Arg, `computeFlops(${String(flops)})`, 'computeFlops', 'pass a number of operations >= 0');
+    const engine = this.#endpoint.engine;
+    return engine.compute?.(engine.flopsSeconds?.(flops) ?? 0) ?? Promise.resolve();
+  }
+
   // ---- communicators --------------------------------------------------------------------------
 
   /**

@@ -35,7 +35,7 @@ import {
   typeWord,
 } from './frame-header.js';
 import { MatchQueues, ReceiveRequest, type IncomingMessage, type UnexpectedMessage } from './matching.js';
-import { ProgressEngine } from './progress.js';
+import { ProgressEngine, type Progress } from './progress.js';
 import { Request, type RequestDescription, type RequestDriver, type Status } from './request.js';
 
 /** A frame waiting for room in its link. */
@@ -82,7 +82,7 @@ interface PeerState {
 export class Endpoint implements RequestDriver {
   readonly rank: number;
   readonly size: number;
-  readonly engine: ProgressEngine;
+  readonly engine: Progress;
   private readonly transport: Transport;
   private readonly settings: Settings;
   private readonly peers: (PeerState | undefined)[];
@@ -109,7 +109,10 @@ export class Endpoint implements RequestDriver {
     this.rank = transport.rank;
     this.size = transport.size;
     this.peers = new Array(transport.size);
-    this.engine = new ProgressEngine(this, transport.control, transport.slot, settings.spinMicros, settings.sleepLimitMs);
+    if (transport.createProgress !== undefined) this.engine = transport.createProgress(this, settings);
+    else if (transport.control !== undefined && transport.slot !== undefined) {
+      this.engine = new ProgressEngine(this, transport.control, transport.slot, settings.spinMicros, settings.sleepLimitMs);
+    } else throw new Error('a transport must offer a control area or its own progress');
     this.events = {
       frame: (link, frame) => this.onFrame(link, frame),
       drain: () => this.engine.kick(),
@@ -684,7 +687,7 @@ export class Endpoint implements RequestDriver {
 
   private pollLinks(lookForWriters: boolean): boolean {
     let progressed = false;
-    if ((lookForWriters || !this.writersKnown) && (!this.writersKnown || this.transport.control.writerCount(this.transport.slot) !== this.writersSeen)) {
+    if ((lookForWriters || !this.writersKnown) && (!this.writersKnown || (this.transport.writerCount?.() ?? 0) !== this.writersSeen)) {
       this.discoverWriters();
     }
     if (this.backlog.length > 0) {
@@ -703,7 +706,7 @@ export class Endpoint implements RequestDriver {
   }
 
   private discoverWriters(): void {
-    this.writersSeen = this.transport.control.writerCount(this.transport.slot);
+    this.writersSeen = this.transport.writerCount?.() ?? 0;
     this.writersKnown = this.transport.discoverWriters((peer) => {
       const state = this.peer(peer);
       if (peer !== this.rank) this.polled.push(state.link);

@@ -15,6 +15,35 @@
 import { ControlArea, RankState } from '../transport/control-block.js';
 import type { Request, RequestDescription } from './request.js';
 
+/**
+ * How an endpoint waits: the contract between the protocol engine and whatever drives time. The
+ * runtime's ProgressEngine (below) spins and sleeps on real threads; the simulator's SimProgress
+ * (src/sim/sim-progress.ts) parks waiters until virtual-time events satisfy them.
+ */
+export interface Progress {
+  /** Resolves once `condition()` holds. */
+  waitUntil(condition: () => boolean, description: RequestDescription): Promise<void>;
+  /** Polls until `request` is done or the spin budget is spent (never sleeps). */
+  spinFor(request: Request<unknown>): void;
+  /** Something outside the polled links changed: let the waiting loop look again. */
+  kick(): void;
+  /** Event-driven links delivered frames: settle the waiters they satisfied. */
+  progressed(): void;
+  countCompletion(): void;
+  /** Keeps the rank alive until a matching release (pending sends). */
+  retain(): void;
+  release(): void;
+  describeWaits(): RequestDescription[];
+  finish(): void;
+  /**
+   * Declared computation (the simulator: the rank's clock moves on by that much). The runtime
+   * has none: real computation takes real time.
+   */
+  compute?(seconds: number): Promise<void>;
+  /** Virtual seconds `flops` take on this rank's host (the simulator only). */
+  flopsSeconds?(flops: number): number;
+}
+
 export interface ProgressHost {
   /** Polls links and queues once; returns true when anything progressed. */
   poll(): boolean;
@@ -30,7 +59,7 @@ interface Waiter {
 
 const resolved = Promise.resolve();
 
-export class ProgressEngine {
+export class ProgressEngine implements Progress {
   private readonly host: ProgressHost;
   private readonly control: ControlArea;
   private readonly slot: number;

@@ -29,6 +29,10 @@ export class HybridTransport implements Transport {
     return this.shm.reaches(peer) ? this.shm.createLink(peer, events) : this.tcp.createLink(peer, events);
   }
 
+  writerCount(): number {
+    return this.shm.writerCount();
+  }
+
   discoverWriters(found: (peer: number) => void): boolean {
     return this.shm.discoverWriters(found);
   }

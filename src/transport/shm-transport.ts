@@ -41,6 +41,10 @@ export class ShmTransport implements Transport {
     return new ShmLink(this.arena, this.control, this.slot, peerSlot, peer, events);
   }
 
+  writerCount(): number {
+    return this.control.writerCount(this.slot);
+  }
+
   discoverWriters(found: (peer: number) => void): boolean {
     const count = this.control.writerCount(this.slot);
     while (this.knownWriters < count) {

@@ -4,6 +4,8 @@
  * processes), and it tells the endpoint which peers started writing to it, so the endpoint polls
  * only links that carry traffic. It also owns the doorbell the rank sleeps on.
  */
+import type { Progress, ProgressHost } from '../comm/progress.js';
+import type { Settings } from '../config/tunables.js';
 import type { ControlArea } from './control-block.js';
 import type { Link, LinkEvents } from './link.js';
 
@@ -11,9 +13,14 @@ export interface Transport {
   /** World rank of the rank this transport serves. */
   readonly rank: number;
   readonly size: number;
-  /** Control area and slot holding this rank's doorbell. */
-  readonly control: ControlArea;
-  readonly slot: number;
+  /** Control area and slot holding this rank's doorbell (real transports). */
+  readonly control?: ControlArea;
+  readonly slot?: number;
+  /**
+   * How the rank waits, when not the runtime's spin-then-sleep engine on `control` (the
+   * simulator's transport drives time itself).
+   */
+  createProgress?(host: ProgressHost, settings: Settings): Progress;
   /** Creates the link to `peer`; called at most once per peer. */
   createLink(peer: number, events: LinkEvents): Link;
   /**
@@ -21,6 +28,8 @@ export interface Transport {
    * Returns false when a registration was seen half-written (call again on the next poll).
    */
   discoverWriters(found: (peer: number) => void): boolean;
+  /** Number of writers registered so far (polled transports; a cheap change check). */
+  writerCount?(): number;
   /** Hands the endpoint's events to links the transport accepts itself (incoming sockets). */
   attach?(events: LinkEvents): void;
   close(): void;

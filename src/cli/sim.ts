@@ -1,0 +1,31 @@
+/**
+ * `tsmpi sim -n N app.ts`: runs a tsmpi program's ranks in virtual time on a modelled cluster.
+ */
+import type { Command } from 'commander';
+import { runSimulation, type SimCliOptions } from '../sim/cli-run.js';
+import { nonNegativeNumber, positiveInteger } from './options.js';
+
+export function registerSim(program: Command): void {
+  program
+    .command('sim')
+    .description('run a program (or a trace, or a workload) in virtual time on a modelled cluster')
+    .option('-n, --np <N>', 'number of ranks', positiveInteger('-n/--np'))
+    .option('--platform <file>', 'platform: JSON (docs/simulator.md) or SimGrid XML; default: a crossbar of identical hosts')
+    .option('--network <model>', 'network model: flow (max-min sharing) or delay (latency + size / bandwidth, no contention)', 'flow')
+    .option('--compute <mode>', 'measured (CPU time between calls, scaled by the host speed) or declared (only comm.compute())', 'measured')
+    .option('--ranks-per-host <K>', 'ranks placed on each host (block placement)', positiveInteger('--ranks-per-host'), 1)
+    .option('--replay <trace>', 'replay a SimGrid time-independent trace (a file, or a description file listing one per rank)')
+    .option('--workload <name>', 'run a generated workload (see --list-workloads)')
+    .option('--param <k=v...>', 'workload parameters', (v: string, prev: string[] = []) => [...prev, v], [])
+    .option('--list-workloads', 'list the workload generators', false)
+    .option('--seed <n>', 'random seed (workloads, policies)', nonNegativeNumber('--seed'), 1)
+    .option('--json <file>', 'write the summary as JSON')
+    .option('--trace <file>', 'write a Chrome trace (open it in Perfetto)')
+    .option('--quiet', 'no progress bar', false)
+    .argument('[program]', 'the program: a .ts or .js file')
+    .argument('[args...]', 'arguments for the program')
+    .passThroughOptions()
+    .action(async (programPath: string | undefined, args: string[], flags: SimCliOptions) => {
+      process.exitCode = await runSimulation(programPath, args, flags);
+    });
+}

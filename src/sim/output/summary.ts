@@ -1,0 +1,61 @@
+/**
+ * The summary of a simulation: makespan, per-rank compute and blocked time, message counts,
+ * per-link utilisation, and how fast the simulator ran.
+ */
+import type { SimRunResult } from '../program-runner.js';
+
+export interface SimSummary {
+  makespan: number;
+  ranks: number;
+  events: number;
+  wallSeconds: number;
+  eventsPerSecond: number;
+  compute: { min: number; mean: number; max: number };
+  blocked: { min: number; mean: number; max: number };
+  messages: number;
+  bytes: number;
+  perRank: { rank: number; compute: number; blocked: number; end: number; messages: number; bytes: number }[];
+  links?: { name: string; bytes: number; busy: number; utilisation: number }[];
+}
+
+function stats(values: number[]): { min: number; mean: number; max: number } {
+  if (values.length === 0) return { min: 0, mean: 0, max: 0 };
+  return { min: Math.min(...values), mean: values.reduce((a, b) => a + b, 0) / values.length, max: Math.max(...values) };
+}
+
+export function summarize(result: SimRunResult): SimSummary {
+  const perRank = result.ranks.map((r, rank) => ({ rank, compute: r.compute, blocked: r.blocked, end: r.end, messages: r.messagesSent, bytes: r.bytesSent }));
+  const links = result.network.linkReport?.().map((l) => ({ name: l.name, bytes: l.bytes, busy: l.busy, utilisation: result.makespan > 0 ? l.bytes / l.bandwidth / result.makespan : 0 }));
+  return {
+    makespan: result.makespan,
+    ranks: perRank.length,
+    events: result.events,
+    wallSeconds: result.wallSeconds,
+    eventsPerSecond: result.events / Math.max(result.wallSeconds, 1e-9),
+    compute: stats(perRank.map((r) => r.compute)),
+    blocked: stats(perRank.map((r) => r.blocked)),
+    messages: perRank.reduce((n, r) => n + r.messages, 0),
+    bytes: perRank.reduce((n, r) => n + r.bytes, 0),
+    perRank,
+    ...(links ? { links } : {}),
+  };
+}
+
+function seconds(s: number): string {
+  if (s === 0) return '0 s';
+  if (s < 1e-3) return `${(s * 1e6).toFixed(2)} us`;
+  if (s < 1) return `${(s * 1e3).toFixed(3)} ms`;
+  return `${s.toFixed(4)} s`;
+}
+
+export function printSummary(summary: SimSummary, out: (line: string) => void = (l) => void process.stdout.write(`${l}\n`)): void {
+  out(`makespan ${seconds(summary.makespan)} (${summary.makespan} s) on ${summary.ranks} ranks`);
+  out(`compute per rank: min ${seconds(summary.compute.min)}, mean ${seconds(summary.compute.mean)}, max ${seconds(summary.compute.max)}`);
+  out(`blocked per rank: min ${seconds(summary.blocked.min)}, mean ${seconds(summary.blocked.mean)}, max ${seconds(summary.blocked.max)}`);
+  out(`messages ${summary.messages} (frames, protocol included), ${summary.bytes} payload bytes`);
+  if (summary.links && summary.links.length > 0) {
+    const busiest = [...summary.links].sort((a, b) => b.utilisation - a.utilisation).slice(0, 5);
+    out(`busiest links: ${busiest.map((l) => `${l.name} ${(l.utilisation * 100).toFixed(1)}%`).join(', ')}`);
+  }
+  out(`simulated ${summary.events} events in ${summary.wallSeconds.toFixed(2)} s (${Math.round(summary.eventsPerSecond)} events/s)`);
+}

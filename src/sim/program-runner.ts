@@ -1,0 +1,173 @@
+/**
+ * Runs a tsmpi program in virtual time: every rank is the program's module, loaded once per rank
+ * (an import URL with the rank in its query gives each rank its own module instance), evaluated
+ * inside an AsyncLocalStorage context that `init()` reads, so the program's `await init()` gets
+ * that rank's communicator. tsmpi itself is loaded once and shared.
+ *
+ * The loop (see world.ts): take the earliest network event or rank to resume; after resuming a
+ * rank, let its JavaScript run until it waits in tsmpi again or its program ends (loading the
+ * module is asynchronous I/O, so "until the microtasks settle" would not do), then continue. When
+ * nothing is left and some ranks have not finished, they are deadlocked: each one's waits are
+ * reported.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { prepareApp } from '../bootstrap/app-loader.js';
+import type { JobInfo } from '../bootstrap/job-info.js';
+import { setRankResolver, type LauncherChannel, type RankContext } from '../bootstrap/rank-context.js';
+import { describeWait } from '../bootstrap/init.js';
+import { ErrorCode, TsmpiError } from '../comm/errors.js';
+import type { RequestDescription } from '../comm/request.js';
+import { Simulation } from './engine.js';
+import type { NetworkModel } from './network/model.js';
+import { SimFabric, SimTransport } from './sim-transport.js';
+import { SimWorld, type ComputeMode, type RankStats } from './world.js';
+
+export interface SimHosts {
+  readonly count: number;
+  readonly names: readonly string[];
+  /** Virtual seconds per real second of CPU on `host` at time `at` (1 / relative speed, load included). */
+  cpuScale(host: number, at: number): number;
+  /** Virtual seconds `flops` take on `host` from time `at`. */
+  flopsTime(host: number, at: number, flops: number): number;
+}
+
+export interface ProgramRunOptions {
+  program: string;
+  args: string[];
+  np: number;
+  hosts: SimHosts;
+  /** Host of each rank. */
+  hostOf: readonly number[];
+  /** Builds the network model on the run's simulation. */
+  network: (sim: Simulation) => NetworkModel;
+  computeMode: ComputeMode;
+  /** Called now and then with the progress of the run (for a progress bar). */
+  onProgress?: (p: { virtualTime: number; events: number; finished: number; ranks: number }) => void;
+}
+
+export interface SimRunResult {
+  makespan: number;
+  ranks: RankStats[];
+  events: number;
+  wallSeconds: number;
+  network: NetworkModel;
+  world: SimWorld;
+}
+
+interface RankStore {
+  context: RankContext;
+  channel?: LauncherChannel;
+  cache: Map<string, unknown>;
+}
+
+/** Checks (10 ms apart) for ranks in real timers or I/O before an idle world counts as deadlocked. */
+const IDLE_CHECKS = 100;
+
+export async function runProgram(options: ProgramRunOptions): Promise<SimRunResult> {
+  const started = performance.now();
+  const app = await prepareApp(options.program, 'tsmpi sim', { shareTsmpi: true });
+  const sim = new Simulation();
+  const network = options.network(sim);
+  const world = new SimWorld({
+    sim,
+    network,
+    hostOf: options.hostOf,
+    computeMode: options.computeMode,
+    cpuScale: (h, t) => options.hosts.cpuScale(h, t),
+    flopsTime: (h, t, f) => options.hosts.flopsTime(h, t, f),
+  });
+  const fabric = new SimFabric(world);
+  const als = new AsyncLocalStorage<RankStore>();
+  setRankResolver(() => als.getStore());
+  const job: JobInfo = {
+    launcher: 'threads',
+    jobId: `sim-${process.pid}`,
+    size: options.np,
+    first: 0,
+    count: options.np,
+    nodes: options.hosts.names,
+    nodeOfRank: options.hostOf,
+    localRankOf: options.hostOf.map(() => 0),
+    pids: options.hostOf.map(() => process.pid),
+    addresses: options.hostOf.map((h) => options.hosts.names[h] ?? ''),
+  };
+  const stores: RankStore[] = [];
+  const failures: { rank: number; error: unknown }[] = [];
+  let finished = 0;
+  process.argv = [process.execPath, app.path, ...options.args];
+  try {
+    for (let r = 0; r < options.np; r++) {
+      const simRank = world.ranks[r]!;
+      const store: RankStore = { context: { kind: 'sim', rank: r, size: options.np, transport: new SimTransport(fabric, r), job }, cache: new Map() };
+      stores.push(store);
+      world.beginSegment(simRank, 0);
+      const yielded = world.segmentEnd(simRank);
+      const evaluation = als.run(store, () => import(`${app.url}?tsmpi-rank=${r}`) as Promise<unknown>);
+      evaluation.then(
+        () => {
+          const end = simRank.running ? world.endSegment(simRank) : simRank.readyAt;
+          simRank.stats.end = end;
+          finished++;
+        },
+        (error: unknown) => {
+          failures.push({ rank: r, error });
+          if (simRank.running) world.endSegment(simRank);
+        },
+      );
+      await yielded;
+      if (failures.length > 0) break;
+    }
+    let lastReport = performance.now();
+    let idleChecks = 0;
+    while (failures.length === 0) {
+      // next() resolves the rank's waiter: its code runs from the microtask queue, after we
+      // have started waiting for its segment to end.
+      const next = world.next();
+      if (next === undefined) {
+        // Nothing scheduled: ranks may still be in real timers or I/O (outside virtual time).
+        if (finished + failures.length === options.np || idleChecks++ >= IDLE_CHECKS) break;
+        await new Promise((resolve) => setTimeout(resolve, 10));
+        continue;
+      }
+      idleChecks = 0;
+      if (next !== null) {
+        // The rank runs until it waits in tsmpi again, or until its microtasks settle with it
+        // still waiting on earlier requests (Promise.all of several waits).
+        await Promise.race([world.segmentEnd(next), new Promise<void>((resolve) => setImmediate(resolve))]);
+        if (next.running) world.endSegment(next);
+      }
+      if (options.onProgress && performance.now() - lastReport > 200) {
+        lastReport = performance.now();
+        options.onProgress({ virtualTime: sim.now(), events: sim.processed, finished, ranks: options.np });
+      }
+    }
+    options.onProgress?.({ virtualTime: sim.now(), events: sim.processed, finished, ranks: options.np });
+    if (failures.length > 0) {
+      const { rank, error } = failures[0]!;
+      const text = app.mapStack(error instanceof Error ? (error.stack ?? String(error)) : String(error));
+      throw new TsmpiError(ErrorCode.Aborted, `rank ${rank} failed in the simulation:\n${text}`, {
+        rank,
+        operation: 'tsmpi sim',
+        hint: 'the program fails as it would in a real run: fix it and simulate again',
+        cause: error,
+      });
+    }
+    const stuck = world.ranks.filter((r) => Number.isNaN(r.stats.end));
+    if (stuck.length > 0) {
+      const lines = stuck.slice(0, 32).map((r) => {
+        const runtime = stores[r.rank]!.cache.get('runtime') as { endpoint?: { engine: { describeWaits(): RequestDescription[] } } } | undefined;
+        const waits = runtime?.endpoint?.engine.describeWaits() ?? [];
+        return `  rank ${r.rank}: ${waits.length > 0 ? waits.map(describeWait).join('; ') : 'not waiting in tsmpi (an external promise?)'}`;
+      });
+      throw new TsmpiError(ErrorCode.Hang, `the simulation stopped at ${sim.now()} s with ${stuck.length} rank(s) still waiting (a deadlock):\n${lines.join('\n')}`, {
+        operation: 'tsmpi sim',
+        hint: 'the same program deadlocks in a real run: check the matching of sends and receives',
+      });
+    }
+  } finally {
+    setRankResolver(undefined);
+    app.cleanup();
+  }
+  const makespan = Math.max(0, ...world.ranks.map((r) => r.stats.end));
+  return { makespan, ranks: world.ranks.map((r) => r.stats), events: sim.processed, wallSeconds: (performance.now() - started) / 1000, network, world };
+}

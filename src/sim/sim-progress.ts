@@ -1,0 +1,129 @@
+/**
+ * How a simulated rank waits (the Progress contract of src/comm/progress.ts). Waiting ends the
+ * rank's segment: the world then runs other ranks and network events, and resumes this one at
+ * the virtual time an arrival satisfied one of its waiters. A poll (test, iprobe) runs the network
+ * events due by the rank's own clock, so it sees what has arrived by then; a rank that polls in a
+ * loop without ever awaiting would stop the whole world, so after many fruitless polls its clock
+ * moves on by a small quantum (as SMPI does for MPI_Test), and past a bound it is an error.
+ */
+import { ErrorCode, TsmpiError } from '../comm/errors.js';
+import type { Progress, ProgressHost } from '../comm/progress.js';
+import type { Request, RequestDescription } from '../comm/request.js';
+import type { SimRank, SimWorld } from './world.js';
+
+interface Waiter {
+  condition: () => boolean;
+  resolve: () => void;
+  description: RequestDescription;
+}
+
+const resolved = Promise.resolve();
+/** Virtual seconds a fruitless poll moves the rank's clock on (SMPI's smpi/test default: 1e-4). */
+const POLL_QUANTUM = 1e-6;
+const POLLS_BEFORE_QUANTUM = 16;
+const MAX_POLL_SECONDS = 3600;
+
+export class SimProgress implements Progress {
+  private readonly world: SimWorld;
+  private readonly rank: SimRank;
+  private readonly host: ProgressHost;
+  private waiters: Waiter[] = [];
+  private fruitless = 0;
+  private polledTime = 0;
+
+  constructor(world: SimWorld, rank: SimRank, host: ProgressHost) {
+    this.world = world;
+    this.rank = rank;
+    this.host = host;
+    rank.onArrival = () => this.progressed();
+  }
+
+  waitUntil(condition: () => boolean, description: RequestDescription): Promise<void> {
+    if (condition()) return resolved;
+    this.spinNetwork();
+    if (condition()) return resolved;
+    return new Promise<void>((resolve) => {
+      this.waiters.push({ condition, resolve, description });
+      if (this.rank.running) {
+        this.rank.blockedSince = this.world.endSegment(this.rank);
+        // An arrival may already be due by the rank's clock: look once more.
+        this.progressed();
+      }
+    });
+  }
+
+  /** A poll: run the network events due by this rank's clock, moving it on after fruitless polls. */
+  spinFor(request: Request<unknown>): void {
+    this.spinNetwork();
+    if (request.done) {
+      this.fruitless = 0;
+      return;
+    }
+    if (++this.fruitless >= POLLS_BEFORE_QUANTUM && this.rank.running) {
+      this.world.declareCompute(this.rank, POLL_QUANTUM);
+      this.polledTime += POLL_QUANTUM;
+      if (this.polledTime > MAX_POLL_SECONDS) {
+        throw new TsmpiError(ErrorCode.Hang, `rank ${this.rank.rank} polled for ${MAX_POLL_SECONDS} s of virtual time without awaiting`, {
+          rank: this.rank.rank,
+          operation: 'test',
+          hint: 'in the simulator other ranks run only while this one awaits: await between polls (or use wait())',
+        });
+      }
+      this.spinNetwork();
+    }
+  }
+
+  private spinNetwork(): void {
+    if (this.rank.running) this.world.advanceNetwork(this.world.rankNow(this.rank));
+    this.host.poll();
+  }
+
+  /**
+   * Protocol work arrived (a CTS starts a stream): the endpoint acts on it now, at the current
+   * virtual time, as a NIC would, whether or not the rank's code is running.
+   */
+  kick(): void {
+    this.host.poll();
+    this.progressed();
+  }
+
+  /** Frames arrived or a send completed: resume the rank if a waiter is now satisfied. */
+  progressed(): void {
+    if (this.waiters.length === 0 || this.rank.running || this.rank.resume !== null) return;
+    const waiters = this.waiters;
+    let kept = 0;
+    const ready: Waiter[] = [];
+    for (const w of waiters) {
+      if (w.condition()) ready.push(w);
+      else waiters[kept++] = w;
+    }
+    if (ready.length === 0) return;
+    waiters.length = kept;
+    this.fruitless = 0;
+    this.rank.resume = () => {
+      for (const w of ready) w.resolve();
+    };
+    this.world.wake(this.rank, this.world.sim.now());
+  }
+
+  countCompletion(): void {}
+  retain(): void {}
+  release(): void {}
+
+  describeWaits(): RequestDescription[] {
+    return this.waiters.map((w) => w.description);
+  }
+
+  finish(): void {}
+
+  flopsSeconds(flops: number): number {
+    return this.world.flopsTime(this.rank, flops);
+  }
+
+  /** Declared compute: the rank's clock moves on by `seconds` (it waits for it, like a sleep). */
+  compute(seconds: number): Promise<void> {
+    if (seconds <= 0) return resolved;
+    this.world.declareCompute(this.rank, seconds);
+    return resolved;
+  }
+}

@@ -1,0 +1,152 @@
+/**
+ * The simulated transport: links whose frames cross the modelled network in virtual time.
+ * A frame sent at the sender's clock enters the network model then (an event), and is handed to
+ * the receiver's endpoint when the model says its last byte arrived. Frames of one pair are
+ * delivered in the order they were sent (a later small frame never overtakes an earlier large
+ * one), as on a real connection. The link takes every frame at once (no backpressure): the
+ * model's bandwidth sharing is what delays them.
+ */
+import type { Progress, ProgressHost } from '../comm/progress.js';
+import type { Settings } from '../config/tunables.js';
+import { FRAME_HEADER_BYTES, FRAME_HEADER_WORDS, type InboundFrame, type Link, type LinkEvents, type LinkLimits } from '../transport/link.js';
+import type { Transport } from '../transport/transport.js';
+import { SimProgress } from './sim-progress.js';
+import type { SimRank, SimWorld } from './world.js';
+
+/** What a rank's transport needs to know of the others: their events, once their endpoint exists. */
+export class SimFabric {
+  readonly world: SimWorld;
+  readonly events: (LinkEvents | undefined)[];
+  /** Links holding frames for a rank whose endpoint does not exist yet (it has not called init). */
+  readonly waitingFor: Set<SimLink>[];
+  /** Rail a frame of a given size takes (the multi-rail layer replaces this later). */
+  railOf: (bytes: number) => number = () => 0;
+
+  constructor(world: SimWorld) {
+    this.world = world;
+    this.events = new Array(world.ranks.length);
+    this.waitingFor = world.ranks.map(() => new Set<SimLink>());
+  }
+
+  /** A rank's endpoint exists: hand it the frames that arrived before. */
+  attach(rank: number, events: LinkEvents): void {
+    this.events[rank] = events;
+    for (const link of this.waitingFor[rank]!) link.deliverInOrder();
+    this.waitingFor[rank]!.clear();
+  }
+}
+
+interface PairState {
+  /** Next sequence number to send and to deliver. */
+  nextSend: number;
+  nextDeliver: number;
+  arrived: Map<number, { words: Int32Array; bytes: Uint8Array }>;
+}
+
+/** Very large frames: one rendezvous payload is one flow. */
+const SIM_FRAME_PAYLOAD = 1 << 30;
+
+export class SimLink implements Link {
+  readonly peer: number;
+  readonly limits: LinkLimits;
+  private readonly fabric: SimFabric;
+  private readonly from: SimRank;
+  private readonly to: SimRank;
+  private readonly pair: PairState = { nextSend: 0, nextDeliver: 0, arrived: new Map() };
+  private readonly frame: InboundFrame = { words: new Int32Array(FRAME_HEADER_WORDS), headerIndex: 0, bytes: new Uint8Array(0), payloadOffset: 0, payloadLength: 0, pieceOffset: 0 };
+  private readonly reverse: { peer: number };
+
+  constructor(fabric: SimFabric, from: SimRank, to: SimRank, eagerLimit: number) {
+    this.fabric = fabric;
+    this.from = from;
+    this.to = to;
+    this.peer = to.rank;
+    this.limits = { maxFramePayload: SIM_FRAME_PAYLOAD, eagerLimit, latency: 1e-6, bandwidth: 1e9, polled: false };
+    // Frames reach the receiver as coming from `from`.
+    this.reverse = { peer: from.rank };
+  }
+
+  trySend(header: Int32Array, payload: Uint8Array | null, offset: number, length: number): boolean {
+    const world = this.fabric.world;
+    const words = header.slice(0, FRAME_HEADER_WORDS);
+    const bytes = payload === null || length === 0 ? new Uint8Array(0) : payload.slice(offset, offset + length);
+    const seq = this.pair.nextSend++;
+    const wire = FRAME_HEADER_BYTES + length;
+    this.from.stats.messagesSent++;
+    this.from.stats.bytesSent += length;
+    const sentAt = world.rankNow(this.from);
+    const rail = this.fabric.railOf(wire);
+    world.sim.at(sentAt, () => {
+      world.network.send(this.from.host, this.to.host, wire, rail, () => {
+        this.pair.arrived.set(seq, { words, bytes });
+        this.deliverInOrder();
+      });
+    });
+    return true;
+  }
+
+  /** Hands the receiver every frame that arrived, in send order. */
+  deliverInOrder(): void {
+    const events = this.fabric.events[this.to.rank];
+    if (events === undefined) {
+      this.fabric.waitingFor[this.to.rank]!.add(this);
+      return;
+    }
+    let delivered = false;
+    for (;;) {
+      const next = this.pair.arrived.get(this.pair.nextDeliver);
+      if (next === undefined) break;
+      this.pair.arrived.delete(this.pair.nextDeliver++);
+      this.frame.words = next.words;
+      this.frame.bytes = next.bytes;
+      this.frame.payloadLength = next.bytes.length;
+      events.frame(this.reverse as Link, this.frame);
+      delivered = true;
+    }
+    if (delivered) events.arrived(this.reverse as Link);
+  }
+
+  poll(): number {
+    return 0;
+  }
+
+  bytesInFlight(): number {
+    return 0;
+  }
+
+  close(): void {}
+}
+
+export class SimTransport implements Transport {
+  readonly rank: number;
+  readonly size: number;
+  private readonly fabric: SimFabric;
+  private readonly simRank: SimRank;
+
+  constructor(fabric: SimFabric, rank: number) {
+    this.fabric = fabric;
+    this.rank = rank;
+    this.size = fabric.world.ranks.length;
+    this.simRank = fabric.world.ranks[rank]!;
+  }
+
+  createProgress(host: ProgressHost, _settings: Settings): Progress {
+    // init() is being called: what came before was loading the program, not running it.
+    this.fabric.world.restartMeter(this.simRank);
+    return new SimProgress(this.fabric.world, this.simRank, host);
+  }
+
+  createLink(peer: number, _events: LinkEvents): Link {
+    return new SimLink(this.fabric, this.simRank, this.fabric.world.ranks[peer]!, 64 * 1024);
+  }
+
+  discoverWriters(): boolean {
+    return true;
+  }
+
+  attach(events: LinkEvents): void {
+    this.fabric.attach(this.rank, events);
+  }
+
+  close(): void {}
+}
