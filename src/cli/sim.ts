@@ -14,6 +14,7 @@ export function registerSim(program: Command): void {
     .option('--network <model>', 'network model: flow (max-min sharing) or delay (latency + size / bandwidth, no contention)', 'flow')
     .option('--compute <mode>', 'measured (CPU time between calls, scaled by the host speed) or declared (only comm.compute())', 'measured')
     .option('--ranks-per-host <K>', 'ranks placed on each host (block placement)', positiveInteger('--ranks-per-host'), 1)
+    .option('--reference-speed <flops>', 'flop/s of this machine: measured CPU time counts reference / host speed times as long', nonNegativeNumber('--reference-speed'), 1e9)
     .option('--replay <trace>', 'replay a SimGrid time-independent trace (a file, or a description file listing one per rank)')
     .option('--workload <name>', 'run a generated workload (see --list-workloads)')
     .option('--param <k=v...>', 'workload parameters', (v: string, prev: string[] = []) => [...prev, v], [])

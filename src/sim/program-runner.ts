@@ -41,6 +41,8 @@ export interface ProgramRunOptions {
   /** Builds the network model on the run's simulation. */
   network: (sim: Simulation) => NetworkModel;
   computeMode: ComputeMode;
+  /** Record every rank's compute and blocked spans (for a timeline). */
+  record?: boolean;
   /** Called now and then with the progress of the run (for a progress bar). */
   onProgress?: (p: { virtualTime: number; events: number; finished: number; ranks: number }) => void;
 }
@@ -76,6 +78,7 @@ export async function runProgram(options: ProgramRunOptions): Promise<SimRunResu
     cpuScale: (h, t) => options.hosts.cpuScale(h, t),
     flopsTime: (h, t, f) => options.hosts.flopsTime(h, t, f),
   });
+  if (options.record) world.spans = [];
   const fabric = new SimFabric(world);
   const als = new AsyncLocalStorage<RankStore>();
   setRankResolver(() => als.getStore());

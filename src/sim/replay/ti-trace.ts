@@ -1,0 +1,400 @@
+/**
+ * Reading and writing SimGrid time-independent (TI) traces: `<rank> <action> <args...>` per line
+ * (the accepted actions and argument forms are listed in actions.ts). Blank lines and lines that
+ * start with `#` are skipped, as SimGrid's reader does. Every error names `file:line` and says
+ * what to write instead.
+ *
+ * Two layouts, as `smpirun -replay` takes them:
+ * - one file holding the lines of every rank, in any interleaving;
+ * - a description file listing one trace file per line, the i-th for rank i (paths relative to
+ *   the description's folder, else to the working directory as SimGrid has it). Each rank's file
+ *   still starts every line with the rank; lines for other ranks are skipped, as SimGrid does.
+ *
+ * The writer emits SimGrid's current argument order (send/recv with a tag, wait/test with
+ * src dst tag), lower-case names and sizes in bytes with no datatype column, so the output
+ * replays in SimGrid as it does here, and `parseTiTrace(formatTiTrace(x))` gives x back.
+ */
+import { access, readFile } from 'node:fs/promises';
+import { dirname, isAbsolute, resolve } from 'node:path';
+import { ErrorCode, TsmpiError } from '../../comm/errors.js';
+import { ACTION_OPS, ANY_SOURCE, ANY_TAG, type Action } from './actions.js';
+import {
+  DEFAULT_DATATYPE_SIZE, INIT_ARG_DATATYPE_SIZE, SMPI_ANY_SOURCE, SMPI_ANY_TAG, SMPI_DATATYPE_SIZES,
+  formatNumber, meaningfulLines, parseDecimal, parseInteger,
+} from './ti-tokens.js';
+
+export interface ParseOptions {
+  /** World size, which the v-collectives need (one count per rank). Default: highest rank + 1. */
+  worldSize?: number;
+  /** Keep only this rank's lines (a per-rank file of the split layout); skip the others. */
+  rank?: number;
+}
+
+const OPERATION = 'parse TI trace';
+const P2P_FORM = '<peer> <tag> <count> [datatype] (or <peer> <count> as in traces before SimGrid 3.22)';
+
+interface Outstanding { src: number; dst: number; tag: number }
+interface RankState { dtype: number; outstanding: Outstanding[] }
+
+/** One line being read, with the helpers that turn its arguments into values or errors. */
+class Line {
+  private readonly where: string;
+  private readonly args: string[];
+  readonly name: string;
+  readonly rank: number;
+  readonly world: number;
+
+  constructor(source: string, no: number, rank: number, tokens: string[], world: number) {
+    this.where = `${source}:${no}`;
+    this.rank = rank;
+    this.name = tokens[1]!.toLowerCase();
+    this.args = tokens.slice(2);
+    this.world = world;
+  }
+
+  get count(): number {
+    return this.args.length;
+  }
+
+  fail(message: string, hint: string): never {
+    throw new TsmpiError(ErrorCode.Config, `${this.where}: ${message}`, { operation: OPERATION, hint });
+  }
+
+  arity(min: number, max: number, form: string): void {
+    if (this.args.length < min || this.args.length > max) {
+      const got = this.args.length === 1 ? '1 argument' : `${this.args.length} arguments`;
+      this.fail(`${this.name} takes ${form}, got ${got}`, `write "${this.rank} ${this.name} ${form}"`);
+    }
+  }
+
+  text(i: number): string {
+    return this.args[i]!;
+  }
+
+  int(i: number, what: string, min = -Infinity, max = Infinity): number {
+    const value = parseInteger(this.args[i]!);
+    if (value === undefined || value < min || value > max) {
+      const range = max === Infinity ? (min === -Infinity ? 'an integer' : `an integer >= ${min}`) : `an integer in ${min}..${max}`;
+      this.fail(`${this.name}: ${what} must be ${range}, got "${this.args[i]}"`, `argument ${i + 1} of ${this.name} is the ${what}`);
+    }
+    return value;
+  }
+
+  /** A rank of the world; with `any`, also -1 or SMPI's -555 for any source. */
+  peer(i: number, what: string, any = false): number {
+    const value = this.int(i, what);
+    if (any && (value === ANY_SOURCE || value === SMPI_ANY_SOURCE)) return ANY_SOURCE;
+    if (value < 0 || value >= this.world) {
+      this.fail(`${this.name}: ${what} ${value} is not a rank of this ${this.world}-rank trace`, `ranks are 0..${this.world - 1}${any ? '; -555 (MPI_ANY_SOURCE) means any source' : ''}`);
+    }
+    return value;
+  }
+
+  tag(i: number, any: boolean): number {
+    const value = this.int(i, 'tag');
+    if (any && (value === ANY_TAG || value === SMPI_ANY_TAG)) return ANY_TAG;
+    if (value < 0) this.fail(`${this.name}: tag must be >= 0, got ${value}`, any ? 'use -444 (MPI_ANY_TAG) for any tag' : 'MPI tags are non-negative');
+    return value;
+  }
+
+  /** A non-negative decimal (a count, flops or seconds). */
+  amount(i: number, what: string): number {
+    const value = parseDecimal(this.args[i]!);
+    if (value === undefined || value < 0) {
+      this.fail(`${this.name}: ${what} must be a non-negative number, got "${this.args[i]}"`, `argument ${i + 1} of ${this.name} is the ${what}, e.g. 1e6`);
+    }
+    return value === 0 ? 0 : value;
+  }
+
+  /** A receive's count: any number; zero or less means "size unknown" (SimGrid probes) and reads as 0. */
+  receiveCount(i: number): number {
+    const value = parseDecimal(this.args[i]!);
+    if (value === undefined) this.fail(`${this.name}: count must be a number, got "${this.args[i]}"`, `argument ${i + 1} of ${this.name} is the count, e.g. 1e6 (0 or less: size unknown)`);
+    return value > 0 ? value : 0;
+  }
+
+  /** The size of the datatype named at argument i, or the rank's default when there is none. */
+  dtype(i: number, state: RankState): number {
+    if (i >= this.args.length) return state.dtype;
+    const id = parseInteger(this.args[i]!);
+    const known = id === undefined ? undefined : SMPI_DATATYPE_SIZES.get(id);
+    if (known === undefined) {
+      this.fail(`${this.name}: unknown datatype id "${this.args[i]}"`, 'SMPI datatype ids: 0 double, 1 int, 2 char, 3 short, 4 long, 5 float, 6 byte, ... 37; leave it out for the default');
+    }
+    return known.size;
+  }
+
+  /** n integer counts from argument `start` on (SimGrid reads these with stoi). */
+  counts(start: number, n: number, what: string): number[] {
+    const out: number[] = [];
+    for (let k = 0; k < n; k++) out.push(this.int(start + k, `${what} ${k}`, 0));
+    return out;
+  }
+}
+
+/** Reads one TI trace text: the lines of one or several ranks. Every rank below the world size gets an entry. */
+export function parseTiTrace(text: string, source: string, options: ParseOptions = {}): Map<number, Action[]> {
+  const lines = meaningfulLines(text);
+  let maxRank = -1;
+  const ranks: number[] = [];
+  for (const { no, tokens } of lines) {
+    const rank = parseInteger(tokens[0]!);
+    if (rank === undefined || rank < 0) {
+      throw new TsmpiError(ErrorCode.Config, `${source}:${no}: a line must start with a rank (an integer >= 0), got "${tokens[0]}"`, { operation: OPERATION, hint: 'write "<rank> <action> <args...>", e.g. "0 compute 1e9"' });
+    }
+    if (tokens.length < 2) {
+      throw new TsmpiError(ErrorCode.Config, `${source}:${no}: rank ${rank} has no action`, { operation: OPERATION, hint: `write "<rank> <action> <args...>"; actions: ${ACTION_OPS.join(', ')}` });
+    }
+    ranks.push(rank);
+    if (rank > maxRank) maxRank = rank;
+  }
+  const world = options.worldSize ?? maxRank + 1;
+  const out = new Map<number, Action[]>();
+  const states = new Map<number, RankState>();
+  if (options.rank === undefined) {
+    for (let r = 0; r < world; r++) out.set(r, []);
+  } else {
+    out.set(options.rank, []);
+  }
+  for (let k = 0; k < lines.length; k++) {
+    const { no, tokens } = lines[k]!;
+    const rank = ranks[k]!;
+    if (options.rank !== undefined && rank !== options.rank) continue;
+    const line = new Line(source, no, rank, tokens, world);
+    if (rank >= world) line.fail(`rank ${rank} is outside the ${world}-rank world`, `this trace is read as ${world} ranks; its lines must start with 0..${world - 1}`);
+    let state = states.get(rank);
+    if (state === undefined) {
+      state = { dtype: DEFAULT_DATATYPE_SIZE, outstanding: [] };
+      states.set(rank, state);
+    }
+    out.get(rank)!.push(parseAction(line, state));
+  }
+  return out;
+}
+
+function parseAction(line: Line, state: RankState): Action {
+  const n = line.world;
+  const me = line.rank;
+  switch (line.name) {
+    case 'init':
+      line.arity(0, 1, '[default-is-double]');
+      if (line.count === 1) state.dtype = INIT_ARG_DATATYPE_SIZE;
+      return { op: 'init' };
+    case 'finalize':
+    case 'barrier':
+    case 'waitall':
+      line.arity(0, 0, '(no arguments)');
+      if (line.name === 'waitall') state.outstanding.length = 0;
+      return { op: line.name };
+    case 'comm_split':
+    case 'comm_dup':
+      return { op: line.name };
+    case 'comm_size':
+      line.arity(1, 1, '<size>');
+      return { op: 'comm_size', size: line.int(0, 'size', 1) };
+    case 'location':
+      line.arity(2, 2, '<file> <line>');
+      return { op: 'location', file: line.text(0), line: line.int(1, 'line', 0) };
+    case 'compute':
+      line.arity(1, 1, '<flops>');
+      return { op: 'compute', flops: line.amount(0, 'flops') };
+    case 'sleep':
+      line.arity(1, 1, '<seconds>');
+      return { op: 'sleep', seconds: line.amount(0, 'seconds') };
+    case 'send':
+    case 'isend':
+    case 'recv':
+    case 'irecv': {
+      const isRecv = line.name === 'recv' || line.name === 'irecv';
+      line.arity(2, 4, P2P_FORM);
+      const legacy = line.count === 2;
+      const peer = line.peer(0, isRecv ? 'source' : 'destination', isRecv);
+      const tag = legacy ? 0 : line.tag(1, isRecv);
+      const count = isRecv ? line.receiveCount(legacy ? 1 : 2) : line.amount(legacy ? 1 : 2, 'count');
+      const bytes = count * line.dtype(legacy ? 2 : 3, state);
+      if (line.name === 'isend') state.outstanding.push({ src: me, dst: peer, tag });
+      if (line.name === 'irecv') state.outstanding.push({ src: peer, dst: me, tag });
+      return isRecv ? { op: line.name as 'recv' | 'irecv', src: peer, tag, bytes } : { op: line.name as 'send' | 'isend', dst: peer, tag, bytes };
+    }
+    case 'wait':
+    case 'test': {
+      const op = line.name;
+      line.arity(0, 3, '<src> <dst> <tag> (or nothing, for the last isend/irecv, as in traces before SimGrid 3.22)');
+      if (line.count === 0) {
+        const last = state.outstanding[state.outstanding.length - 1];
+        if (last === undefined) line.fail(`${op} not preceded by any isend or irecv`, `rank ${me} has no outstanding request here; remove the ${op} or add the isend/irecv it completes`);
+        if (op === 'wait') state.outstanding.pop();
+        return { op, ...last };
+      }
+      line.arity(3, 3, '<src> <dst> <tag>');
+      const key = { src: line.peer(0, 'source', true), dst: line.peer(1, 'destination'), tag: line.tag(2, true) };
+      const at = state.outstanding.findIndex((o) => o.src === key.src && o.dst === key.dst && o.tag === key.tag);
+      if (op === 'wait' && at >= 0) state.outstanding.splice(at, 1);
+      return { op, ...key };
+    }
+    case 'bcast':
+      line.arity(1, 3, '<count> [root [datatype]]');
+      return { op: 'bcast', bytes: line.amount(0, 'count') * line.dtype(2, state), root: line.count > 1 ? line.peer(1, 'root') : 0 };
+    case 'reduce':
+      line.arity(2, 4, '<count> <flops> [root [datatype]]');
+      return { op: 'reduce', bytes: line.amount(0, 'count') * line.dtype(3, state), flops: line.amount(1, 'flops'), root: line.count > 2 ? line.peer(2, 'root') : 0 };
+    case 'allreduce':
+      line.arity(2, 3, '<count> <flops> [datatype]');
+      return { op: 'allreduce', bytes: line.amount(0, 'count') * line.dtype(2, state), flops: line.amount(1, 'flops') };
+    case 'alltoall':
+    case 'allgather':
+      line.arity(2, 4, '<sendcount> <recvcount> [senddatatype [recvdatatype]]');
+      return { op: line.name, sendBytes: line.amount(0, 'send count') * line.dtype(2, state), recvBytes: line.amount(1, 'receive count') * line.dtype(3, state) };
+    case 'gather':
+    case 'scatter':
+      line.arity(2, 5, '<sendcount> <recvcount> [root [senddatatype [recvdatatype]]]');
+      return {
+        op: line.name, sendBytes: line.amount(0, 'send count') * line.dtype(3, state),
+        recvBytes: line.amount(1, 'receive count') * line.dtype(4, state), root: line.count > 2 ? line.peer(2, 'root') : 0,
+      };
+    case 'gatherv': {
+      line.arity(1 + n, 4 + n, `<sendcount> <${n} recvcounts> [root [senddatatype [recvdatatype]]]`);
+      const recv = line.counts(1, n, 'receive count').map((c) => c * line.dtype(3 + n, state));
+      return { op: 'gatherv', sendBytes: line.amount(0, 'send count') * line.dtype(2 + n, state), recvBytes: recv, root: line.count > 1 + n ? line.peer(1 + n, 'root') : 0 };
+    }
+    case 'allgatherv': {
+      line.arity(1 + n, 2 + 2 * n, `<sendcount> <${n} recvcounts> [datatype [datatype]] or [${n} displacements] or [datatype ${n} displacements]`);
+      // As SimGrid reads it: more than n values after the counts = a datatype then displacements,
+      // more than 2 = displacements, 1 or 2 = a datatype (the first) for both sides.
+      const trailing = line.count - 1 - n;
+      let size = state.dtype;
+      if (trailing > n) {
+        size = line.dtype(1 + n, state);
+        line.counts(2 + n, n, 'displacement');
+      } else if (trailing > 2) {
+        if (trailing !== n) line.fail(`allgatherv: ${trailing} values after the receive counts`, `give a datatype, ${n} displacements, or a datatype and ${n} displacements`);
+        line.counts(1 + n, n, 'displacement');
+      } else if (trailing > 0) {
+        size = line.dtype(1 + n, state);
+        if (trailing === 2) line.dtype(2 + n, state);
+      }
+      return { op: 'allgatherv', sendBytes: line.amount(0, 'send count') * size, recvBytes: line.counts(1, n, 'receive count').map((c) => c * size) };
+    }
+    case 'scatterv': {
+      line.arity(1 + n, 4 + n, `<${n} sendcounts> <recvcount> [root [senddatatype [recvdatatype]]]`);
+      const send = line.counts(0, n, 'send count').map((c) => c * line.dtype(2 + n, state));
+      return { op: 'scatterv', sendBytes: send, recvBytes: line.amount(n, 'receive count') * line.dtype(3 + n, state), root: line.count > 1 + n ? line.peer(1 + n, 'root') : 0 };
+    }
+    case 'alltoallv': {
+      line.arity(2 + 2 * n, 4 + 2 * n, `<sendbuf> <${n} sendcounts> <recvbuf> <${n} recvcounts> [senddatatype recvdatatype]`);
+      if (line.count === 3 + 2 * n) line.fail('alltoallv: one datatype given, SimGrid reads both or none', 'write both the send and the receive datatype, or neither');
+      line.amount(0, 'send buffer size');
+      line.amount(1 + n, 'receive buffer size');
+      const send = line.counts(1, n, 'send count').map((c) => c * line.dtype(2 + 2 * n, state));
+      const recv = line.counts(2 + n, n, 'receive count').map((c) => c * line.dtype(3 + 2 * n, state));
+      return { op: 'alltoallv', sendBytes: send, recvBytes: recv };
+    }
+    case 'reducescatter': {
+      line.arity(1 + n, 2 + n, `<${n} recvcounts> <flops> [datatype]`);
+      const size = line.dtype(1 + n, state);
+      return { op: 'reducescatter', recvBytes: line.counts(0, n, 'receive count').map((c) => c * size), flops: line.amount(n, 'flops') };
+    }
+    default:
+      return line.fail(`unknown action "${line.name}"`, `SimGrid's replayer knows: ${ACTION_OPS.join(', ')}`);
+  }
+}
+
+/** One action as the text after the rank: SimGrid's current argument order, sizes in bytes. */
+export function formatAction(action: Action, where = 'action', world?: number): string {
+  const bad = (what: string, value: unknown): never => {
+    throw new TsmpiError(ErrorCode.Config, `${where} (${action.op}): ${what} cannot be written to a TI trace, got ${JSON.stringify(value)}`, { operation: 'format TI trace', hint: 'ranks, tags, roots and v-collective sizes are non-negative integers; other sizes, flops and seconds are finite numbers >= 0' });
+  };
+  const int = (v: number, what: string, any?: number): string => (any !== undefined && v === -1 ? String(any) : Number.isSafeInteger(v) && v >= 0 ? String(v) : bad(what, v));
+  const num = (v: number, what: string): string => (Number.isFinite(v) && v >= 0 ? formatNumber(v) : bad(what, v));
+  const list = (vs: number[], what: string): string => {
+    if (world !== undefined && vs.length !== world) bad(`${what} (one per rank of ${world})`, vs);
+    return vs.map((v) => int(v, what)).join(' ');
+  };
+  const sum = (vs: number[]): string => formatNumber(vs.reduce((a, b) => a + b, 0));
+  switch (action.op) {
+    case 'init': case 'finalize': case 'waitall': case 'barrier': case 'comm_split': case 'comm_dup':
+      return action.op;
+    case 'comm_size': return `comm_size ${int(action.size, 'size')}`;
+    case 'location': return /^\S+$/.test(action.file) ? `location ${action.file} ${int(action.line, 'line')}` : bad('file', action.file);
+    case 'compute': return `compute ${num(action.flops, 'flops')}`;
+    case 'sleep': return `sleep ${num(action.seconds, 'seconds')}`;
+    case 'send': case 'isend': return `${action.op} ${int(action.dst, 'dst')} ${int(action.tag, 'tag')} ${num(action.bytes, 'bytes')}`;
+    case 'recv': case 'irecv': return `${action.op} ${int(action.src, 'src', SMPI_ANY_SOURCE)} ${int(action.tag, 'tag', SMPI_ANY_TAG)} ${num(Math.max(0, action.bytes), 'bytes')}`;
+    case 'wait': case 'test': return `${action.op} ${int(action.src, 'src', SMPI_ANY_SOURCE)} ${int(action.dst, 'dst')} ${int(action.tag, 'tag', SMPI_ANY_TAG)}`;
+    case 'bcast': return `bcast ${num(action.bytes, 'bytes')} ${int(action.root, 'root')}`;
+    case 'reduce': return `reduce ${num(action.bytes, 'bytes')} ${num(action.flops, 'flops')} ${int(action.root, 'root')}`;
+    case 'allreduce': return `allreduce ${num(action.bytes, 'bytes')} ${num(action.flops, 'flops')}`;
+    case 'alltoall': case 'allgather': return `${action.op} ${num(action.sendBytes, 'sendBytes')} ${num(action.recvBytes, 'recvBytes')}`;
+    case 'gather': case 'scatter': return `${action.op} ${num(action.sendBytes, 'sendBytes')} ${num(action.recvBytes, 'recvBytes')} ${int(action.root, 'root')}`;
+    case 'gatherv': return `gatherv ${num(action.sendBytes, 'sendBytes')} ${list(action.recvBytes, 'recvBytes')} ${int(action.root, 'root')}`;
+    case 'allgatherv': return `allgatherv ${num(action.sendBytes, 'sendBytes')} ${list(action.recvBytes, 'recvBytes')}`;
+    case 'scatterv': return `scatterv ${list(action.sendBytes, 'sendBytes')} ${num(action.recvBytes, 'recvBytes')} ${int(action.root, 'root')}`;
+    case 'alltoallv': return `alltoallv ${sum(action.sendBytes)} ${list(action.sendBytes, 'sendBytes')} ${sum(action.recvBytes)} ${list(action.recvBytes, 'recvBytes')}`;
+    case 'reducescatter': return `reducescatter ${list(action.recvBytes, 'recvBytes')} ${num(action.flops, 'flops')}`;
+  }
+}
+
+/** Writes a whole program as one TI trace file, rank by rank (SimGrid's one-file layout). */
+export function formatTiTrace(actions: ReadonlyMap<number, readonly Action[]>): string {
+  const ranks = [...actions.keys()].sort((a, b) => a - b);
+  const world = ranks.length === 0 ? 0 : ranks[ranks.length - 1]! + 1;
+  const out = [`# SimGrid time-independent trace written by tsmpi: ${world} ranks, sizes in bytes (MPI_BYTE after a bare init)`];
+  for (const rank of ranks) {
+    if (!Number.isSafeInteger(rank) || rank < 0) throw new TsmpiError(ErrorCode.Config, `rank ${rank} cannot be written to a TI trace`, { operation: 'format TI trace', hint: 'ranks are integers 0..n-1' });
+    actions.get(rank)!.forEach((action, i) => out.push(`${rank} ${formatAction(action, `rank ${rank} action ${i}`, world)}`));
+  }
+  return out.join('\n') + '\n';
+}
+
+/**
+ * Reads a trace in either layout: a file of `<rank> <action>` lines, or a description file
+ * listing one such file per rank (the i-th line for rank i).
+ */
+export async function loadTiTraces(path: string): Promise<Map<number, Action[]>> {
+  const text = await readText(path, `cannot read trace ${path}`, 'check the path given to the simulator');
+  const lines = meaningfulLines(text);
+  const first = lines[0];
+  if (first === undefined) {
+    throw new TsmpiError(ErrorCode.Config, `${path}: no trace lines`, { operation: OPERATION, hint: 'a trace has lines "<rank> <action> <args...>"; a description file lists one trace file per line' });
+  }
+  if (first.tokens.length >= 2) {
+    if (parseInteger(first.tokens[0]!) !== undefined) return parseTiTrace(text, path);
+    throw new TsmpiError(ErrorCode.Config, `${path}:${first.no}: neither a trace line nor a trace file name: "${first.tokens.join(' ')}"`, { operation: OPERATION, hint: 'a SimGrid replay_multiple job line (name, trace list, ranks, start) is not a trace: pass its trace list file' });
+  }
+  const world = lines.length;
+  const out = new Map<number, Action[]>();
+  for (let rank = 0; rank < world; rank++) {
+    const { no, tokens } = lines[rank]!;
+    const where = `${path}:${no}`;
+    if (tokens.length !== 1) {
+      throw new TsmpiError(ErrorCode.Config, `${where}: a description file lists one trace file per line, got "${tokens.join(' ')}"`, { operation: OPERATION, hint: 'write one path per line, the i-th for rank i (no spaces in paths)' });
+    }
+    const file = await locate(tokens[0]!, path);
+    const perRank = await readText(file, `${where}: cannot read ${file}, the trace of rank ${rank}`, 'paths are relative to the description file or the working directory');
+    const actions = parseTiTrace(perRank, file, { worldSize: world, rank }).get(rank)!;
+    if (actions.length === 0) {
+      throw new TsmpiError(ErrorCode.Config, `${where}: ${file} has no line for rank ${rank}`, { operation: OPERATION, hint: `the i-th file listed is rank i's trace, and each of its lines starts with that rank (${rank} here)` });
+    }
+    out.set(rank, actions);
+  }
+  return out;
+}
+
+async function locate(entry: string, description: string): Promise<string> {
+  if (isAbsolute(entry)) return entry;
+  const besideDescription = resolve(dirname(description), entry);
+  try {
+    await access(besideDescription);
+    return besideDescription;
+  } catch {
+    return resolve(entry);
+  }
+}
+
+async function readText(path: string, message: string, hint: string): Promise<string> {
+  try {
+    return await readFile(path, 'utf8');
+  } catch (cause) {
+    throw new TsmpiError(ErrorCode.Config, `${message}: ${(cause as Error).message}`, { operation: OPERATION, hint, cause });
+  }
+}

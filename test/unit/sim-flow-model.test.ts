@@ -1,0 +1,93 @@
+// The flow network model against numbers worked out by hand (SimGrid's habit: the arithmetic is
+// in the comments): one flow costs latency + size / bandwidth; flows sharing a link share it
+// fairly; a fat tree's permutation traffic is limited by its bisection; the delay-only model
+// ignores contention.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { Simulation } from '../../src/sim/engine.ts';
+import { FlowModel } from '../../src/sim/network/flow-model.ts';
+import { DelayModel } from '../../src/sim/network/model.ts';
+import { bisectionBandwidth, crossbar, fatTree, kAryFatTreeShape } from '../../src/sim/platform/topologies.ts';
+
+const close = (got: number, want: number, what: string): void => assert.ok(Math.abs(got - want) <= 1e-9 * Math.max(1, Math.abs(want)), `${what}: ${got} != ${want}`);
+
+test('flow model: one flow takes route latency + size / bandwidth', () => {
+  // Crossbar: a route is [up(src), down(dst)], each link 1e9 B/s and 5 us.
+  // 1e6 bytes: 2 x 5e-6 + 1e6 / 1e9 = 1e-5 + 1e-3 = 0.00101 s.
+  const sim = new Simulation();
+  const platform = crossbar({ hosts: 2, speed: 1e9, bandwidth: 1e9, latency: 5e-6 });
+  const model = new FlowModel(sim, platform, { tcpGamma: 0 });
+  let arrived = -1;
+  model.send(0, 1, 1e6, 0, () => (arrived = sim.now()));
+  sim.run();
+  close(arrived, 0.00101, 'arrival');
+  assert.equal(model.activeFlows, 0);
+});
+
+test('flow model: n flows into one host share its down link', () => {
+  // 4 senders to host 0, 1e6 bytes each: the down link of host 0 (1e9 B/s) is shared by 4 flows,
+  // 2.5e8 B/s each: all arrive at 1e-5 + 1e6 / 2.5e8 = 1e-5 + 4e-3 = 0.00401 s.
+  const sim = new Simulation();
+  const platform = crossbar({ hosts: 5, speed: 1e9, bandwidth: 1e9, latency: 5e-6 });
+  const model = new FlowModel(sim, platform, { tcpGamma: 0 });
+  const times: number[] = [];
+  for (let h = 1; h <= 4; h++) model.send(h, 0, 1e6, 0, () => times.push(sim.now()));
+  sim.run();
+  assert.equal(times.length, 4);
+  for (const t of times) close(t, 0.00401, 'shared arrival');
+});
+
+test('flow model: a short flow leaves and the long one speeds up', () => {
+  // Two flows into host 0: A 1e6 bytes, B 3e6 bytes, both start at 1e-5 (after latency).
+  // Shared at 5e8 B/s each until A ends: A needs 1e6 / 5e8 = 2e-3 -> A arrives at 0.00201.
+  // By then B has 2e6 left at the full 1e9 B/s: 2e-3 more -> B arrives at 0.00401.
+  const sim = new Simulation();
+  const platform = crossbar({ hosts: 3, speed: 1e9, bandwidth: 1e9, latency: 5e-6 });
+  const model = new FlowModel(sim, platform, { tcpGamma: 0 });
+  const at: Record<string, number> = {};
+  model.send(1, 0, 1e6, 0, () => (at.a = sim.now()));
+  model.send(2, 0, 3e6, 0, () => (at.b = sim.now()));
+  sim.run();
+  close(at.a!, 0.00201, 'A');
+  close(at.b!, 0.00401, 'B');
+});
+
+test('flow model: TCP gamma bounds a flow by gamma / (2 x latency)', () => {
+  // Route latency 2 x 5e-6 = 1e-5; gamma 4194304 -> bound 4194304 / 2e-5 = 2.097152e11 B/s,
+  // above the link: no effect. With 1 ms links: latency 2e-3, bound 4194304 / 4e-3 = 1.048576e9,
+  // the link is 1e10: 1e6 bytes take 2e-3 + 1e6 / 1.048576e9.
+  const sim = new Simulation();
+  const platform = crossbar({ hosts: 2, speed: 1e9, bandwidth: 1e10, latency: 1e-3 });
+  const model = new FlowModel(sim, platform);
+  let arrived = -1;
+  model.send(0, 1, 1e6, 0, () => (arrived = sim.now()));
+  sim.run();
+  close(arrived, 2e-3 + 1e6 / 1.048576e9, 'bounded arrival');
+});
+
+for (const [oversubscription, factor] of [[1, 1], [2, 2]] as const) {
+  test(`flow model: permutation traffic on a k=4 fat tree ${oversubscription}:1 is limited by the bisection`, () => {
+    // 16 hosts; host i (first half) sends 1e6 bytes to host i + 8. Bisection (max flow between the
+    // halves): 8 B at 1:1, 4 B at 2:1 (B = 1e9 B/s). 8 flows x 1e6 bytes over it take
+    // 8e6 / (8e9 / factor) = factor x 1e-3 s after the route latency (6 links x 1e-6 up and down).
+    const sim = new Simulation();
+    const platform = fatTree({ shape: kAryFatTreeShape(4), hostBandwidth: 1e9, latency: 1e-6, speed: 1e9, oversubscription });
+    assert.equal(bisectionBandwidth(platform), 8e9 / factor);
+    const model = new FlowModel(sim, platform, { tcpGamma: 0 });
+    const times: number[] = [];
+    for (let i = 0; i < 8; i++) model.send(i, i + 8, 1e6, 0, () => times.push(sim.now()));
+    sim.run();
+    const latency = platform.routeLatency(0, 8);
+    close(latency, 6e-6, 'route latency');
+    close(Math.max(...times), latency + factor * 1e-3, 'last arrival');
+  });
+}
+
+test('delay model: no contention, latency + size / bandwidth whatever else flows', () => {
+  const sim = new Simulation();
+  const model = new DelayModel(sim, { latency: () => 1e-5, bandwidth: () => 1e9 });
+  const times: number[] = [];
+  for (let h = 1; h <= 4; h++) model.send(h, 0, 1e6, 0, () => times.push(sim.now()));
+  sim.run();
+  for (const t of times) close(t, 0.00101, 'delay arrival');
+});
