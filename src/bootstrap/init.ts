@@ -158,7 +158,7 @@ export async function init(): Promise<Communicator> {
     return world;
   }
   if (context.kind === 'sim') {
-    const settings = readSettings(process.env, { localRanks: 1, cores: availableParallelism(), remotePeers: true });
+    const settings = readSettings(context.env, { localRanks: 1, cores: availableParallelism(), remotePeers: true });
     const endpoint = new Endpoint(context.transport, settings);
     const group = new Int32Array(context.size);
     for (let r = 0; r < context.size; r++) group[r] = r;

@@ -46,6 +46,8 @@ export interface SimContext {
   readonly size: number;
   readonly transport: Transport;
   readonly job: JobInfo;
+  /** The environment the simulated ranks read their settings from (TSMPI_*). */
+  readonly env: Readonly<Record<string, string | undefined>>;
 }
 
 export type RankContext = MemberContext | NonMemberContext | SimContext;

@@ -1,21 +1,18 @@
 /**
- * What `tsmpi sim` does with its flags: builds the platform and network model, runs the program
- * (or trace, or workload), shows progress on long runs, prints the summary and writes JSON and a
- * Chrome trace when asked.
+ * What `tsmpi sim` does with its flags: builds the platform, runs the program (or trace, or
+ * workload) with simulate(), shows progress on long runs, prints the summary and writes JSON and
+ * a Chrome trace when asked.
  */
 import { writeFileSync } from 'node:fs';
 import { SingleBar } from 'cli-progress';
 import { ErrorCode, TsmpiError } from '../comm/errors.js';
-import type { Simulation } from './engine.js';
-import { FlowModel } from './network/flow-model.js';
-import { DelayModel, type NetworkModel } from './network/model.js';
 import { writeChromeTrace } from './output/chrome-trace.js';
 import { printSummary, summarize } from './output/summary.js';
 import { loadPlatformFile } from './platform/load.js';
-import type { Platform } from './platform/platform.js';
-import { crossbar } from './platform/topologies.js';
-import { runProgram, type SimRunResult } from './program-runner.js';
-import { platformHosts } from './simple-hosts.js';
+import type { Action } from './replay/actions.js';
+import { loadTiTraces, writeTiTraceFiles } from './replay/ti-trace.js';
+import { simulate, traceWorld, type NetworkKind } from './simulate.js';
+import { buildWorkload, listWorkloads } from './workloads/registry.js';
 
 export interface SimCliOptions {
   np?: number;
@@ -24,10 +21,12 @@ export interface SimCliOptions {
   compute: string;
   ranksPerHost: number;
   referenceSpeed: number;
+  solveInterval: number;
   replay?: string;
   workload?: string;
   param: string[];
   listWorkloads: boolean;
+  emitTrace?: string;
   seed: number;
   json?: string;
   trace?: string;
@@ -38,48 +37,63 @@ function simError(message: string, hint: string): TsmpiError {
   return new TsmpiError(ErrorCode.Arg, message, { operation: 'tsmpi sim', hint });
 }
 
-/** The default platform: a crossbar of identical hosts, 10 Gbit/s and 1 us per link, 1 Gflop/s. */
-export function defaultPlatform(hosts: number): Platform {
-  return crossbar({ hosts, speed: 1e9, bandwidth: 1.25e9, latency: 1e-6, source: 'default crossbar' });
-}
-
-export function networkModel(kind: string, platform: Platform): (sim: Simulation) => NetworkModel {
-  if (kind === 'flow') return (sim) => new FlowModel(sim, platform);
-  if (kind === 'delay') {
-    return (sim) =>
-      new DelayModel(sim, {
-        latency: (a, b, rail) => platform.routeLatency(a, b, rail),
-        bandwidth: (a, b, rail) => Math.min(...platform.route(a, b, rail).map((l) => platform.link(l).bandwidth)),
-      });
+/** Prints the workload generators and their parameters. */
+function printWorkloads(): void {
+  for (const w of listWorkloads()) {
+    const names = [w.name, ...w.aliases].join(', ');
+    process.stdout.write(`${names}\n  ${w.description}\n`);
+    for (const p of w.params) {
+      const dflt = p.default === undefined ? 'required' : p.default === 'auto' ? 'default: derived' : `default: ${String(p.default)}`;
+      process.stdout.write(`    ${p.name.padEnd(18)} ${p.kind.padEnd(6)} ${p.doc} (${dflt})\n`);
+    }
   }
-  throw simError(`--network ${kind} is not a network model`, 'use flow (max-min sharing) or delay (no contention)');
 }
 
-/** Places `np` ranks on the platform's hosts, `perHost` consecutive ranks per host. */
-export function placeRanks(np: number, perHost: number, hosts: number): number[] {
-  if (Math.ceil(np / perHost) > hosts) {
-    throw simError(`${np} ranks at ${perHost} per host need ${Math.ceil(np / perHost)} hosts; the platform has ${hosts}`, 'use fewer ranks, more --ranks-per-host, or a bigger platform');
+export async function runSimulation(programPath: string | undefined, args: string[], flags: SimCliOptions): Promise<number> {
+  if (flags.listWorkloads) {
+    printWorkloads();
+    return 0;
   }
-  return Array.from({ length: np }, (_, r) => Math.floor(r / perHost));
-}
-
-export async function runSimulation(program: string | undefined, args: string[], flags: SimCliOptions): Promise<number> {
   if (flags.compute !== 'measured' && flags.compute !== 'declared') throw simError(`--compute ${flags.compute} is not a compute mode`, 'use measured or declared');
-  if (program === undefined) throw simError('no program, trace or workload to simulate', 'give a program, --replay TRACE or --workload NAME');
-  const np = flags.np ?? 1;
-  const platform = flags.platform ? await loadPlatformFile(flags.platform) : defaultPlatform(Math.ceil(np / flags.ranksPerHost));
-  const hostOf = placeRanks(np, flags.ranksPerHost, platform.hostCount);
+  if (flags.network !== 'flow' && flags.network !== 'delay') throw simError(`--network ${flags.network} is not a network model`, 'use flow (max-min sharing) or delay (no contention)');
+  const sources = [programPath, flags.replay, flags.workload].filter((x) => x !== undefined).length;
+  if (sources === 0) throw simError('no program, trace or workload to simulate', 'give a program, --replay TRACE or --workload NAME');
+  if (sources > 1) throw simError('give one of a program, --replay TRACE and --workload NAME', 'a trace or a workload replaces the program');
+  let program: string | Map<number, Action[]>;
+  let label: string;
+  if (programPath !== undefined) {
+    program = programPath;
+    label = programPath;
+  } else {
+    program = flags.replay !== undefined ? await loadTiTraces(flags.replay) : buildWorkload(flags.workload!, flags.param, flags.np, flags.seed);
+    label = flags.replay ?? `workload ${flags.workload}`;
+    const world = traceWorld(program);
+    if (flags.np !== undefined && flags.np !== world) {
+      throw simError(`-n ${flags.np} does not match the ${world} ranks of ${label}`, 'leave -n out (the trace sets the world size) or give matching parameters');
+    }
+    if (flags.emitTrace !== undefined) {
+      const description = await writeTiTraceFiles(flags.emitTrace, program);
+      process.stdout.write(`wrote the ${world}-rank trace of ${label}: ${description}\n`);
+      process.stdout.write(`replay it with: smpirun -np ${world} -platform P.xml -hostfile H -replay ${description} smpireplaymain\n`);
+      return 0;
+    }
+  }
+  if (flags.emitTrace !== undefined) throw simError('--emit-trace writes the trace of a workload or of --replay', 'give --workload NAME (or --replay TRACE) with it');
+  const np = typeof program === 'string' ? (flags.np ?? 1) : traceWorld(program);
+  const platform = flags.platform ? await loadPlatformFile(flags.platform) : undefined;
   const bar = flags.quiet || !process.stderr.isTTY ? undefined : new SingleBar({ format: 'simulating [{bar}] {value}/{total} ranks done | {vt} s virtual | {events} events', hideCursor: true, clearOnComplete: true });
   let barStarted = false;
   const started = performance.now();
-  const result: SimRunResult = await runProgram({
+  const result = await simulate({
     program,
     args,
     np,
-    hosts: platformHosts(platform, flags.referenceSpeed),
-    hostOf,
-    network: networkModel(flags.network, platform),
+    ...(platform ? { platform } : {}),
+    network: flags.network as NetworkKind,
+    flow: { solveInterval: flags.solveInterval },
     computeMode: flags.compute,
+    ranksPerHost: flags.ranksPerHost,
+    referenceSpeed: flags.referenceSpeed,
     record: flags.trace !== undefined,
     onProgress: (p) => {
       if (bar === undefined) return;
@@ -91,9 +105,10 @@ export async function runSimulation(program: string | undefined, args: string[],
     },
   });
   if (barStarted) bar!.stop();
+  const computeMode = typeof program === 'string' ? flags.compute : 'declared';
   const summary = summarize(result);
   printSummary(summary);
-  if (flags.json) writeFileSync(flags.json, `${JSON.stringify({ platform: flags.platform ?? 'default crossbar', network: flags.network, computeMode: flags.compute, ...summary }, null, 2)}\n`);
+  if (flags.json) writeFileSync(flags.json, `${JSON.stringify({ program: label, platform: flags.platform ?? 'default crossbar', network: flags.network, computeMode, ...summary }, null, 2)}\n`);
   if (flags.trace) writeChromeTrace(flags.trace, result.world.spans ?? [], np);
   return 0;
 }

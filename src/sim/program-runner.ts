@@ -31,8 +31,18 @@ export interface SimHosts {
   flopsTime(host: number, at: number, flops: number): number;
 }
 
+/**
+ * A program given as a function instead of a file (the trace replayer): called once per rank,
+ * inside the rank's context, so `init()` returns that rank's communicator.
+ */
+export interface RankMain {
+  readonly name: string;
+  run(rank: number): Promise<unknown>;
+}
+
 export interface ProgramRunOptions {
-  program: string;
+  /** A program file (run unchanged, as `tsmpi run` would), or a function per rank. */
+  program: string | RankMain;
   args: string[];
   np: number;
   hosts: SimHosts;
@@ -43,6 +53,8 @@ export interface ProgramRunOptions {
   computeMode: ComputeMode;
   /** Record every rank's compute and blocked spans (for a timeline). */
   record?: boolean;
+  /** Environment of the simulated ranks (their TSMPI_* settings). @default process.env */
+  env?: Readonly<Record<string, string | undefined>>;
   /** Called now and then with the progress of the run (for a progress bar). */
   onProgress?: (p: { virtualTime: number; events: number; finished: number; ranks: number }) => void;
 }
@@ -67,7 +79,8 @@ const IDLE_CHECKS = 100;
 
 export async function runProgram(options: ProgramRunOptions): Promise<SimRunResult> {
   const started = performance.now();
-  const app = await prepareApp(options.program, 'tsmpi sim', { shareTsmpi: true });
+  const main = options.program;
+  const app = typeof main === 'string' ? await prepareApp(main, 'tsmpi sim', { shareTsmpi: true }) : undefined;
   const sim = new Simulation();
   const network = options.network(sim);
   const world = new SimWorld({
@@ -94,31 +107,35 @@ export async function runProgram(options: ProgramRunOptions): Promise<SimRunResu
     pids: options.hostOf.map(() => process.pid),
     addresses: options.hostOf.map((h) => options.hosts.names[h] ?? ''),
   };
+  const env = options.env ?? process.env;
   const stores: RankStore[] = [];
   const failures: { rank: number; error: unknown }[] = [];
   let finished = 0;
-  process.argv = [process.execPath, app.path, ...options.args];
+  if (app !== undefined) process.argv = [process.execPath, app.path, ...options.args];
   try {
+    // Every rank starts at time 0 from the resume queue, in rank order: until a rank has started,
+    // it may still send at time 0, so the network must not run ahead of it (see advanceNetwork).
+    const unstarted = new Set<number>();
     for (let r = 0; r < options.np; r++) {
       const simRank = world.ranks[r]!;
-      const store: RankStore = { context: { kind: 'sim', rank: r, size: options.np, transport: new SimTransport(fabric, r), job }, cache: new Map() };
+      const store: RankStore = { context: { kind: 'sim', rank: r, size: options.np, transport: new SimTransport(fabric, r), job, env }, cache: new Map() };
       stores.push(store);
-      world.beginSegment(simRank, 0);
-      const yielded = world.segmentEnd(simRank);
-      const evaluation = als.run(store, () => import(`${app.url}?tsmpi-rank=${r}`) as Promise<unknown>);
-      evaluation.then(
-        () => {
-          const end = simRank.running ? world.endSegment(simRank) : simRank.readyAt;
-          simRank.stats.end = end;
-          finished++;
-        },
-        (error: unknown) => {
-          failures.push({ rank: r, error });
-          if (simRank.running) world.endSegment(simRank);
-        },
-      );
-      await yielded;
-      if (failures.length > 0) break;
+      unstarted.add(r);
+      simRank.resume = () => {
+        const evaluation = als.run(store, () => (app !== undefined ? (import(`${app.url}?tsmpi-rank=${r}`) as Promise<unknown>) : (main as RankMain).run(r)));
+        evaluation.then(
+          () => {
+            const end = simRank.running ? world.endSegment(simRank) : simRank.readyAt;
+            simRank.stats.end = end;
+            finished++;
+          },
+          (error: unknown) => {
+            failures.push({ rank: r, error });
+            if (simRank.running) world.endSegment(simRank);
+          },
+        );
+      };
+      world.wake(simRank, 0);
     }
     let lastReport = performance.now();
     let idleChecks = 0;
@@ -133,7 +150,11 @@ export async function runProgram(options: ProgramRunOptions): Promise<SimRunResu
         continue;
       }
       idleChecks = 0;
-      if (next !== null) {
+      if (next !== null && unstarted.delete(next.rank)) {
+        // Loading the program is asynchronous I/O: wait until the rank first waits in tsmpi.
+        await world.segmentEnd(next);
+        if (next.running) world.endSegment(next);
+      } else if (next !== null) {
         // The rank runs until it waits in tsmpi again, or until its microtasks settle with it
         // still waiting on earlier requests (Promise.all of several waits).
         await Promise.race([world.segmentEnd(next), new Promise<void>((resolve) => setImmediate(resolve))]);
@@ -147,7 +168,7 @@ export async function runProgram(options: ProgramRunOptions): Promise<SimRunResu
     options.onProgress?.({ virtualTime: sim.now(), events: sim.processed, finished, ranks: options.np });
     if (failures.length > 0) {
       const { rank, error } = failures[0]!;
-      const text = app.mapStack(error instanceof Error ? (error.stack ?? String(error)) : String(error));
+      const text = (app?.mapStack ?? ((t: string) => t))(error instanceof Error ? (error.stack ?? String(error)) : String(error));
       throw new TsmpiError(ErrorCode.Aborted, `rank ${rank} failed in the simulation:\n${text}`, {
         rank,
         operation: 'tsmpi sim',
@@ -169,7 +190,7 @@ export async function runProgram(options: ProgramRunOptions): Promise<SimRunResu
     }
   } finally {
     setRankResolver(undefined);
-    app.cleanup();
+    app?.cleanup();
   }
   const makespan = Math.max(0, ...world.ranks.map((r) => r.stats.end));
   return { makespan, ranks: world.ranks.map((r) => r.stats), events: sim.processed, wallSeconds: (performance.now() - started) / 1000, network, world };

@@ -3,15 +3,28 @@
  * A frame sent at the sender's clock enters the network model then (an event), and is handed to
  * the receiver's endpoint when the model says its last byte arrived. Frames of one pair are
  * delivered in the order they were sent (a later small frame never overtakes an earlier large
- * one), as on a real connection. The link takes every frame at once (no backpressure): the
- * model's bandwidth sharing is what delays them.
+ * one) where MPI's order depends on it: eager messages, rendezvous requests (RTS) and the pieces
+ * of pipelined eager messages. A rendezvous' clear-to-send and its data are named by id and do
+ * not queue behind the pair's other traffic, as on an RDMA network where they travel on their own
+ * queue pair (and as SimGrid models a rendezvous: the transfer starts when both sides are there).
+ * The link takes every frame at once (no backpressure): the model's bandwidth sharing is what
+ * delays them.
  */
+import { FrameType, frameType, H_TYPE } from '../comm/frame-header.js';
 import type { Progress, ProgressHost } from '../comm/progress.js';
 import type { Settings } from '../config/tunables.js';
 import { FRAME_HEADER_BYTES, FRAME_HEADER_WORDS, type InboundFrame, type Link, type LinkEvents, type LinkLimits } from '../transport/link.js';
 import type { Transport } from '../transport/transport.js';
 import { SimProgress } from './sim-progress.js';
 import type { SimRank, SimWorld } from './world.js';
+
+/** Buffers their owner promises never to write (the replayer's payloads): sent without a copy. */
+const unchanging = new WeakSet<ArrayBufferLike>();
+
+/** Promises that `buffer` is never written while simulated links may hold views of it. */
+export function markUnchanging(buffer: ArrayBufferLike): void {
+  unchanging.add(buffer);
+}
 
 /** What a rank's transport needs to know of the others: their events, once their endpoint exists. */
 export class SimFabric {
@@ -43,6 +56,8 @@ interface PairState {
   arrived: Map<number, { words: Int32Array; bytes: Uint8Array }>;
 }
 
+const EMPTY = new Uint8Array(0);
+
 /** Very large frames: one rendezvous payload is one flow. */
 const SIM_FRAME_PAYLOAD = 1 << 30;
 
@@ -55,6 +70,10 @@ export class SimLink implements Link {
   private readonly pair: PairState = { nextSend: 0, nextDeliver: 0, arrived: new Map() };
   private readonly frame: InboundFrame = { words: new Int32Array(FRAME_HEADER_WORDS), headerIndex: 0, bytes: new Uint8Array(0), payloadOffset: 0, payloadLength: 0, pieceOffset: 0 };
   private readonly reverse: { peer: number };
+  /** Borrowed payloads still crossing the network, and who waits for them. */
+  private nextLoan = 0;
+  private readonly onLoan = new Set<number>();
+  private releaseWaiters: { loans: Set<number>; fn: () => void }[] = [];
 
   constructor(fabric: SimFabric, from: SimRank, to: SimRank, eagerLimit: number) {
     this.fabric = fabric;
@@ -66,23 +85,67 @@ export class SimLink implements Link {
     this.reverse = { peer: from.rank };
   }
 
-  trySend(header: Int32Array, payload: Uint8Array | null, offset: number, length: number): boolean {
+  trySend(header: Int32Array, payload: Uint8Array | null, offset: number, length: number, borrow = false): boolean {
     const world = this.fabric.world;
     const words = header.slice(0, FRAME_HEADER_WORDS);
-    const bytes = payload === null || length === 0 ? new Uint8Array(0) : payload.slice(offset, offset + length);
-    const seq = this.pair.nextSend++;
+    // A borrowed payload (rendezvous data) stays the sender's until it has crossed the network:
+    // no copy, and the send completes when it arrives (whenReleased), as SimGrid's does.
+    const borrowed = borrow && payload !== null && length > 0;
+    const bytes = payload === null || length === 0 ? EMPTY : borrowed || unchanging.has(payload.buffer) ? payload.subarray(offset, offset + length) : payload.slice(offset, offset + length);
+    const loan = borrowed ? this.nextLoan++ : -1;
+    if (loan >= 0) this.onLoan.add(loan);
     const wire = FRAME_HEADER_BYTES + length;
     this.from.stats.messagesSent++;
     this.from.stats.bytesSent += length;
     const sentAt = world.rankNow(this.from);
     const rail = this.fabric.railOf(wire);
-    world.sim.at(sentAt, () => {
+    const type = frameType(words[H_TYPE]!);
+    if (type === FrameType.Cts || type === FrameType.Data) {
+      world.sim.post(sentAt, () => {
+        world.network.send(this.from.host, this.to.host, wire, rail, () => {
+          this.deliverNow(words, bytes);
+          if (loan >= 0) this.returned(loan);
+        });
+      });
+      return true;
+    }
+    const seq = this.pair.nextSend++;
+    world.sim.post(sentAt, () => {
       world.network.send(this.from.host, this.to.host, wire, rail, () => {
         this.pair.arrived.set(seq, { words, bytes });
         this.deliverInOrder();
       });
     });
     return true;
+  }
+
+  /** Calls `fn` once every payload borrowed so far has arrived. */
+  whenReleased(fn: () => void): void {
+    if (this.onLoan.size === 0) fn();
+    else this.releaseWaiters.push({ loans: new Set(this.onLoan), fn });
+  }
+
+  private returned(loan: number): void {
+    this.onLoan.delete(loan);
+    if (this.releaseWaiters.length === 0) return;
+    const waiting = this.releaseWaiters;
+    this.releaseWaiters = [];
+    for (const w of waiting) {
+      w.loans.delete(loan);
+      if (w.loans.size === 0) w.fn();
+      else this.releaseWaiters.push(w);
+    }
+  }
+
+  /** Hands the receiver a frame that needs no order. */
+  private deliverNow(words: Int32Array, bytes: Uint8Array): void {
+    // CTS and data answer frames the receiver sent or handled: its endpoint exists.
+    const events = this.fabric.events[this.to.rank]!;
+    this.frame.words = words;
+    this.frame.bytes = bytes;
+    this.frame.payloadLength = bytes.length;
+    events.frame(this.reverse as Link, this.frame);
+    events.arrived(this.reverse as Link);
   }
 
   /** Hands the receiver every frame that arrived, in send order. */
@@ -122,6 +185,7 @@ export class SimTransport implements Transport {
   readonly size: number;
   private readonly fabric: SimFabric;
   private readonly simRank: SimRank;
+  private eagerLimit = 64 * 1024;
 
   constructor(fabric: SimFabric, rank: number) {
     this.fabric = fabric;
@@ -130,14 +194,16 @@ export class SimTransport implements Transport {
     this.simRank = fabric.world.ranks[rank]!;
   }
 
-  createProgress(host: ProgressHost, _settings: Settings): Progress {
+  createProgress(host: ProgressHost, settings: Settings): Progress {
+    // Between simulated nodes the runtime would talk TCP: its eager limit applies.
+    this.eagerLimit = settings.tcpEagerLimit;
     // init() is being called: what came before was loading the program, not running it.
     this.fabric.world.restartMeter(this.simRank);
     return new SimProgress(this.fabric.world, this.simRank, host);
   }
 
   createLink(peer: number, _events: LinkEvents): Link {
-    return new SimLink(this.fabric, this.simRank, this.fabric.world.ranks[peer]!, 64 * 1024);
+    return new SimLink(this.fabric, this.simRank, this.fabric.world.ranks[peer]!, this.eagerLimit);
   }
 
   discoverWriters(): boolean {

@@ -195,9 +195,16 @@ export class SimWorld {
     return top;
   }
 
-  /** Runs network events due by `time` (safe inside a rank's segment: they run no rank code). */
+  /**
+   * Runs network events due by `time` (safe inside a rank's segment: they run no rank code), but
+   * never past the earliest rank waiting to resume: that rank may still send something that
+   * arrives before `time`, and the network cannot run ahead of it. A poll thus sees what has
+   * arrived by the latest time the simulation can vouch for; the rest it sees when it waits.
+   */
   advanceNetwork(time: number): void {
-    this.sim.runUntil(time);
+    const heap = this.resumeHeap;
+    // An event may wake a rank: the bound is read again after each one.
+    while (this.sim.peekTime() <= Math.min(time, heap.length > 0 ? heap[0]!.time : Infinity)) this.sim.step();
   }
 
   /** Resolves when the running segment of `rank` ends. */

@@ -39,3 +39,50 @@ test('engine: events scheduled by events, cancellation, runUntil and the clock',
   assert.deepStrictEqual(log, ['a@1', 'c@1.5', 'late@2.5', 'd@3']);
   assert.equal(sim.step(), false);
 });
+
+test('engine: cancelled events never run, cancelling a fired or cancelled event does nothing', () => {
+  fc.assert(
+    fc.property(
+      fc.array(fc.tuple(fc.integer({ min: 0, max: 50 }), fc.boolean(), fc.boolean()), { maxLength: 400 }),
+      (specs) => {
+        const sim = new Simulation();
+        const ran: number[] = [];
+        const handles = specs.map(([t], i) => sim.at(t, () => ran.push(i)));
+        // Cancel some before the run, twice for good measure.
+        specs.forEach(([, cancel], i) => {
+          if (cancel) {
+            sim.cancel(handles[i]!);
+            sim.cancel(handles[i]!);
+          }
+        });
+        sim.runUntil(25);
+        // Cancel others after they may have fired: those that fired stay fired, the rest never run.
+        const late = new Set<number>();
+        specs.forEach(([t, cancel, lateCancel], i) => {
+          if (!cancel && lateCancel) {
+            sim.cancel(handles[i]!);
+            if (t > 25) late.add(i);
+          }
+        });
+        sim.run();
+        const expected = specs
+          .map(([t, cancel], i) => ({ t, i, cancel }))
+          .filter(({ i, cancel }) => !cancel && !late.has(i))
+          .sort((a, b) => a.t - b.t || a.i - b.i)
+          .map(({ i }) => i);
+        assert.deepStrictEqual(ran, expected);
+      },
+    ),
+  );
+});
+
+test('engine: thousands of cancels of fired timers do not pile up', () => {
+  const sim = new Simulation();
+  const handles = Array.from({ length: 5000 }, (_, i) => sim.at(i, () => {}));
+  sim.run();
+  for (const h of handles) sim.cancel(h);
+  const live = sim.at(sim.now() + 1, () => {});
+  assert.equal(sim.pending, 1);
+  sim.cancel(live);
+  assert.equal(sim.step(), false);
+});

@@ -45,10 +45,11 @@ export class DelayModel implements NetworkModel {
   }
 
   send(src: number, dst: number, bytes: number, rail: number, arrived: () => void): void {
+    const now = this.sim.now();
     if (src === dst) {
-      this.sim.schedule(0, arrived);
+      this.sim.post(now, arrived);
       return;
     }
-    this.sim.schedule(this.cost.latency(src, dst, rail) + bytes / this.cost.bandwidth(src, dst, rail), arrived);
+    this.sim.post(now + this.cost.latency(src, dst, rail) + bytes / this.cost.bandwidth(src, dst, rail), arrived);
   }
 }

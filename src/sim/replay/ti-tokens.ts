@@ -59,7 +59,6 @@ export const SMPI_ANY_TAG = -444;
 
 /** What C's strtod accepts in a trace, minus hex, inf and nan. */
 const DECIMAL = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
-const INTEGER = /^[+-]?\d+$/;
 
 /** A finite decimal number, or undefined. */
 export function parseDecimal(token: string): number | undefined {
@@ -68,22 +67,68 @@ export function parseDecimal(token: string): number | undefined {
   return Number.isFinite(value) ? value : undefined;
 }
 
-/** A safe integer written in plain digits, or undefined. */
+/** A safe integer written in plain digits (an optional sign, then 0-9 only), or undefined. */
 export function parseInteger(token: string): number | undefined {
-  if (!INTEGER.test(token)) return undefined;
-  const value = Number(token);
-  return Number.isSafeInteger(value) ? value : undefined;
+  const n = token.length;
+  let i = 0;
+  let negative = false;
+  const c0 = token.charCodeAt(0);
+  if (c0 === 43 /* + */ || c0 === 45 /* - */) { negative = c0 === 45; i = 1; }
+  if (i >= n) return undefined;
+  let value = 0;
+  for (; i < n; i++) {
+    const digit = token.charCodeAt(i) - 48;
+    if (digit < 0 || digit > 9) return undefined;
+    value = value * 10 + digit;
+  }
+  if (!Number.isSafeInteger(value)) return undefined;
+  return negative && value !== 0 ? -value : value;
 }
 
-/** Splits text into its meaningful lines: trimmed, without blank lines and `#` comment lines. */
+/**
+ * Calls `fn` for each meaningful line of `text`: trimmed, skipping blank lines and `#` comment
+ * lines, as SimGrid's reader does. Line numbers start at 1.
+ */
+export function forEachLine(text: string, fn: (no: number, line: string) => void): void {
+  let no = 0;
+  for (let pos = 0; pos <= text.length;) {
+    let end = text.indexOf('\n', pos);
+    if (end < 0) end = text.length;
+    no++;
+    const line = text.slice(pos, end).trim();
+    pos = end + 1;
+    if (line !== '' && line.charCodeAt(0) !== 35 /* # */) fn(no, line);
+  }
+}
+
+/** The fields of a trimmed line, split at runs of spaces and tabs. */
+export function tokenize(line: string): string[] {
+  const out: string[] = [];
+  let start = -1;
+  for (let i = 0; i <= line.length; i++) {
+    const c = i < line.length ? line.charCodeAt(i) : 32;
+    if (c === 32 || c === 9) {
+      if (start >= 0) { out.push(line.slice(start, i)); start = -1; }
+    } else if (start < 0) {
+      start = i;
+    }
+  }
+  return out;
+}
+
+/** The first field of a trimmed line. */
+export function firstToken(line: string): string {
+  for (let i = 0; i < line.length; i++) {
+    const c = line.charCodeAt(i);
+    if (c === 32 || c === 9) return line.slice(0, i);
+  }
+  return line;
+}
+
+/** The meaningful lines of a (small) text, as fields. */
 export function meaningfulLines(text: string): { no: number; tokens: string[] }[] {
   const out: { no: number; tokens: string[] }[] = [];
-  const lines = text.split(/\r?\n/);
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i]!.trim();
-    if (line === '' || line.startsWith('#')) continue;
-    out.push({ no: i + 1, tokens: line.split(/[ \t]+/) });
-  }
+  forEachLine(text, (no, line) => out.push({ no, tokens: tokenize(line) }));
   return out;
 }
 

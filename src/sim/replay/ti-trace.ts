@@ -14,13 +14,13 @@
  * src dst tag), lower-case names and sizes in bytes with no datatype column, so the output
  * replays in SimGrid as it does here, and `parseTiTrace(formatTiTrace(x))` gives x back.
  */
-import { access, readFile } from 'node:fs/promises';
+import { access, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { ErrorCode, TsmpiError } from '../../comm/errors.js';
 import { ACTION_OPS, ANY_SOURCE, ANY_TAG, type Action } from './actions.js';
 import {
   DEFAULT_DATATYPE_SIZE, INIT_ARG_DATATYPE_SIZE, SMPI_ANY_SOURCE, SMPI_ANY_TAG, SMPI_DATATYPE_SIZES,
-  formatNumber, meaningfulLines, parseDecimal, parseInteger,
+  firstToken, forEachLine, formatNumber, meaningfulLines, parseDecimal, parseInteger, tokenize,
 } from './ti-tokens.js';
 
 export interface ParseOptions {
@@ -38,14 +38,16 @@ interface RankState { dtype: number; outstanding: Outstanding[] }
 
 /** One line being read, with the helpers that turn its arguments into values or errors. */
 class Line {
-  private readonly where: string;
+  private readonly source: string;
+  private readonly no: number;
   private readonly args: string[];
   readonly name: string;
   readonly rank: number;
   readonly world: number;
 
   constructor(source: string, no: number, rank: number, tokens: string[], world: number) {
-    this.where = `${source}:${no}`;
+    this.source = source;
+    this.no = no;
     this.rank = rank;
     this.name = tokens[1]!.toLowerCase();
     this.args = tokens.slice(2);
@@ -57,7 +59,7 @@ class Line {
   }
 
   fail(message: string, hint: string): never {
-    throw new TsmpiError(ErrorCode.Config, `${this.where}: ${message}`, { operation: OPERATION, hint });
+    throw new TsmpiError(ErrorCode.Config, `${this.source}:${this.no}: ${message}`, { operation: OPERATION, hint });
   }
 
   arity(min: number, max: number, form: string): void {
@@ -132,43 +134,50 @@ class Line {
   }
 }
 
-/** Reads one TI trace text: the lines of one or several ranks. Every rank below the world size gets an entry. */
-export function parseTiTrace(text: string, source: string, options: ParseOptions = {}): Map<number, Action[]> {
-  const lines = meaningfulLines(text);
-  let maxRank = -1;
-  const ranks: number[] = [];
-  for (const { no, tokens } of lines) {
-    const rank = parseInteger(tokens[0]!);
-    if (rank === undefined || rank < 0) {
-      throw new TsmpiError(ErrorCode.Config, `${source}:${no}: a line must start with a rank (an integer >= 0), got "${tokens[0]}"`, { operation: OPERATION, hint: 'write "<rank> <action> <args...>", e.g. "0 compute 1e9"' });
-    }
-    if (tokens.length < 2) {
-      throw new TsmpiError(ErrorCode.Config, `${source}:${no}: rank ${rank} has no action`, { operation: OPERATION, hint: `write "<rank> <action> <args...>"; actions: ${ACTION_OPS.join(', ')}` });
-    }
-    ranks.push(rank);
-    if (rank > maxRank) maxRank = rank;
+/** The rank a line starts with, or an error naming the line. */
+function lineRank(source: string, no: number, token: string): number {
+  const rank = parseInteger(token);
+  if (rank === undefined || rank < 0) {
+    throw new TsmpiError(ErrorCode.Config, `${source}:${no}: a line must start with a rank (an integer >= 0), got "${token}"`, { operation: OPERATION, hint: 'write "<rank> <action> <args...>", e.g. "0 compute 1e9"' });
   }
-  const world = options.worldSize ?? maxRank + 1;
+  return rank;
+}
+
+/**
+ * Reads one TI trace text: the lines of one or several ranks, in any interleaving. Every rank
+ * below the world size gets an entry (with `rank`, only that one).
+ */
+export function parseTiTrace(text: string, source: string, options: ParseOptions = {}): Map<number, Action[]> {
+  let world = options.worldSize;
+  if (world === undefined) {
+    let maxRank = -1;
+    forEachLine(text, (no, line) => { maxRank = Math.max(maxRank, lineRank(source, no, firstToken(line))); });
+    world = maxRank + 1;
+  }
+  const n = world;
   const out = new Map<number, Action[]>();
   const states = new Map<number, RankState>();
   if (options.rank === undefined) {
-    for (let r = 0; r < world; r++) out.set(r, []);
+    for (let r = 0; r < n; r++) out.set(r, []);
   } else {
     out.set(options.rank, []);
   }
-  for (let k = 0; k < lines.length; k++) {
-    const { no, tokens } = lines[k]!;
-    const rank = ranks[k]!;
-    if (options.rank !== undefined && rank !== options.rank) continue;
-    const line = new Line(source, no, rank, tokens, world);
-    if (rank >= world) line.fail(`rank ${rank} is outside the ${world}-rank world`, `this trace is read as ${world} ranks; its lines must start with 0..${world - 1}`);
+  forEachLine(text, (no, text) => {
+    const tokens = tokenize(text);
+    const rank = lineRank(source, no, tokens[0]!);
+    if (options.rank !== undefined && rank !== options.rank) return;
+    if (tokens.length < 2) {
+      throw new TsmpiError(ErrorCode.Config, `${source}:${no}: rank ${rank} has no action`, { operation: OPERATION, hint: `write "<rank> <action> <args...>"; actions: ${ACTION_OPS.join(', ')}` });
+    }
+    const line = new Line(source, no, rank, tokens, n);
+    if (rank >= n) line.fail(`rank ${rank} is outside the ${n}-rank world`, `this trace is read as ${n} ranks; its lines must start with 0..${n - 1}`);
     let state = states.get(rank);
     if (state === undefined) {
       state = { dtype: DEFAULT_DATATYPE_SIZE, outstanding: [] };
       states.set(rank, state);
     }
     out.get(rank)!.push(parseAction(line, state));
-  }
+  });
   return out;
 }
 
@@ -299,51 +308,106 @@ function parseAction(line: Line, state: RankState): Action {
   }
 }
 
+/** Where an action sits, for the writer's errors (built only when one is thrown). */
+interface Place { rank: number; index: number; action: Action }
+
+function unwritable(at: Place, what: string, value: unknown): never {
+  const where = at.rank >= 0 ? `rank ${at.rank} action ${at.index}` : 'action';
+  throw new TsmpiError(ErrorCode.Config, `${where} (${at.action.op}): ${what} cannot be written to a TI trace, got ${JSON.stringify(value)}`, {
+    operation: 'format TI trace',
+    hint: 'ranks, tags, roots and v-collective sizes are non-negative integers; other sizes, flops and seconds are finite numbers >= 0',
+  });
+}
+
+/** A non-negative integer; with `any`, -1 is written as SMPI's wildcard value `any`. */
+function wInt(at: Place, v: number, what: string, any?: number): string {
+  if (any !== undefined && v === -1) return String(any);
+  return Number.isSafeInteger(v) && v >= 0 ? String(v) : unwritable(at, what, v);
+}
+
+function wNum(at: Place, v: number, what: string): string {
+  return Number.isFinite(v) && v >= 0 ? formatNumber(v) : unwritable(at, what, v);
+}
+
+function wList(at: Place, vs: number[], what: string, world: number | undefined): string {
+  if (world !== undefined && vs.length !== world) unwritable(at, `${what} (one per rank of ${world})`, vs);
+  let out = '';
+  for (let i = 0; i < vs.length; i++) out += (i > 0 ? ' ' : '') + wInt(at, vs[i]!, what);
+  return out;
+}
+
+function wSum(vs: number[]): string {
+  let sum = 0;
+  for (const v of vs) sum += v;
+  return formatNumber(sum);
+}
+
 /** One action as the text after the rank: SimGrid's current argument order, sizes in bytes. */
-export function formatAction(action: Action, where = 'action', world?: number): string {
-  const bad = (what: string, value: unknown): never => {
-    throw new TsmpiError(ErrorCode.Config, `${where} (${action.op}): ${what} cannot be written to a TI trace, got ${JSON.stringify(value)}`, { operation: 'format TI trace', hint: 'ranks, tags, roots and v-collective sizes are non-negative integers; other sizes, flops and seconds are finite numbers >= 0' });
-  };
-  const int = (v: number, what: string, any?: number): string => (any !== undefined && v === -1 ? String(any) : Number.isSafeInteger(v) && v >= 0 ? String(v) : bad(what, v));
-  const num = (v: number, what: string): string => (Number.isFinite(v) && v >= 0 ? formatNumber(v) : bad(what, v));
-  const list = (vs: number[], what: string): string => {
-    if (world !== undefined && vs.length !== world) bad(`${what} (one per rank of ${world})`, vs);
-    return vs.map((v) => int(v, what)).join(' ');
-  };
-  const sum = (vs: number[]): string => formatNumber(vs.reduce((a, b) => a + b, 0));
-  switch (action.op) {
+export function formatAction(action: Action, world?: number): string {
+  return writeAction({ rank: -1, index: -1, action }, world);
+}
+
+function writeAction(at: Place, world: number | undefined): string {
+  const a = at.action;
+  switch (a.op) {
     case 'init': case 'finalize': case 'waitall': case 'barrier': case 'comm_split': case 'comm_dup':
-      return action.op;
-    case 'comm_size': return `comm_size ${int(action.size, 'size')}`;
-    case 'location': return /^\S+$/.test(action.file) ? `location ${action.file} ${int(action.line, 'line')}` : bad('file', action.file);
-    case 'compute': return `compute ${num(action.flops, 'flops')}`;
-    case 'sleep': return `sleep ${num(action.seconds, 'seconds')}`;
-    case 'send': case 'isend': return `${action.op} ${int(action.dst, 'dst')} ${int(action.tag, 'tag')} ${num(action.bytes, 'bytes')}`;
-    case 'recv': case 'irecv': return `${action.op} ${int(action.src, 'src', SMPI_ANY_SOURCE)} ${int(action.tag, 'tag', SMPI_ANY_TAG)} ${num(Math.max(0, action.bytes), 'bytes')}`;
-    case 'wait': case 'test': return `${action.op} ${int(action.src, 'src', SMPI_ANY_SOURCE)} ${int(action.dst, 'dst')} ${int(action.tag, 'tag', SMPI_ANY_TAG)}`;
-    case 'bcast': return `bcast ${num(action.bytes, 'bytes')} ${int(action.root, 'root')}`;
-    case 'reduce': return `reduce ${num(action.bytes, 'bytes')} ${num(action.flops, 'flops')} ${int(action.root, 'root')}`;
-    case 'allreduce': return `allreduce ${num(action.bytes, 'bytes')} ${num(action.flops, 'flops')}`;
-    case 'alltoall': case 'allgather': return `${action.op} ${num(action.sendBytes, 'sendBytes')} ${num(action.recvBytes, 'recvBytes')}`;
-    case 'gather': case 'scatter': return `${action.op} ${num(action.sendBytes, 'sendBytes')} ${num(action.recvBytes, 'recvBytes')} ${int(action.root, 'root')}`;
-    case 'gatherv': return `gatherv ${num(action.sendBytes, 'sendBytes')} ${list(action.recvBytes, 'recvBytes')} ${int(action.root, 'root')}`;
-    case 'allgatherv': return `allgatherv ${num(action.sendBytes, 'sendBytes')} ${list(action.recvBytes, 'recvBytes')}`;
-    case 'scatterv': return `scatterv ${list(action.sendBytes, 'sendBytes')} ${num(action.recvBytes, 'recvBytes')} ${int(action.root, 'root')}`;
-    case 'alltoallv': return `alltoallv ${sum(action.sendBytes)} ${list(action.sendBytes, 'sendBytes')} ${sum(action.recvBytes)} ${list(action.recvBytes, 'recvBytes')}`;
-    case 'reducescatter': return `reducescatter ${list(action.recvBytes, 'recvBytes')} ${num(action.flops, 'flops')}`;
+      return a.op;
+    case 'comm_size': return `comm_size ${wInt(at, a.size, 'size')}`;
+    case 'location': return /^\S+$/.test(a.file) ? `location ${a.file} ${wInt(at, a.line, 'line')}` : unwritable(at, 'file', a.file);
+    case 'compute': return `compute ${wNum(at, a.flops, 'flops')}`;
+    case 'sleep': return `sleep ${wNum(at, a.seconds, 'seconds')}`;
+    case 'send': case 'isend': return `${a.op} ${wInt(at, a.dst, 'dst')} ${wInt(at, a.tag, 'tag')} ${wNum(at, a.bytes, 'bytes')}`;
+    case 'recv': case 'irecv': return `${a.op} ${wInt(at, a.src, 'src', SMPI_ANY_SOURCE)} ${wInt(at, a.tag, 'tag', SMPI_ANY_TAG)} ${wNum(at, Math.max(0, a.bytes), 'bytes')}`;
+    case 'wait': case 'test': return `${a.op} ${wInt(at, a.src, 'src', SMPI_ANY_SOURCE)} ${wInt(at, a.dst, 'dst')} ${wInt(at, a.tag, 'tag', SMPI_ANY_TAG)}`;
+    case 'bcast': return `bcast ${wNum(at, a.bytes, 'bytes')} ${wInt(at, a.root, 'root')}`;
+    case 'reduce': return `reduce ${wNum(at, a.bytes, 'bytes')} ${wNum(at, a.flops, 'flops')} ${wInt(at, a.root, 'root')}`;
+    case 'allreduce': return `allreduce ${wNum(at, a.bytes, 'bytes')} ${wNum(at, a.flops, 'flops')}`;
+    case 'alltoall': case 'allgather': return `${a.op} ${wNum(at, a.sendBytes, 'sendBytes')} ${wNum(at, a.recvBytes, 'recvBytes')}`;
+    case 'gather': case 'scatter': return `${a.op} ${wNum(at, a.sendBytes, 'sendBytes')} ${wNum(at, a.recvBytes, 'recvBytes')} ${wInt(at, a.root, 'root')}`;
+    case 'gatherv': return `gatherv ${wNum(at, a.sendBytes, 'sendBytes')} ${wList(at, a.recvBytes, 'recvBytes', world)} ${wInt(at, a.root, 'root')}`;
+    case 'allgatherv': return `allgatherv ${wNum(at, a.sendBytes, 'sendBytes')} ${wList(at, a.recvBytes, 'recvBytes', world)}`;
+    case 'scatterv': return `scatterv ${wList(at, a.sendBytes, 'sendBytes', world)} ${wNum(at, a.recvBytes, 'recvBytes')} ${wInt(at, a.root, 'root')}`;
+    case 'alltoallv': return `alltoallv ${wSum(a.sendBytes)} ${wList(at, a.sendBytes, 'sendBytes', world)} ${wSum(a.recvBytes)} ${wList(at, a.recvBytes, 'recvBytes', world)}`;
+    case 'reducescatter': return `reducescatter ${wList(at, a.recvBytes, 'recvBytes', world)} ${wNum(at, a.flops, 'flops')}`;
   }
 }
 
 /** Writes a whole program as one TI trace file, rank by rank (SimGrid's one-file layout). */
-export function formatTiTrace(actions: ReadonlyMap<number, readonly Action[]>): string {
+export function formatTiTrace(actions: ReadonlyMap<number, readonly Action[]>, worldSize?: number): string {
   const ranks = [...actions.keys()].sort((a, b) => a - b);
-  const world = ranks.length === 0 ? 0 : ranks[ranks.length - 1]! + 1;
+  const world = worldSize ?? (ranks.length === 0 ? 0 : ranks[ranks.length - 1]! + 1);
   const out = [`# SimGrid time-independent trace written by tsmpi: ${world} ranks, sizes in bytes (MPI_BYTE after a bare init)`];
   for (const rank of ranks) {
     if (!Number.isSafeInteger(rank) || rank < 0) throw new TsmpiError(ErrorCode.Config, `rank ${rank} cannot be written to a TI trace`, { operation: 'format TI trace', hint: 'ranks are integers 0..n-1' });
-    actions.get(rank)!.forEach((action, i) => out.push(`${rank} ${formatAction(action, `rank ${rank} action ${i}`, world)}`));
+    const list = actions.get(rank)!;
+    const prefix = `${rank} `;
+    const at: Place = { rank, index: 0, action: { op: 'init' } };
+    for (let i = 0; i < list.length; i++) {
+      at.index = i;
+      at.action = list[i]!;
+      out.push(prefix + writeAction(at, world));
+    }
   }
   return out.join('\n') + '\n';
+}
+
+/**
+ * Writes a program in the description layout `smpireplaymain` needs: `rank<i>.txt` per rank in
+ * `dir` and a description file listing them (absolute paths). Returns the description's path.
+ */
+export async function writeTiTraceFiles(dir: string, actions: ReadonlyMap<number, readonly Action[]>): Promise<string> {
+  await mkdir(dir, { recursive: true });
+  let world = 0;
+  for (const rank of actions.keys()) world = Math.max(world, rank + 1);
+  const files: string[] = [];
+  for (let rank = 0; rank < world; rank++) {
+    const file = resolve(dir, `rank${rank}.txt`);
+    await writeFile(file, formatTiTrace(new Map([[rank, actions.get(rank) ?? []]]), world));
+    files.push(file);
+  }
+  const description = resolve(dir, 'description.txt');
+  await writeFile(description, `${files.join('\n')}\n`);
+  return description;
 }
 
 /**

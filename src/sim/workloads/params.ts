@@ -6,7 +6,7 @@
 import { ErrorCode, TsmpiError } from '../../comm/errors.js';
 
 function fail(workload: string, name: string, want: string, got: unknown): never {
-  throw new TsmpiError(ErrorCode.Config, `workload ${workload}: parameter ${name} must be ${want}, got ${JSON.stringify(got)}`, {
+  throw new TsmpiError(ErrorCode.Config, `parameter ${name} must be ${want}, got ${JSON.stringify(got)}`, {
     operation: `workload ${workload}`,
     hint: `pass e.g. --param ${name}=<value>; \`tsmpi sim --workload ${workload} --help\` lists the parameters`,
   });
@@ -36,5 +36,5 @@ export function boolParam(workload: string, name: string, value: boolean | undef
 
 /** Checks a condition between parameters. */
 export function requireParams(workload: string, ok: boolean, message: string, hint: string): void {
-  if (!ok) throw new TsmpiError(ErrorCode.Config, `workload ${workload}: ${message}`, { operation: `workload ${workload}`, hint });
+  if (!ok) throw new TsmpiError(ErrorCode.Config, message, { operation: `workload ${workload}`, hint });
 }

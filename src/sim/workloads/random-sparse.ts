@@ -35,7 +35,7 @@ export function randomSparse(options: RandomSparseOptions): Map<number, Action[]
   const ranks = intParam(w, 'ranks', options.ranks, undefined, 1);
   const steps = intParam(w, 'steps', options.steps, d.steps);
   const degree = intParam(w, 'degree', options.degree, Math.min(d.degree, ranks - 1), 0, ranks - 1);
-  const minBytes = intParam(w, 'minBytes', options.minBytes, d.minBytes);
+  const minBytes = intParam(w, 'minBytes', options.minBytes, Math.min(d.minBytes, options.maxBytes ?? d.minBytes));
   const maxBytes = intParam(w, 'maxBytes', options.maxBytes, Math.max(d.maxBytes, minBytes));
   requireParams(w, minBytes <= maxBytes, `minBytes ${minBytes} is above maxBytes ${maxBytes}`, 'give minBytes <= maxBytes');
   const flops = numParam(w, 'flops', options.flops, d.flops);

@@ -5,6 +5,7 @@
  */
 import { ErrorCode, TsmpiError } from '../../comm/errors.js';
 import type { Action } from '../replay/actions.js';
+import { gridDims } from './builder.js';
 import { ALL_TO_ALL_DEFAULTS, allToAll, type AllToAllOptions } from './all-to-all.js';
 import { MD_DEFAULTS, molecularDynamics, type MolecularDynamicsOptions } from './molecular-dynamics.js';
 import { PIC_DEFAULTS, particleInCell, type ParticleInCellOptions } from './particle-in-cell.js';
@@ -125,7 +126,7 @@ export function workloadByName(name: string, params: Readonly<Record<string, str
   for (const [k, raw] of Object.entries(params)) {
     const spec = entry.params.find((p) => p.name === k) ?? entry.params.find((p) => p.name.toLowerCase() === k.toLowerCase());
     if (spec === undefined) {
-      throw new TsmpiError(ErrorCode.Config, `workload ${entry.name} has no parameter "${k}"`, { operation: `workload ${entry.name}`, hint: `its parameters: ${entry.params.map((p) => p.name).join(', ')}` });
+      throw new TsmpiError(ErrorCode.Config, `no parameter "${k}"`, { operation: `workload ${entry.name}`, hint: `its parameters: ${entry.params.map((p) => p.name).join(', ')}` });
     }
     values[spec.name] = convert(entry.name, spec, raw);
   }
@@ -145,7 +146,7 @@ export function parseParamPairs(pairs: readonly string[]): Record<string, string
 
 function convert(workload: string, spec: WorkloadParam, raw: string | number | boolean): ParamValue {
   const bad = (): never => {
-    throw new TsmpiError(ErrorCode.Config, `workload ${workload}: parameter ${spec.name} must be ${spec.kind === 'bool' ? 'true or false' : spec.kind === 'int' ? 'an integer' : 'a number'}, got ${JSON.stringify(raw)}`, { operation: `workload ${workload}`, hint: `${spec.name}: ${spec.doc}` });
+    throw new TsmpiError(ErrorCode.Config, `parameter ${spec.name} must be ${spec.kind === 'bool' ? 'true or false' : spec.kind === 'int' ? 'an integer' : 'a number'}, got ${JSON.stringify(raw)}`, { operation: `workload ${workload}`, hint: `${spec.name}: ${spec.doc}` });
   };
   if (spec.kind === 'bool') {
     if (typeof raw === 'boolean') return raw;
@@ -157,4 +158,24 @@ function convert(workload: string, spec: WorkloadParam, raw: string | number | b
   const value = typeof raw === 'number' ? raw : typeof raw === 'string' && raw.trim() !== '' ? Number(raw) : NaN;
   if (!Number.isFinite(value) || (spec.kind === 'int' && !Number.isInteger(value))) return bad();
   return value;
+}
+
+/**
+ * Builds a workload for a world of `np` ranks (when given): fills in `ranks`, or a process grid
+ * (`px`, `py`, `pz` that have no default) from `np`, and `seed`, unless the parameters set them.
+ */
+export function buildWorkload(name: string, pairs: readonly string[], np: number | undefined, seed: number): Map<number, Action[]> {
+  const params: Record<string, string | number> = parseParamPairs(pairs);
+  const info = ENTRIES.find((w) => w.name === name.toLowerCase() || w.aliases.includes(name.toLowerCase()));
+  const has = (k: string): boolean => info?.params.some((p) => p.name === k) ?? false;
+  if (np !== undefined && info !== undefined) {
+    if (has('ranks') && params.ranks === undefined) params.ranks = np;
+    const grid = ['px', 'py', 'pz'].filter((k) => info.params.find((p) => p.name === k)?.default === undefined && has(k));
+    if (grid.length > 0 && grid.every((k) => params[k] === undefined)) {
+      const dims = gridDims(np, grid.length);
+      grid.forEach((k, i) => (params[k] = dims[i]!));
+    }
+  }
+  if (has('seed') && params.seed === undefined) params.seed = seed;
+  return workloadByName(name, params);
 }

@@ -65,15 +65,15 @@ export class Rng {
     return min + this.next() * (max - min);
   }
 
-  /** k distinct integers from [0, n), in the order drawn (a partial Fisher-Yates shuffle). */
+  /** k distinct integers from [0, n) (Floyd's algorithm: O(k) draws and memory, whatever n). */
   sample(n: number, k: number): number[] {
     if (k > n) throw new RangeError(`cannot draw ${k} distinct values from ${n}`);
-    const pool = Array.from({ length: n }, (_, i) => i);
-    for (let i = 0; i < k; i++) {
-      const j = this.int(i, n - 1);
-      [pool[i], pool[j]] = [pool[j]!, pool[i]!];
+    const chosen = new Set<number>();
+    for (let j = n - k; j < n; j++) {
+      const t = this.int(0, j);
+      chosen.add(chosen.has(t) ? j : t);
     }
-    return pool.slice(0, k);
+    return [...chosen];
   }
 }
 

@@ -1,0 +1,130 @@
+/**
+ * The simulator as a library: run a program file, a trace or a generated workload on a platform,
+ * in virtual time, and get the run's result. `tsmpi sim` (cli-run.ts) is this plus flags, a
+ * progress bar and the summary; benchmarks and the SimGrid comparison call it directly.
+ */
+import { init } from '../bootstrap/init.js';
+import { ErrorCode, TsmpiError } from '../comm/errors.js';
+import type { Simulation } from './engine.js';
+import { FlowModel, type FlowModelOptions } from './network/flow-model.js';
+import { DelayModel, type NetworkModel } from './network/model.js';
+import type { Platform } from './platform/platform.js';
+import { crossbar } from './platform/topologies.js';
+import { runProgram, type ProgramRunOptions, type RankMain, type SimRunResult } from './program-runner.js';
+import type { Action } from './replay/actions.js';
+import { PhantomPayload, replayRank } from './replay/replayer.js';
+import { platformHosts } from './simple-hosts.js';
+import type { ComputeMode } from './world.js';
+
+export type NetworkKind = 'flow' | 'delay';
+
+export interface SimulateOptions {
+  /** A program file (run unchanged), a function per rank, or a trace / workload (actions per rank). */
+  program: string | RankMain | ReadonlyMap<number, readonly Action[]>;
+  /** Arguments of a program file. */
+  args?: string[];
+  /** Ranks; a trace or workload sets it (a different value is an error). @default 1 */
+  np?: number;
+  /** @default a crossbar with one host per rank ({@link defaultPlatform}) */
+  platform?: Platform;
+  /** @default 'flow' */
+  network?: NetworkKind;
+  /** Knobs of the flow model (SimGrid's factors and TCP gamma). */
+  flow?: FlowModelOptions;
+  /** How a program's compute counts; traces and workloads are always `declared`. @default 'measured' */
+  computeMode?: ComputeMode;
+  /** @default 1 */
+  ranksPerHost?: number;
+  /** flop/s of this machine, to scale measured CPU time to a host's speed. @default 1e9 */
+  referenceSpeed?: number;
+  /** Environment the ranks read TSMPI_* settings from (e.g. TSMPI_TCP_EAGER_LIMIT). @default process.env */
+  env?: Readonly<Record<string, string | undefined>>;
+  /** Record the timeline (for a Chrome trace). */
+  record?: boolean;
+  onProgress?: ProgramRunOptions['onProgress'];
+}
+
+function simError(message: string, hint: string): TsmpiError {
+  return new TsmpiError(ErrorCode.Arg, message, { operation: 'tsmpi sim', hint });
+}
+
+/** The default platform: a crossbar of identical hosts, 10 Gbit/s and 1 us per link, 1 Gflop/s. */
+export function defaultPlatform(hosts: number): Platform {
+  return crossbar({ hosts, speed: 1e9, bandwidth: 1.25e9, latency: 1e-6, source: 'default crossbar' });
+}
+
+export function networkModel(kind: string, platform: Platform, flow: FlowModelOptions = {}): (sim: Simulation) => NetworkModel {
+  if (kind === 'flow') return (sim) => new FlowModel(sim, platform, flow);
+  if (kind === 'delay') {
+    return (sim) =>
+      new DelayModel(sim, {
+        latency: (a, b, rail) => platform.routeLatency(a, b, rail),
+        bandwidth: (a, b, rail) => {
+          let narrowest = Infinity;
+          for (const l of platform.route(a, b, rail)) narrowest = Math.min(narrowest, platform.link(l).bandwidth);
+          return narrowest;
+        },
+      });
+  }
+  throw simError(`--network ${kind} is not a network model`, 'use flow (max-min sharing) or delay (no contention)');
+}
+
+/** Places `np` ranks on the platform's hosts, `perHost` consecutive ranks per host. */
+export function placeRanks(np: number, perHost: number, hosts: number): number[] {
+  if (Math.ceil(np / perHost) > hosts) {
+    throw simError(`${np} ranks at ${perHost} per host need ${Math.ceil(np / perHost)} hosts; the platform has ${hosts}`, 'use fewer ranks, more --ranks-per-host, or a bigger platform');
+  }
+  return Array.from({ length: np }, (_, r) => Math.floor(r / perHost));
+}
+
+/** A trace or workload as a program: each rank replays its own actions on its communicator. */
+export function replayMain(program: ReadonlyMap<number, readonly Action[]>, name: string): RankMain {
+  const payload = new PhantomPayload();
+  return {
+    name,
+    run: async (rank) => {
+      const comm = await init();
+      await replayRank(comm, program.get(rank) ?? [], payload);
+    },
+  };
+}
+
+/** Ranks of a trace: one more than the highest rank that has actions. */
+export function traceWorld(program: ReadonlyMap<number, readonly Action[]>): number {
+  let n = 0;
+  for (const rank of program.keys()) n = Math.max(n, rank + 1);
+  return n;
+}
+
+/** Runs a program, trace or workload in virtual time. */
+export async function simulate(options: SimulateOptions): Promise<SimRunResult> {
+  let program: string | RankMain;
+  let np = options.np ?? 1;
+  let computeMode: ComputeMode = options.computeMode ?? 'measured';
+  if (typeof options.program === 'string' || !(options.program instanceof Map)) {
+    program = options.program as string | RankMain;
+  } else {
+    const world = traceWorld(options.program);
+    if (options.np !== undefined && options.np !== world) {
+      throw simError(`-n ${options.np} does not match the ${world} ranks of the trace`, 'leave -n out (the trace sets the world size) or give matching parameters');
+    }
+    np = world;
+    program = replayMain(options.program, 'trace');
+    // A trace declares its compute: the replayer's own JavaScript is not the application's.
+    computeMode = 'declared';
+  }
+  const perHost = options.ranksPerHost ?? 1;
+  const platform = options.platform ?? defaultPlatform(Math.ceil(np / perHost));
+  return runProgram({
+    program,
+    args: options.args ?? [],
+    np,
+    hosts: platformHosts(platform, options.referenceSpeed ?? 1e9),
+    hostOf: placeRanks(np, perHost, platform.hostCount),
+    network: networkModel(options.network ?? 'flow', platform, options.flow),
+    computeMode,
+    ...(options.record ? { record: true } : {}),
+    ...(options.env ? { env: options.env } : {}),
+    ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+  });
+}

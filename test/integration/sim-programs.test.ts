@@ -1,0 +1,121 @@
+// Programs, traces and workloads under `tsmpi sim`: the runtime's examples and its semantics
+// suite run unchanged in virtual time; failures and deadlocks are reported as in a real run;
+// declared-time runs are deterministic bit for bit; traces written and read back replay the same.
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, test } from 'node:test';
+import { explain, fixture, tsmpi } from '../helpers/run-job.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'tsmpi-sim-test-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+interface Summary {
+  makespan: number;
+  events: number;
+  wallSeconds: number;
+  eventsPerSecond: number;
+  perRank: { rank: number; end: number; compute: number; blocked: number; messages: number; bytes: number }[];
+}
+const readJson = (path: string): Summary => JSON.parse(readFileSync(path, 'utf8')) as Summary;
+/** The summary without what depends on this machine's speed. */
+function virtualOnly(s: Summary): unknown {
+  const { wallSeconds: _w, eventsPerSecond: _e, ...rest } = s;
+  return rest;
+}
+
+test('examples/pi.ts runs unchanged under tsmpi sim', { timeout: 120_000 }, async () => {
+  const result = await tsmpi(['sim', '-n', '4', '--quiet', 'examples/pi.ts', '100000']);
+  assert.equal(result.code, 0, explain(result));
+  // The same midpoint sum as a real run: 100000 intervals give pi to 1e-11.
+  const pi = Number(/pi is approximately ([\d.]+)/.exec(result.stdout)?.[1]);
+  assert.ok(Math.abs(pi - Math.PI) < 1e-10, explain(result));
+  assert.match(result.stdout, /100000 intervals on 4 ranks/);
+  assert.match(result.stdout, /makespan .* on 4 ranks/);
+});
+
+test('examples/ring.ts runs unchanged under tsmpi sim on 8 ranks', { timeout: 120_000 }, async () => {
+  const result = await tsmpi(['sim', '-n', '8', '--quiet', 'examples/ring.ts']);
+  assert.equal(result.code, 0, explain(result));
+  assert.match(result.stdout, /hops 7, sum\[0\] = 28/);
+});
+
+for (const np of [2, 3]) {
+  test(`the point-to-point semantics suite passes under tsmpi sim on ${np} ranks`, { timeout: 180_000 }, async () => {
+    const result = await tsmpi(['sim', '-n', String(np), '--quiet', fixture('p2p-suite.ts')]);
+    assert.equal(result.code, 0, explain(result));
+    assert.equal(result.stdout.split('\n').filter((l) => l.startsWith('p2p ok ')).length, 15 * 4, explain(result));
+  });
+}
+
+test('a deadlock in virtual time names each waiting rank and what it waits for', { timeout: 60_000 }, async () => {
+  const result = await tsmpi(['sim', '-n', '3', '--quiet', fixture('deadlock.ts')]);
+  assert.notEqual(result.code, 0, explain(result));
+  assert.match(result.stderr, /deadlock/);
+  assert.match(result.stderr, /rank 0: recv from rank 1, tag 7/);
+  assert.match(result.stderr, /rank 1: recv from rank 0, tag 8/);
+});
+
+test('a rank that throws fails the simulation, naming the rank and the error', { timeout: 60_000 }, async () => {
+  const result = await tsmpi(['sim', '-n', '3', '--quiet', fixture('fail-throw.ts'), '2', 'throw']);
+  assert.notEqual(result.code, 0, explain(result));
+  assert.match(result.stderr, /rank 2 failed in the simulation/);
+  assert.match(result.stderr, /deliberate failure on rank 2/);
+});
+
+test('declared compute: two runs give the same result bit for bit, and the expected makespan', { timeout: 120_000 }, async () => {
+  const runs: Summary[] = [];
+  for (const name of ['a', 'b']) {
+    const json = join(dir, `declared-${name}.json`);
+    const result = await tsmpi(['sim', '-n', '4', '--compute', 'declared', '--quiet', '--json', json, fixture('sim-declared.ts')]);
+    assert.equal(result.code, 0, explain(result));
+    assert.match(result.stdout, /sim-declared done on 4 ranks/);
+    runs.push(readJson(json));
+  }
+  assert.deepEqual(virtualOnly(runs[0]!), virtualOnly(runs[1]!));
+  // Rank 3 computes 4 ms per step and the ring waits for it: at least 5 x 4 ms.
+  assert.ok(runs[0]!.makespan > 0.02 && runs[0]!.makespan < 0.03, `makespan ${runs[0]!.makespan}`);
+});
+
+test('a workload is deterministic, and its emitted trace replays to the same makespan', { timeout: 120_000 }, async () => {
+  const args = ['--workload', 'md', '-n', '8', '--param', 'steps=4', '--seed', '7'];
+  const first = join(dir, 'md-1.json');
+  const second = join(dir, 'md-2.json');
+  for (const json of [first, second]) {
+    const result = await tsmpi(['sim', ...args, '--quiet', '--json', json]);
+    assert.equal(result.code, 0, explain(result));
+  }
+  assert.deepEqual(virtualOnly(readJson(first)), virtualOnly(readJson(second)));
+  const traceDir = join(dir, 'md-trace');
+  const emitted = await tsmpi(['sim', ...args, '--emit-trace', traceDir]);
+  assert.equal(emitted.code, 0, explain(emitted));
+  const replayJson = join(dir, 'md-replay.json');
+  const replay = await tsmpi(['sim', '--replay', join(traceDir, 'description.txt'), '--quiet', '--json', replayJson]);
+  assert.equal(replay.code, 0, explain(replay));
+  assert.equal(readJson(replayJson).makespan, readJson(first).makespan);
+});
+
+test('a SimGrid trace replays, and a world size that does not match it is refused', { timeout: 60_000 }, async () => {
+  const ok = await tsmpi(['sim', '--replay', fixture('traces/three-ranks.txt'), '--quiet']);
+  assert.equal(ok.code, 0, explain(ok));
+  assert.match(ok.stdout, /on 3 ranks/);
+  const wrong = await tsmpi(['sim', '-n', '5', '--replay', fixture('traces/three-ranks.txt'), '--quiet']);
+  assert.notEqual(wrong.code, 0);
+  assert.match(wrong.stderr, /-n 5 does not match the 3 ranks/);
+});
+
+test('--trace writes a Chrome trace with each rank as a thread', { timeout: 60_000 }, async () => {
+  const path = join(dir, 'trace.json');
+  const result = await tsmpi(['sim', '--workload', 'stencil2d', '-n', '4', '--param', 'steps=2', '--quiet', '--trace', path]);
+  assert.equal(result.code, 0, explain(result));
+  const trace = JSON.parse(readFileSync(path, 'utf8')) as { traceEvents: { ph: string; tid: number; name: string }[] };
+  const tids = new Set(trace.traceEvents.filter((e) => e.ph === 'X').map((e) => e.tid));
+  assert.deepEqual([...tids].sort(), [0, 1, 2, 3]);
+});
+
+test('--list-workloads names every generator with its parameters', async () => {
+  const result = await tsmpi(['sim', '--list-workloads']);
+  assert.equal(result.code, 0, explain(result));
+  for (const name of ['stencil2d', 'stencil3d', 'all-to-all', 'random-sparse', 'particle-in-cell', 'molecular-dynamics', 'transport-sweep']) assert.match(result.stdout, new RegExp(`^${name}`, 'm'));
+});
