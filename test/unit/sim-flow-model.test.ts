@@ -91,3 +91,49 @@ test('delay model: no contention, latency + size / bandwidth whatever else flows
   sim.run();
   for (const t of times) close(t, 0.00101, 'delay arrival');
 });
+
+test('flow model: a bottleneck is shared in inverse proportion to route latency (SimGrid CM02)', () => {
+  // Fat tree "2;4,4;1,2;1,1": hosts 0-3 under leaf 0, 4-7 under leaf 1; every link 1e9 B/s, 1 us.
+  // Host 1 -> 0 crosses 2 links (2 us), host 4 -> 0 crosses 4 (4 us); both end on host 0's down
+  // link. 1e6 bytes each:
+  //   2-4 us: flow A alone at 1e9: 2000 bytes; from 4 us, weights 1/2 : 1/4 give A 2/3 of the
+  //   link: 998000 / 6.667e8 = 1497 us more, A lands at 1501 us (equal shares: 2000 us).
+  const platform = fatTree({ shape: '2;4,4;1,2;1,1', hostBandwidth: 1e9, latency: 1e-6, speed: 1e9 });
+  for (const [latencyWeighted, expectA] of [[true, 1.501e-3], [false, 2.0e-3]] as const) {
+    const sim = new Simulation();
+    const model = new FlowModel(sim, platform, { tcpGamma: 0, latencyWeighted });
+    let a = -1;
+    let b = -1;
+    model.send(1, 0, 1e6, 0, () => (a = sim.now()));
+    model.send(4, 0, 1e6, 0, () => (b = sim.now()));
+    sim.run();
+    close(a, expectA, `flow A (latencyWeighted ${latencyWeighted})`);
+    // The link is busy throughout either way: 2e6 bytes from 2 us, B's last 2 us alone.
+    close(b, 2.002e-3, `flow B (latencyWeighted ${latencyWeighted})`);
+  }
+});
+
+test('flow model: a solve interval delays rate changes by less than the interval, never overfills', () => {
+  // As "n flows into one host" but re-solving only every 100 us: the 4 flows start at 10 us and
+  // wait for the solve at 100 us, then share the link: all land at 1e-4 + 4e-3.
+  const sim = new Simulation();
+  const platform = crossbar({ hosts: 5, speed: 1e9, bandwidth: 1e9, latency: 5e-6 });
+  const model = new FlowModel(sim, platform, { tcpGamma: 0, solveInterval: 1e-4 });
+  const times: number[] = [];
+  for (let h = 1; h <= 4; h++) model.send(h, 0, 1e6, 0, () => times.push(sim.now()));
+  sim.run();
+  for (const t of times) close(t, 1e-4 + 4e-3, 'stepped arrival');
+  assert.throws(() => new FlowModel(sim, platform, { solveInterval: -1 }), /solveInterval/);
+});
+
+test('flow model: header-only frames skip the sharing and cost latency + size / narrowest link', () => {
+  // A 32-byte frame next to a 1 MB flow on the same down link: not slowed by it.
+  const sim = new Simulation();
+  const platform = crossbar({ hosts: 3, speed: 1e9, bandwidth: 1e9, latency: 5e-6 });
+  const model = new FlowModel(sim, platform, { tcpGamma: 0 });
+  let small = -1;
+  model.send(1, 0, 1e6, 0, () => {});
+  model.send(2, 0, 32, 0, () => (small = sim.now()));
+  sim.run();
+  close(small, 1e-5 + 32 / 1e9, 'control frame');
+});
