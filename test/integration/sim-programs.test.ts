@@ -2,7 +2,7 @@
 // suite run unchanged in virtual time; failures and deadlocks are reported as in a real run;
 // declared-time runs are deterministic bit for bit; traces written and read back replay the same.
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
@@ -118,4 +118,20 @@ test('--list-workloads names every generator with its parameters', async () => {
   const result = await tsmpi(['sim', '--list-workloads']);
   assert.equal(result.code, 0, explain(result));
   for (const name of ['stencil2d', 'stencil3d', 'all-to-all', 'random-sparse', 'particle-in-cell', 'molecular-dynamics', 'transport-sweep']) assert.match(result.stdout, new RegExp(`^${name}`, 'm'));
+});
+
+test('the JSON summary reports per-link and per-rail utilisation that add up', { timeout: 60_000 }, async () => {
+  const json = join(dir, 'rails.json');
+  const platform = join(dir, 'two-rails.json');
+  writeFileSync(platform, JSON.stringify({ topology: 'crossbar', hosts: { count: 4, speed: 1e9 }, rails: [{ bandwidth: 1.25e9, latency: 1e-6 }, { bandwidth: 2.5e8, latency: 2e-6 }] }));
+  const result = await tsmpi(['sim', '--quiet', '--platform', platform, '--workload', 'stencil2d', '--param', 'px=2', 'py=2', 'steps=2', 'bytes=1000', 'flops=0', '--json', json]);
+  assert.equal(result.code, 0, explain(result));
+  const summary = JSON.parse(readFileSync(json, 'utf8')) as { makespan: number; links: { name: string; bytes: number; utilisation: number }[]; rails: { rail: number; bytes: number; linksUsed: number; maxUtilisation: number }[] };
+  // Point-to-point traffic without a rail policy stays on rail 0: 2 steps x 8 halo messages of
+  // 1000 bytes, each crossing the sender's up link and the receiver's down link.
+  assert.deepEqual(summary.rails.map((r) => r.rail), [0]);
+  assert.equal(summary.rails[0]!.bytes, summary.links.reduce((n, l) => n + l.bytes, 0));
+  assert.ok(summary.rails[0]!.bytes >= 2 * 8 * 1000 * 2, `rail bytes ${summary.rails[0]!.bytes}`);
+  assert.equal(summary.rails[0]!.linksUsed, summary.links.length);
+  assert.equal(summary.rails[0]!.maxUtilisation, Math.max(...summary.links.map((l) => l.utilisation)));
 });

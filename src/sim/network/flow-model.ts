@@ -243,7 +243,7 @@ export class FlowModel implements NetworkModel {
     for (let l = 0; l < this.platform.linkCount; l++) {
       if (this.linkBytes[l] === 0) continue;
       const link = this.platform.link(l);
-      out.push({ name: link.name, bytes: this.linkBytes[l]!, busy: this.linkBusy[l]!, bandwidth: link.bandwidth });
+      out.push({ name: link.name, bytes: this.linkBytes[l]!, busy: this.linkBusy[l]!, bandwidth: link.bandwidth, ...(link.rail !== undefined ? { rail: link.rail } : {}) });
     }
     return out;
   }

@@ -22,6 +22,8 @@ export interface LinkUsage {
   /** Seconds with at least one flow on the link. */
   busy: number;
   bandwidth: number;
+  /** The rail (network plane) of the link, when the platform knows. */
+  rail?: number;
 }
 
 /** A transfer time for a delay-only model: what (src, dst, bytes, rail) costs without contention. */

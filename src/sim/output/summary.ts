@@ -1,6 +1,6 @@
 /**
  * The summary of a simulation: makespan, per-rank compute and blocked time, message counts,
- * per-link utilisation, and how fast the simulator ran.
+ * per-link and per-rail utilisation, and how fast the simulator ran.
  */
 import type { SimRunResult } from '../program-runner.js';
 
@@ -16,6 +16,29 @@ export interface SimSummary {
   bytes: number;
   perRank: { rank: number; compute: number; blocked: number; end: number; messages: number; bytes: number }[];
   links?: { name: string; bytes: number; busy: number; utilisation: number }[];
+  /** Per rail: bytes over its links, and the mean and highest utilisation of the links it used. */
+  rails?: { rail: number; bytes: number; linksUsed: number; meanUtilisation: number; maxUtilisation: number }[];
+}
+
+type LinkSummary = NonNullable<SimSummary['links']>[number] & { rail?: number };
+
+function railSummary(links: readonly LinkSummary[]): NonNullable<SimSummary['rails']> {
+  const byRail = new Map<number, LinkSummary[]>();
+  for (const l of links) {
+    const rail = l.rail ?? 0;
+    const list = byRail.get(rail);
+    if (list) list.push(l);
+    else byRail.set(rail, [l]);
+  }
+  return [...byRail.entries()]
+    .sort((a, b) => a[0] - b[0])
+    .map(([rail, list]) => ({
+      rail,
+      bytes: list.reduce((n, l) => n + l.bytes, 0),
+      linksUsed: list.length,
+      meanUtilisation: list.reduce((n, l) => n + l.utilisation, 0) / list.length,
+      maxUtilisation: Math.max(...list.map((l) => l.utilisation)),
+    }));
 }
 
 function stats(values: number[]): { min: number; mean: number; max: number } {
@@ -25,7 +48,13 @@ function stats(values: number[]): { min: number; mean: number; max: number } {
 
 export function summarize(result: SimRunResult): SimSummary {
   const perRank = result.ranks.map((r, rank) => ({ rank, compute: r.compute, blocked: r.blocked, end: r.end, messages: r.messagesSent, bytes: r.bytesSent }));
-  const links = result.network.linkReport?.().map((l) => ({ name: l.name, bytes: l.bytes, busy: l.busy, utilisation: result.makespan > 0 ? l.bytes / l.bandwidth / result.makespan : 0 }));
+  const links: LinkSummary[] | undefined = result.network.linkReport?.().map((l) => ({
+    name: l.name,
+    bytes: l.bytes,
+    busy: l.busy,
+    utilisation: result.makespan > 0 ? l.bytes / l.bandwidth / result.makespan : 0,
+    ...(l.rail !== undefined ? { rail: l.rail } : {}),
+  }));
   return {
     makespan: result.makespan,
     ranks: perRank.length,
@@ -37,7 +66,7 @@ export function summarize(result: SimRunResult): SimSummary {
     messages: perRank.reduce((n, r) => n + r.messages, 0),
     bytes: perRank.reduce((n, r) => n + r.bytes, 0),
     perRank,
-    ...(links ? { links } : {}),
+    ...(links ? { links, rails: railSummary(links) } : {}),
   };
 }
 
@@ -56,6 +85,9 @@ export function printSummary(summary: SimSummary, out: (line: string) => void = 
   if (summary.links && summary.links.length > 0) {
     const busiest = [...summary.links].sort((a, b) => b.utilisation - a.utilisation).slice(0, 5);
     out(`busiest links: ${busiest.map((l) => `${l.name} ${(l.utilisation * 100).toFixed(1)}%`).join(', ')}`);
+  }
+  if (summary.rails && summary.rails.length > 1) {
+    for (const r of summary.rails) out(`rail ${r.rail}: ${r.bytes} bytes over ${r.linksUsed} links, utilisation mean ${(r.meanUtilisation * 100).toFixed(1)}%, max ${(r.maxUtilisation * 100).toFixed(1)}%`);
   }
   out(`simulated ${summary.events} events in ${summary.wallSeconds.toFixed(2)} s (${Math.round(summary.eventsPerSecond)} events/s)`);
 }
