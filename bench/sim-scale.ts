@@ -25,7 +25,7 @@ import type { Action } from '../src/sim/replay/actions.ts';
 import { writeTiTraceFiles } from '../src/sim/replay/ti-trace.ts';
 import { simulate, traceWorld, type NetworkKind } from '../src/sim/simulate.ts';
 import { buildWorkload } from '../src/sim/workloads/registry.ts';
-import { Rng } from '../src/sim/workloads/rng.ts';
+import { Rng } from '../src/rng.ts';
 import { param, printTable, writeResults } from './lib/report.ts';
 import { findSimgrid, simgridReplay, SIMGRID_MATCHING_CONFIG } from './lib/simgrid.ts';
 

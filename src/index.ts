@@ -10,7 +10,7 @@
  * ```
  * @module
  */
-export { init, finalize, abort, wtime, jobInfo, communicationState, type CommunicationState } from './bootstrap/init.js';
+export { init, finalize, abort, wtime, jobInfo, communicationState, type CommunicationState, type RailState } from './bootstrap/init.js';
 export type { JobInfo } from './bootstrap/job-info.js';
 export { Communicator, ANY_SOURCE, ANY_TAG, TAG_UB, type Concatenated } from './comm/communicator.js';
 export { Request, waitAll, waitAny, testAll, testAny, type Status } from './comm/request.js';

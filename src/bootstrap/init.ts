@@ -18,6 +18,9 @@ import { HybridTransport } from '../transport/hybrid-transport.js';
 import { allocateShmArena } from '../transport/shm-arena.js';
 import { ShmTransport } from '../transport/shm-transport.js';
 import { TcpTransport } from '../transport/tcp-transport.js';
+import type { MultiRailTransport } from '../rails/multi-rail-transport.js';
+import { openRails } from '../rails/open-rails.js';
+import { parseRails, type RailSpec } from '../rails/rail-config.js';
 import type { Transport } from '../transport/transport.js';
 import { threadJobInfo, type JobInfo } from './job-info.js';
 import { currentRank, type HostToRank, type LauncherChannel, type MemberContext, type RankContext } from './rank-context.js';
@@ -36,6 +39,8 @@ interface Runtime {
   /** Shared-memory bytes reserved for this rank's process (0 for non-members). */
   arenaBytes: number;
   tcp: boolean;
+  rails?: MultiRailTransport;
+  railPolicy?: string;
 }
 
 /** What communication state a rank holds (seed 5: non-members hold none). */
@@ -47,6 +52,22 @@ export interface CommunicationState {
   arenaBytes: number;
   /** Whether the rank listens for TCP peers. */
   listening: boolean;
+  /** With several rails (TSMPI_RAILS): what each rail carried and what went wrong. */
+  rails?: RailState;
+}
+
+export interface RailState {
+  policy: string;
+  /** Per peer (world rank): acknowledged bytes sent on each rail, rail 0 first. */
+  bytesSent: Record<number, number[]>;
+  /** Per peer: times each rail failed (closed, or stopped acknowledging). */
+  failures: Record<number, number[]>;
+  /** Per peer: what the rail policy learnt (rates, weights, decisions). */
+  learnt: Record<number, Record<string, unknown>>;
+  /** Segments sent again after a rail failed. */
+  resentSegments: number;
+  /** Received segment bytes dropped because they had arrived before. */
+  duplicateBytes: number;
 }
 
 /** A world of one rank for programs started without a launcher. */
@@ -102,11 +123,13 @@ function awaitWorld(channel: LauncherChannel): Promise<{ records: RankRecord[]; 
   });
 }
 
-async function buildTransport(context: MemberContext, settings: Settings, channel: LauncherChannel | undefined): Promise<{ transport: Transport; job: JobInfo }> {
+async function buildTransport(context: MemberContext, settings: Settings, channel: LauncherChannel | undefined): Promise<{ transport: Transport; job: JobInfo; rails?: MultiRailTransport }> {
   const shm = new ShmTransport(context.arena, context.slot, context.worldOfSlot, context.size);
   if (context.tcp === undefined) return { transport: shm, job: context.job };
   if (channel === undefined) throw new TsmpiError(ErrorCode.Init, 'a rank with remote peers has no host to exchange addresses with', { rank: context.rank, operation: 'init', hint: 'start it with tsmpi exec' });
   const log = (line: string): void => void process.stderr.write(`${line}\n`);
+  const rails = parseRails(settings.rails);
+  if (rails.length >= 2) return buildRailTransport(context, context.tcp.jobId, settings, channel, shm, rails, log);
   const tcp = new TcpTransport({
     rank: context.rank,
     secret: Buffer.alloc(0),
@@ -125,16 +148,46 @@ async function buildTransport(context: MemberContext, settings: Settings, channe
     records.map((r) => ({ host: r.host, port: r.port })),
     Buffer.from(secret, 'hex'),
   );
-  // The rendezvous tells where every member really is: the job information gets it.
+  return { transport: new HybridTransport(shm, tcp), job: jobFromRecords(context, records) };
+}
+
+/** The job information, completed with where every member really is (from the rendezvous). */
+function jobFromRecords(context: MemberContext, records: readonly RankRecord[]): JobInfo {
   const nodes = [...new Set(records.map((r) => r.node))];
-  const job: JobInfo = {
+  return {
     ...context.job,
     nodes,
     nodeOfRank: records.map((r) => nodes.indexOf(r.node)),
     pids: records.map((r) => r.pid),
     addresses: records.map((r) => `${r.host}:${r.port}`),
   };
-  return { transport: new HybridTransport(shm, tcp), job };
+}
+
+/** TCP over several rails (TSMPI_RAILS): a listener per rail, a MultiRailTransport on top. */
+async function buildRailTransport(
+  context: MemberContext,
+  jobId: string,
+  settings: Settings,
+  channel: LauncherChannel,
+  shm: ShmTransport,
+  rails: RailSpec[],
+  log: (line: string) => void,
+): Promise<{ transport: Transport; job: JobInfo; rails?: MultiRailTransport }> {
+  const world = awaitWorld(channel);
+  const listeners = await openRails({ rank: context.rank, jobId, rails, settings, maxFramePayload: TCP_FRAME_PAYLOAD, maxFrameBytes: MAX_TCP_FRAME, log });
+  const first = listeners.addresses[0]!;
+  channel.post({ type: 'listening', rank: context.rank, host: first.host, port: first.port, rails: listeners.addresses });
+  const { records, secret } = await world;
+  const missing = records.find((r) => r.rails === undefined);
+  if (missing !== undefined) {
+    throw new TsmpiError(ErrorCode.Config, `rank ${missing.rank} has no rails but rank ${context.rank} has ${rails.length} (TSMPI_RAILS)`, {
+      rank: context.rank,
+      operation: 'init',
+      hint: 'set TSMPI_RAILS for every process of the job',
+    });
+  }
+  const multi = listeners.connect(records.map((r) => r.rails), Buffer.from(secret, 'hex'));
+  return { transport: new HybridTransport(shm, multi), job: jobFromRecords(context, records), rails: multi };
 }
 
 /**
@@ -167,13 +220,13 @@ export async function init(): Promise<Communicator> {
     return world;
   }
   const settings = readSettings(process.env, { localRanks: context.localSize, cores: availableParallelism(), remotePeers: context.tcp !== undefined });
-  const { transport, job } = await buildTransport(context, settings, channel);
+  const { transport, job, rails } = await buildTransport(context, settings, channel);
   const endpoint = new Endpoint(transport, settings);
   const group = new Int32Array(context.size);
   for (let r = 0; r < context.size; r++) group[r] = r;
   const world = new Communicator({ endpoint, context: 0, group, rank: context.rank, settings, selfContext: 2 });
   const arenaBytes = context.arena.control.byteLength + context.arena.rings.reduce((n, sab) => n + sab.byteLength, 0);
-  cache.set(RUNTIME, { world, endpoint, job, arenaBytes, tcp: context.tcp !== undefined } satisfies Runtime);
+  cache.set(RUNTIME, { world, endpoint, job, arenaBytes, tcp: context.tcp !== undefined, ...(rails ? { rails, railPolicy: settings.railPolicy } : {}) } satisfies Runtime);
   if (settings.tcpConnect === 'eager') endpoint.connectAll();
   channel?.onMessage((message) => {
     if (message.type === 'describe-waits') {
@@ -199,7 +252,9 @@ export function jobInfo(): JobInfo {
 export function communicationState(): CommunicationState {
   const runtime = currentRank().cache.get(RUNTIME) as Runtime | undefined;
   if (runtime === undefined) throw new TsmpiError(ErrorCode.Init, 'communicationState() before init()', { operation: 'communicationState', hint: 'await init() first' });
-  return { member: runtime.endpoint !== undefined, links: runtime.endpoint?.linkCount() ?? 0, arenaBytes: runtime.arenaBytes, listening: runtime.tcp };
+  const state: CommunicationState = { member: runtime.endpoint !== undefined, links: runtime.endpoint?.linkCount() ?? 0, arenaBytes: runtime.arenaBytes, listening: runtime.tcp };
+  if (runtime.rails !== undefined) state.rails = { policy: runtime.railPolicy ?? '', ...runtime.rails.report() };
+  return state;
 }
 
 /**

@@ -20,6 +20,10 @@ export interface ProcessJobOptions {
   args: string[];
   env: Record<string, string | undefined>;
   tagOutput: boolean;
+  /** Process i runs in network namespace namespaces[i mod count] (`ip netns exec`). */
+  namespaces?: readonly string[];
+  /** Where the rendezvous listens. @default '127.0.0.1' */
+  rendezvousAddress?: string;
   log?: (line: string) => void;
 }
 
@@ -33,7 +37,7 @@ export async function runProcessJob(options: ProcessJobOptions): Promise<number>
   const jobId = `procs-${process.pid}-${Date.now()}`;
   // The processes hash the secret text the same way a user-supplied TSMPI_JOB_SECRET is hashed.
   const server = new RendezvousServer(Buffer.from(secretKey(secret), 'hex'), jobId, processes, log);
-  const rendezvous = await server.listen('127.0.0.1');
+  const rendezvous = await server.listen(options.rendezvousAddress ?? '127.0.0.1');
   const children: ChildProcess[] = [];
   const codes: (number | undefined)[] = new Array(processes).fill(undefined);
   let failing = false;
@@ -60,7 +64,10 @@ export async function runProcessJob(options: ProcessJobOptions): Promise<number>
       TSMPI_JOB_SECRET: secret,
       TSMPI_JOB_ID: jobId,
     };
-    const child = spawn(process.execPath, [cli, 'exec', ...(options.tagOutput ? ['--tag-output'] : []), options.program, ...options.args], { env, stdio: 'inherit' });
+    const command = [process.execPath, cli, 'exec', ...(options.tagOutput ? ['--tag-output'] : []), options.program, ...options.args];
+    const namespace = options.namespaces?.length ? options.namespaces[index % options.namespaces.length] : undefined;
+    // `ip netns exec` execs the command: the child's pid is the rank process's.
+    const child = namespace === undefined ? spawn(command[0]!, command.slice(1), { env, stdio: 'inherit' }) : spawn('ip', ['netns', 'exec', namespace, ...command], { env, stdio: 'inherit' });
     children.push(child);
     child.on('exit', (code, signal) => {
       const value = code ?? (signal ? 128 + (osConstants.signals[signal] ?? 15) : 1);

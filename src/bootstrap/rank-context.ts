@@ -61,7 +61,7 @@ export interface LauncherChannel {
 export type RankToHost =
   | { type: 'waits'; rank: number; state: string; waits: string[] }
   | { type: 'abort'; rank: number; code: number; message: string }
-  | { type: 'listening'; rank: number; host: string; port: number };
+  | { type: 'listening'; rank: number; host: string; port: number; rails?: { host: string; port: number }[] };
 
 export type HostToRank = { type: 'describe-waits' } | { type: 'world'; records: RankRecord[]; secret: string };
 

@@ -62,7 +62,7 @@ interface HostedRank {
   slot: number;
   worker: Worker;
   exitCode: number | undefined;
-  listening?: { host: string; port: number };
+  listening?: { host: string; port: number; rails?: { host: string; port: number }[] };
 }
 
 export class RankHost {
@@ -181,7 +181,7 @@ export class RankHost {
     } else if (message.type === 'waits') {
       this.waitReports.set(from.resourceId, message);
     } else if (message.type === 'listening') {
-      from.listening = { host: message.host, port: message.port };
+      from.listening = { host: message.host, port: message.port, ...(message.rails ? { rails: message.rails } : {}) };
       const members = this.ranks.filter((r) => r.rank >= 0);
       if (members.every((r) => r.listening !== undefined)) this.exchanging = this.exchange();
     }
@@ -196,7 +196,7 @@ export class RankHost {
       const node = this.options.env.SLURMD_NODENAME ?? this.options.job.nodes[this.options.job.nodeOfRank[this.options.job.first] ?? 0] ?? '';
       for (const r of this.ranks) {
         if (r.rank < 0) continue;
-        const record: RankRecord = { rank: r.rank, resourceId: r.resourceId, host: r.listening!.host, port: r.listening!.port, node, pid: process.pid };
+        const record: RankRecord = { rank: r.rank, resourceId: r.resourceId, host: r.listening!.host, port: r.listening!.port, ...(r.listening!.rails ? { rails: r.listening!.rails } : {}), node, pid: process.pid };
         entries[rankKey(r.rank)] = encodeRecord(record);
       }
       Object.assign(entries, remote.publish ?? {});

@@ -41,6 +41,8 @@ export interface RankRecord {
   resourceId: number;
   host: string;
   port: number;
+  /** Listeners per rail (TSMPI_RAILS), rail 0 first; absent without rails. */
+  rails?: { host: string; port: number }[];
   node: string;
   pid: number;
 }

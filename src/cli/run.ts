@@ -15,6 +15,8 @@ interface RunFlags {
   spinUs?: number;
   procs: boolean;
   ranksPerProc?: number;
+  netns?: string;
+  rendezvousAddress?: string;
 }
 
 export function registerRun(program: Command): void {
@@ -28,6 +30,8 @@ export function registerRun(program: Command): void {
     .option('--spin-us <us>', 'microseconds a waiting rank polls before sleeping (TSMPI_SPIN_US)', nonNegativeNumber('--spin-us'))
     .option('--procs', 'one process per rank (ranks of different processes talk TCP)', false)
     .option('--ranks-per-proc <K>', 'K worker-thread ranks per process: shared memory inside a process, TCP across', positiveInteger('--ranks-per-proc'))
+    .option('--netns <NS,...>', 'with --procs/--ranks-per-proc: process i runs in network namespace NS[i mod count] (ip netns exec), e.g. shaped test networks', )
+    .option('--rendezvous-address <ADDR>', 'address the launcher serves the address exchange on (reachable from every process)', '127.0.0.1')
     .argument('<program>', 'the program: a .ts or .js file')
     .argument('[args...]', 'arguments for the program')
     .passThroughOptions()
@@ -39,10 +43,23 @@ export function registerRun(program: Command): void {
         throw new TsmpiError(ErrorCode.Arg, '--procs and --ranks-per-proc conflict', { operation: 'tsmpi run', hint: '--procs means one rank per process; give --ranks-per-proc K alone for K ranks per process' });
       }
       const ranksPerProcess = flags.procs ? 1 : flags.ranksPerProc;
+      const namespaces = flags.netns?.split(',').filter((n) => n !== '') ?? [];
+      if (namespaces.length > 0 && ranksPerProcess === undefined) {
+        throw new TsmpiError(ErrorCode.Arg, '--netns needs processes', { operation: 'tsmpi run', hint: 'add --procs or --ranks-per-proc K' });
+      }
       const code =
         ranksPerProcess === undefined
           ? await runThreadJob({ np: flags.np, program: programPath, args, env, tagOutput: flags.tagOutput })
-          : await runProcessJob({ np: flags.np, ranksPerProcess, program: programPath, args, env, tagOutput: flags.tagOutput });
+          : await runProcessJob({
+              np: flags.np,
+              ranksPerProcess,
+              program: programPath,
+              args,
+              env,
+              tagOutput: flags.tagOutput,
+              namespaces,
+              rendezvousAddress: flags.rendezvousAddress ?? '127.0.0.1',
+            });
       process.exitCode = code;
     });
 }

@@ -19,6 +19,21 @@
  * answers with CTS once a receive matches (receiver request id -1: the receive failed, complete
  * without data); the sender then streams DATA frames straight into the matched receive's buffer.
  * DATA and EAGER_DATA are FRAME_SPLITTABLE: a link may deliver them in pieces.
+ *
+ * Multi-rail links (src/rails/) add two frame types that never reach the endpoint: a DATA frame
+ * cut into segments travels as RAIL_SEGMENT frames on several rails, and the receiver answers
+ * each with a RAIL_ACK on the control rail.
+ * ```
+ * word  RAIL_SEGMENT                         RAIL_ACK
+ * 0     type | SPLITTABLE                    type
+ * 1     segment id (sender's)                segment id
+ * 2     offset of the DATA frame             segment id (0: none)
+ * 3     rail                                 segment id (0: none)
+ * 4     segment bytes                        0
+ * 5     offset of the segment in message     segment id (0: none)
+ * 6     receiver id                          segment id (0: none)
+ * 7     bytes of the DATA frame              segment id (0: none)
+ * ```
  */
 export { FRAME_HEADER_WORDS } from '../transport/link.js';
 
@@ -37,6 +52,8 @@ export const FrameType = {
   Cts: 3,
   Data: 4,
   EagerData: 5,
+  RailSegment: 6,
+  RailAck: 7,
 } as const;
 
 export function frameType(word0: number): number {

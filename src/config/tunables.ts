@@ -180,6 +180,51 @@ export const tunables = {
     defaultValue: () => '',
     parse: (text) => text.trim(),
   } satisfies Tunable<string>,
+  rails: {
+    env: 'TSMPI_RAILS',
+    description:
+      'The rails (networks) of this node for multi-rail TCP: interface names or IPv4 addresses, each with an optional rate, e.g. rail0@800mbit,rail1@200mbit. The first carries control frames (put the lowest-latency one first). Two or more turn multi-rail scheduling on between processes.',
+    defaultText: "'' (one TCP connection per peer, on TSMPI_TCP_ADDRESS)",
+    defaultValue: () => '',
+    parse: (text) => text.trim(),
+  } satisfies Tunable<string>,
+  railPolicy: {
+    env: 'TSMPI_RAIL_POLICY',
+    description:
+      'How message segments are spread over the rails: adaptive (earliest completion with rates learnt online), weighted (static rate weights, UCX/ob1-like), q-learning (patent CN101833479 as written), round-robin (the patent baseline).',
+    defaultText: 'adaptive',
+    defaultValue: () => 'adaptive',
+    parse: (text) => parseChoice('TSMPI_RAIL_POLICY', text, ['adaptive', 'weighted', 'q-learning', 'round-robin'] as const),
+  } satisfies Tunable<'adaptive' | 'weighted' | 'q-learning' | 'round-robin'>,
+  segMax: {
+    env: 'TSMPI_SEG_MAX',
+    description: 'Largest segment a multi-rail message is cut into (the patent allows 1M to 64M; adaptive cuts smaller segments for smaller messages).',
+    defaultText: '1M (bench rails: best efficiency at 4:1 among 256k..4M)',
+    defaultValue: () => MIB,
+    parse: (text) => {
+      const bytes = parseByteSize('TSMPI_SEG_MAX', text);
+      if (bytes < 4 * KIB || bytes > 64 * MIB) throw configError('TSMPI_SEG_MAX', text, 'a size from 4k to 64M');
+      return bytes;
+    },
+  } satisfies Tunable<number>,
+  railMinSplit: {
+    env: 'TSMPI_RAIL_MIN_SPLIT',
+    description: 'Messages smaller than this stay whole on the first (control) rail; larger ones are cut into segments across the rails.',
+    defaultText: '128k',
+    defaultValue: () => 128 * KIB,
+    parse: (text) => parseByteSize('TSMPI_RAIL_MIN_SPLIT', text),
+  } satisfies Tunable<number>,
+  railAckTimeout: {
+    env: 'TSMPI_RAIL_ACK_TIMEOUT',
+    description: 'Seconds a rail may hold segments without an acknowledgement before it counts as failed: it leaves the set, its segments go again on the others, and it is retried later.',
+    defaultText: '1',
+    defaultValue: () => 1,
+    parse: (text) => {
+      const value = parseNonNegative('TSMPI_RAIL_ACK_TIMEOUT', text);
+      if (value < 0.01) throw configError('TSMPI_RAIL_ACK_TIMEOUT', text, 'a number of seconds >= 0.01');
+      return value;
+    },
+  } satisfies Tunable<number>,
   sleepLimitMs: {
     env: 'TSMPI_SLEEP_MAX_MS',
     description:

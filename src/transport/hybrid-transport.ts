@@ -5,8 +5,14 @@
 import type { ControlArea } from './control-block.js';
 import type { Link, LinkEvents } from './link.js';
 import type { ShmTransport } from './shm-transport.js';
-import type { TcpTransport } from './tcp-transport.js';
 import type { Transport } from './transport.js';
+
+/** What reaches the ranks of other processes: a TcpTransport, or a MultiRailTransport over several. */
+export interface RemoteTransport {
+  createLink(peer: number, events: LinkEvents): Link;
+  attach(events: LinkEvents): void;
+  close(): void;
+}
 
 export class HybridTransport implements Transport {
   readonly rank: number;
@@ -14,9 +20,9 @@ export class HybridTransport implements Transport {
   readonly control: ControlArea;
   readonly slot: number;
   private readonly shm: ShmTransport;
-  private readonly tcp: TcpTransport;
+  private readonly tcp: RemoteTransport;
 
-  constructor(shm: ShmTransport, tcp: TcpTransport) {
+  constructor(shm: ShmTransport, tcp: RemoteTransport) {
     this.shm = shm;
     this.tcp = tcp;
     this.rank = shm.rank;

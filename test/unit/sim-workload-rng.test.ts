@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { Rng } from '../../src/sim/workloads/rng.ts';
+import { Rng } from '../../src/rng.ts';
 
 test('rng: xoshiro128** from state [1, 2, 3, 4] gives the reference outputs', () => {
   // out = rotl(s1 * 5, 7) * 9, then s2 ^= s0; s3 ^= s1; s1 ^= s2; s0 ^= s3; s2 ^= s1_old << 9; s3 = rotl(s3, 11)

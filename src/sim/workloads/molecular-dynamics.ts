@@ -17,7 +17,7 @@
 import type { Action } from '../replay/actions.js';
 import { ProgramBuilder, gridDims, haloMessages, superstep, type Message } from './builder.js';
 import { intParam, numParam, requireParams } from './params.js';
-import { Rng } from './rng.js';
+import { Rng } from '../../rng.js';
 
 export interface MolecularDynamicsOptions {
   ranks: number;

@@ -13,7 +13,7 @@
 import type { Action } from '../replay/actions.js';
 import { ProgramBuilder, superstep, type Message } from './builder.js';
 import { boolParam, intParam, numParam, requireParams } from './params.js';
-import { Rng } from './rng.js';
+import { Rng } from '../../rng.js';
 
 export interface RandomSparseOptions {
   ranks: number;

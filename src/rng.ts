@@ -1,5 +1,5 @@
 /**
- * A small seeded generator for the workloads: xoshiro128** (Blackman and Vigna, 2018), 32-bit
+ * A small seeded generator for workloads and policies: xoshiro128** (Blackman and Vigna, 2018), 32-bit
  * state words so that it needs no BigInt, seeded through splitmix32 so that nearby seeds give
  * unrelated streams. The same seed gives the same sequence on every platform.
  */
