@@ -5,6 +5,7 @@
 import type { Command } from 'commander';
 import { availableParallelism, cpus } from 'node:os';
 import { collectiveAlgorithms, readSettings, tunables, type TunableName } from '../config/tunables.js';
+import { nodeAddresses, parseRails } from '../rails/rail-config.js';
 import { packageVersion } from './version.js';
 import { positiveInteger } from './options.js';
 
@@ -21,12 +22,20 @@ export function registerInfo(program: Command): void {
         const t = tunables[name];
         return { name, env: t.env, value: settings[name], fromEnv: process.env[t.env] !== undefined, default: t.defaultText, description: t.description };
       });
+      let rails: { configured: { name: string; address: string; rateBytesPerSecond: number }[]; error?: string };
+      try {
+        rails = { configured: parseRails(settings.rails).map((r) => ({ name: r.name, address: r.address, rateBytesPerSecond: r.rate })) };
+      } catch (error) {
+        rails = { configured: [], error: (error as Error).message };
+      }
       const info = {
         version: packageVersion(),
         node: process.version,
         cores,
         cpu: cpus()[0]?.model ?? 'unknown',
-        transports: ['shm (SharedArrayBuffer rings between ranks of a process)', 'self (loopback)'],
+        transports: ['shm (SharedArrayBuffer rings between ranks of a process)', 'self (loopback)', 'tcp (between processes)', 'multi-rail tcp (TSMPI_RAILS)'],
+        interfaces: nodeAddresses(),
+        rails,
         collectives: collectiveAlgorithms,
         tunables: rows,
       };
@@ -37,6 +46,10 @@ export function registerInfo(program: Command): void {
       const out: string[] = [];
       out.push(`tsmpi ${info.version} on Node ${info.node}, ${cores} cores (${info.cpu})`);
       out.push(`transports: ${info.transports.join('; ')}`);
+      out.push(`IPv4 interfaces (candidate rails): ${info.interfaces.map((a) => `${a.name} ${a.address}`).join(', ')}`);
+      if (rails.error !== undefined) out.push(`rails: TSMPI_RAILS is not valid here: ${rails.error}`);
+      else if (rails.configured.length > 0) out.push(`rails: ${rails.configured.map((r, i) => `rail ${i}${i === 0 ? ' (control)' : ''} ${r.name} ${r.address}${r.rateBytesPerSecond > 0 ? ` at ${((r.rateBytesPerSecond * 8) / 1e6).toFixed(0)} Mbit/s` : ''}`).join('; ')}`);
+      else out.push('rails: none (set TSMPI_RAILS to two or more of the interfaces above for multi-rail TCP)');
       out.push(`tunables (defaults for ${flags.np} rank${flags.np === 1 ? '' : 's'} per process):`);
       for (const row of rows) {
         out.push(`  ${row.env} = ${String(row.value)}${row.fromEnv ? ' (from the environment)' : ''}`);

@@ -212,9 +212,11 @@ export class MultiRailLink implements Link {
     }
     const link = this.links[rail];
     this.links[rail] = undefined;
-    link?.close(why);
+    if (link?.abort !== undefined) link.abort(why);
+    else link?.close(why);
     const back = this.scheduler.railFailed(rail);
-    this.options.log(`tsmpi: rank ${this.options.rank}: rail ${rail} to rank ${this.peer} failed (${why}); ${back} segments go again on the other rails`);
+    // A peer closing an idle connection (its end of the job) is no failure worth a line.
+    if (back > 0 || this.scheduler.busy) this.options.log(`tsmpi: rank ${this.options.rank}: rail ${rail} to rank ${this.peer} failed (${why}); ${back} segments go again on the other rails`);
     this.scheduleRetry(rail);
   }
 

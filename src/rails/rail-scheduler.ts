@@ -37,6 +37,8 @@ export interface RailSegment<T> {
   sentAt: number;
   /** How many times it was handed to a link (more than once after a rail failed). */
   attempts: number;
+  /** The rail had nothing unacknowledged when this segment was handed to it. */
+  afterIdle?: boolean;
 }
 
 export interface RailSchedulerOptions<T> {
@@ -47,7 +49,7 @@ export interface RailSchedulerOptions<T> {
   transmit: (rail: number, segment: RailSegment<T>) => boolean;
   /** Every segment of the message is acknowledged. */
   messageDone: (message: RailMessage<T>) => void;
-  /** Unacknowledged bytes a rail may hold, beyond its first segment. @default 2 MiB */
+  /** Unacknowledged bytes a rail may hold, beyond its first segment. @default 4 MiB */
   window?: number;
   /** Seconds without an acknowledgement on a rail with segments out before it counts as failed. @default 1 */
   ackTimeout?: number;
@@ -83,12 +85,12 @@ export class RailScheduler<T> {
   private nextId = 1;
   private readonly window: number;
   private readonly ackTimeout: number;
-  /** Segments handed to links more than once (after failures). */
+  /** Segments given back by failed rails and planned again on the others. */
   resent = 0;
 
   constructor(options: RailSchedulerOptions<T>) {
     this.options = options;
-    this.window = options.window ?? 2 * 1024 * 1024;
+    this.window = options.window ?? 4 * 1024 * 1024;
     this.ackTimeout = options.ackTimeout ?? 1;
     this.rails = options.rails.map((r, index) => ({
       index,
@@ -177,8 +179,8 @@ export class RailScheduler<T> {
         const segment = rail.queue[rail.queueHead]! as RailSegment<T>;
         if (rail.inFlightBytes > 0 && rail.inFlightBytes + segment.length > this.window) break;
         segment.sentAt = now;
+        segment.afterIdle = rail.inFlight.size === 0;
         segment.attempts++;
-        if (segment.attempts > 1) this.resent++;
         rail.inFlight.set(segment.id, segment as RailSegment<unknown>);
         rail.inFlightBytes += segment.length;
         if (!this.options.transmit(rail.index, segment)) {
@@ -186,7 +188,6 @@ export class RailScheduler<T> {
           rail.inFlightBytes -= segment.length;
           segment.sentAt = -1;
           segment.attempts--;
-          if (segment.attempts > 0) this.resent--;
           break;
         }
         rail.queue[rail.queueHead++] = undefined as unknown as RailSegment<unknown>;
@@ -219,7 +220,7 @@ export class RailScheduler<T> {
       rail.ackedBytes += segment.length;
       const serviceStart = Math.max(segment.sentAt, rail.lastAckAt);
       rail.lastAckAt = now;
-      this.options.policy.completed({ rail: rail.index, bytes: segment.length, sentAt: segment.sentAt, ackedAt: now, serviceStart });
+      this.options.policy.completed({ rail: rail.index, bytes: segment.length, sentAt: segment.sentAt, ackedAt: now, serviceStart, afterIdle: segment.afterIdle === true });
       this.finishSegment(segment);
       return;
     }
@@ -253,6 +254,7 @@ export class RailScheduler<T> {
     rail.queuedBytes = 0;
     rail.queuedSegments = 0;
     back.sort((a, b) => a.id - b.id);
+    this.resent += back.length;
     for (const s of back) {
       // The segment is replaced by the parts planned from its range.
       this.remainingSegments.set(s.message, (this.remainingSegments.get(s.message) ?? 1) - 1);

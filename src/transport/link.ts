@@ -94,4 +94,9 @@ export interface Link {
   /** Bytes sent and not yet taken by the peer (queue depth for policies). */
   bytesInFlight(): number;
   close(reason?: string): void;
+  /**
+   * Drops the link at once, discarding what it still holds (a rail given up as failed: its
+   * frames are sent again elsewhere). Links without it are closed instead.
+   */
+  abort?(reason: string): void;
 }

@@ -138,6 +138,12 @@ export class TcpSendLink implements Link {
     this.state = 'closed';
     this.socket?.end();
   }
+
+  abort(): void {
+    if (this.state === 'closed') return;
+    this.state = 'closed';
+    this.socket?.destroy();
+  }
 }
 
 /** The receiving side of a connection from `peer` (accepted by this rank's listener). */

@@ -25,6 +25,8 @@ export interface RunOptions {
   /** Kill the job after this many ms (a test that hangs must fail, not stall CI). */
   timeoutMs?: number;
   cwd?: string;
+  /** Called with each piece of the job's stdout as it comes (to act in the middle of a run). */
+  onStdout?: (text: string) => void;
 }
 
 /** Runs `tsmpi <args>`. */
@@ -38,7 +40,10 @@ export function tsmpi(args: string[], options: RunOptions = {}): Promise<JobResu
     });
     let stdout = '';
     let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stdout.setEncoding('utf8').on('data', (d: string) => {
+      stdout += d;
+      options.onStdout?.(d);
+    });
     child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
     const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 120_000);
     child.on('error', reject);

@@ -136,7 +136,7 @@ export class QLearningPolicy implements RailPolicy {
     return 1 / (wait + 1) - penalty;
   }
 
-  next(remaining: number, _total: number, rails: readonly RailView[]): SegmentChoice | undefined {
+  next(remaining: number, _total: number, rails: readonly RailView[], _now?: number): SegmentChoice | undefined {
     if (this.m !== rails.length) this.setUp(rails.length);
     if (this.pending === undefined || !rails[this.pending.action]!.up) {
       const states = this.states(rails);

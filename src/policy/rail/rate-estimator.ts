@@ -16,6 +16,8 @@ export interface RateEstimatorOptions {
   band?: number;
   /** @default 3 */
   lastingAfter?: number;
+  /** ...and over at least this many seconds. @default 0.02 */
+  lastingSeconds?: number;
 }
 
 export class RateEstimator {
@@ -23,6 +25,8 @@ export class RateEstimator {
   private samples = 0;
   private streak = 0;
   private streakSum = 0;
+  private streakStart = 0;
+  private readonly lastingSeconds: number;
   private readonly alpha: number;
   private readonly outlierAlpha: number;
   private readonly band: number;
@@ -35,6 +39,7 @@ export class RateEstimator {
     this.outlierAlpha = options.outlierAlpha ?? 0.05;
     this.band = options.band ?? 0.25;
     this.lastingAfter = options.lastingAfter ?? 3;
+    this.lastingSeconds = options.lastingSeconds ?? 0.02;
   }
 
   /** Bytes/s, or 0 before the first sample. */
@@ -65,10 +70,11 @@ export class RateEstimator {
     if (this.streak === 0 || Math.sign(this.streak) !== side) {
       this.streak = 0;
       this.streakSum = 0;
+      this.streakStart = at;
     }
     this.streak += side;
     this.streakSum += rate;
-    if (Math.abs(this.streak) >= this.lastingAfter) {
+    if (Math.abs(this.streak) >= this.lastingAfter && at - this.streakStart >= this.lastingSeconds) {
       this.value = this.streakSum / Math.abs(this.streak);
       this.streak = 0;
       this.streakSum = 0;
@@ -82,4 +88,31 @@ export class RateEstimator {
 export function sampleRate(bytes: number, serviceStart: number, ackedAt: number): number {
   const seconds = ackedAt - serviceStart;
   return seconds > 0 ? bytes / seconds : 0;
+}
+
+/**
+ * Rate samples over a sliding window of a rail's busy time rather than per segment: a receiver
+ * that stalls (a GC pause, a busy core) delays a few acknowledgements and then releases them
+ * together, which per segment reads as one very slow segment followed by impossibly fast ones.
+ * Over `span` seconds of acknowledgements the stall averages out. A segment sent to an idle rail
+ * starts a new window.
+ */
+export class AckWindow {
+  private entries: { start: number; end: number; bytes: number }[] = [];
+  private bytes = 0;
+
+  constructor(private readonly span = 0.02) {}
+
+  /** Adds an acknowledged segment; returns the rate over the window (bytes/s, 0 if none). */
+  add(bytes: number, serviceStart: number, afterIdle: boolean, ackedAt: number): number {
+    if (afterIdle) {
+      this.entries = [];
+      this.bytes = 0;
+    }
+    this.entries.push({ start: serviceStart, end: ackedAt, bytes });
+    this.bytes += bytes;
+    while (this.entries.length > 1 && ackedAt - this.entries[1]!.start >= this.span) this.bytes -= this.entries.shift()!.bytes;
+    const seconds = ackedAt - this.entries[0]!.start;
+    return seconds > 0 ? this.bytes / seconds : 0;
+  }
 }

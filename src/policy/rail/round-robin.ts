@@ -13,7 +13,7 @@ export class RoundRobinPolicy implements RailPolicy {
     this.segMax = options.segMax;
   }
 
-  next(remaining: number, _total: number, rails: readonly RailView[]): SegmentChoice | undefined {
+  next(remaining: number, _total: number, rails: readonly RailView[], _now?: number): SegmentChoice | undefined {
     for (let tried = 0; tried < rails.length; tried++) {
       const rail = rails[this.cursor % rails.length]!;
       this.cursor = (this.cursor + 1) % rails.length;

@@ -48,6 +48,8 @@ export interface CompletionSample {
    * acknowledgement on the rail (segments queue behind each other on a link).
    */
   readonly serviceStart: number;
+  /** Nothing else of the rail's was unacknowledged when the segment was sent (it waited behind nothing). */
+  readonly afterIdle: boolean;
 }
 
 export type RailPolicyName = 'round-robin' | 'q-learning' | 'weighted' | 'adaptive';
