@@ -17,4 +17,7 @@ export { Request, waitAll, waitAny, testAll, testAny, type Status } from './comm
 export { Op, type ReduceOp, type BuiltinOp, type AnyOp, type ValueIndex } from './comm/ops.js';
 export { TsmpiError, ErrorCode, isTsmpiError, type ErrorCodeValue, type TsmpiErrorData } from './comm/errors.js';
 export type { TypedArray, BufferLike } from './comm/codec.js';
+export type { Outgoing, Incoming, ExchangeOptions } from './comm/exchange/exchange.js';
+export { Conveyor, type ConveyorOptions } from './comm/exchange/conveyor.js';
+export type { PlannerName } from './policy/batch/types.js';
 export type { Clock, TimerHandle } from './clock.js';

@@ -213,6 +213,7 @@ export async function init(): Promise<Communicator> {
   if (context.kind === 'sim') {
     const settings = readSettings(context.env, { localRanks: 1, cores: availableParallelism(), remotePeers: true });
     const endpoint = new Endpoint(context.transport, settings);
+    endpoint.nodeOfWorld = context.job.nodeOfRank;
     const group = new Int32Array(context.size);
     for (let r = 0; r < context.size; r++) group[r] = r;
     const world = new Communicator({ endpoint, context: 0, group, rank: context.rank, settings, selfContext: 2 });
@@ -222,6 +223,7 @@ export async function init(): Promise<Communicator> {
   const settings = readSettings(process.env, { localRanks: context.localSize, cores: availableParallelism(), remotePeers: context.tcp !== undefined });
   const { transport, job, rails } = await buildTransport(context, settings, channel);
   const endpoint = new Endpoint(transport, settings);
+  endpoint.nodeOfWorld = job.nodeOfRank;
   const group = new Int32Array(context.size);
   for (let r = 0; r < context.size; r++) group[r] = r;
   const world = new Communicator({ endpoint, context: 0, group, rank: context.rank, settings, selfContext: 2 });

@@ -15,6 +15,8 @@ import { alltoall, alltoallv } from './collectives/alltoall.js';
 import { barrier } from './collectives/barrier.js';
 import { bcast, bcastBytes } from './collectives/bcast.js';
 import { CollectiveCall } from './collectives/call.js';
+import { Conveyor, type ConveyorOptions } from './exchange/conveyor.js';
+import { exchange, TransferCosts, type ExchangeHost, type ExchangeOptions, type Incoming, type Outgoing } from './exchange/exchange.js';
 import { gather, gatherv, type Concatenated } from './collectives/gather.js';
 import { reduce } from './collectives/reduce.js';
 import { scan, exscan } from './collectives/scan.js';
@@ -71,6 +73,7 @@ export class Communicator {
   readonly #selfContext: number;
   #collectiveSeq = 0;
   #self: Communicator | undefined;
+  #exchangeHost: Promise<ExchangeHost> | undefined;
 
   /** @internal Communicators come from `init()`, `split()` and `dup()`. */
   constructor(init: CommunicatorInit) {
@@ -365,6 +368,37 @@ export class Communicator {
   /** A new communicator with the same ranks and a context of its own (messages never cross). */
   async dup(): Promise<Communicator> {
     return (await this.split(0, this.rank))!;
+  }
+
+  // ---- batches (seed 2) -----------------------------------------------------------------------
+
+  /**
+   * Collective: a superstep's point-to-point messages, planned together. Each rank passes the
+   * messages it sends and gets back every message sent to it (grouped by source in rank order,
+   * in the sender's order within a source), exactly as if each had been sent alone. The planner
+   * (option `planner`, default TSMPI_BATCH_PLANNER) reorders and aggregates them: `direct`,
+   * `reorder`, `aggregate`, `pipelined` (the paper's growing windows) or `adaptive`.
+   * @example
+   * ```ts
+   * const got = await comm.exchange([{ dest: (comm.rank + 1) % comm.size, tag: 0, payload: halo }]);
+   * ```
+   */
+  async exchange<T = unknown>(sends: readonly Outgoing[], options: ExchangeOptions = {}): Promise<Incoming<T>[]> {
+    if (!Array.isArray(sends)) throw this.#error(ErrorCode.Type, 'exchange() takes an array of { dest, tag, payload }', 'exchange', 'pass an array (empty when this rank sends nothing)');
+    this.#exchangeHost ??= this.dup().then((comm) => {
+      const nodes = this.#endpoint.nodeOfWorld;
+      const nodeOf = Int32Array.from(this.#group, (world) => nodes[world] ?? 0);
+      return { comm, nodeOf, costs: new TransferCosts(), defaultPlanner: this.#settings.batchPlanner };
+    });
+    return exchange<T>(await this.#exchangeHost, sends, options);
+  }
+
+  /**
+   * Collective: a conveyor for streams of tiny items to arbitrary ranks (aggregated per
+   * destination, flushed on size, on a timer and at `close()`); see {@link Conveyor}.
+   */
+  async conveyor(options: ConveyorOptions): Promise<Conveyor> {
+    return new Conveyor(await this.dup(), options);
   }
 
   // ---- helpers --------------------------------------------------------------------------------

@@ -102,6 +102,8 @@ export class Endpoint implements RequestDriver {
   private writersKnown = false;
   /** The next free context id this rank knows of (for dup/split agreement). */
   nextContext = 4;
+  /** Node of each world rank (the job's node map), for topology-aware planners; empty: one node. */
+  nodeOfWorld: ArrayLike<number> = [];
 
   constructor(transport: Transport, settings: Settings) {
     this.transport = transport;

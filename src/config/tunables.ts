@@ -225,6 +225,14 @@ export const tunables = {
       return value;
     },
   } satisfies Tunable<number>,
+  batchPlanner: {
+    env: 'TSMPI_BATCH_PLANNER',
+    description:
+      'How comm.exchange() plans a superstep: direct (one message each), reorder (node distance, then pair weight), aggregate (fixed 64 KiB buffers per peer), pipelined (the paper: reorder, then windows growing by 1.5 + log2(degree)), adaptive (windows sized from the measured per-message cost and bandwidth).',
+    defaultText: 'pipelined',
+    defaultValue: () => 'pipelined',
+    parse: (text) => parseChoice('TSMPI_BATCH_PLANNER', text, ['direct', 'reorder', 'aggregate', 'pipelined', 'adaptive'] as const),
+  } satisfies Tunable<'direct' | 'reorder' | 'aggregate' | 'pipelined' | 'adaptive'>,
   sleepLimitMs: {
     env: 'TSMPI_SLEEP_MAX_MS',
     description:
