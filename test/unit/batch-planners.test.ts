@@ -62,7 +62,7 @@ test('pipelined: windows of 1, alpha, alpha^2 ... messages with alpha = 1.5 + lo
   // out-degree 1, in-degree of rank 1 is 4: alpha = 3.5 -> windows 1, 3, 12, 24(rest: 40 - 16)
   const plan = planBatch('pipelined', { rank: 0, size: 2, messages, nodeOf: [0, 0], inDegree: [0, 4] });
   assert.deepEqual(plan.map((t) => t.items.length), [1, 3, 12, 24]);
-  const aggregate = planBatch('aggregate', { rank: 0, size: 2, messages }, { bufferBytes: 100 });
+  const aggregate = planBatch('aggregate', { rank: 0, size: 2, messages, nodeOf: [0, 0] }, { bufferBytes: 100 });
   // 8 bytes + 9 of overhead per item: 5 items per 100-byte buffer.
   assert.deepEqual(aggregate.map((t) => t.items.length), [5, 5, 5, 5, 5, 5, 5, 5]);
 });
