@@ -12,6 +12,8 @@ export function registerSim(program: Command): void {
     .option('-n, --np <N>', 'number of ranks', positiveInteger('-n/--np'))
     .option('--platform <file>', 'platform: JSON (docs/simulator.md) or SimGrid XML; default: a crossbar of identical hosts')
     .option('--network <model>', 'network model: flow (max-min sharing) or delay (latency + size / bandwidth, no contention)', 'flow')
+    .option('--message-overhead <seconds>', 'CPU time a rank spends per message it sends to another host (LogGP o; e.g. 5e-6 for Node, 1e-6 for a native MPI)', nonNegativeNumber('--message-overhead'), 0)
+    .option('--local-message-overhead <seconds>', 'the same for a message to a rank of its own host', nonNegativeNumber('--local-message-overhead'), 0)
     .option('--solve-interval <seconds>', 'flow model: re-solve the bandwidth sharing at most every this many virtual seconds (0: exact; e.g. 1e-6 for thousands of ranks with irregular traffic)', nonNegativeNumber('--solve-interval'), 0)
     .option('--compute <mode>', 'measured (CPU time between calls, scaled by the host speed) or declared (only comm.compute())', 'measured')
     .option('--ranks-per-host <K>', 'ranks placed on each host (block placement)', positiveInteger('--ranks-per-host'), 1)

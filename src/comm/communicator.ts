@@ -16,7 +16,7 @@ import { barrier } from './collectives/barrier.js';
 import { bcast, bcastBytes } from './collectives/bcast.js';
 import { CollectiveCall } from './collectives/call.js';
 import { Conveyor, type ConveyorOptions } from './exchange/conveyor.js';
-import { exchange, TransferCosts, type ExchangeHost, type ExchangeOptions, type Incoming, type Outgoing } from './exchange/exchange.js';
+import { exchange, TransferCosts, type ExchangeComms, type ExchangeHost, type ExchangeOptions, type Incoming, type Outgoing } from './exchange/exchange.js';
 import { gather, gatherv, type Concatenated } from './collectives/gather.js';
 import { reduce } from './collectives/reduce.js';
 import { scan, exscan } from './collectives/scan.js';
@@ -385,11 +385,16 @@ export class Communicator {
    */
   async exchange<T = unknown>(sends: readonly Outgoing[], options: ExchangeOptions = {}): Promise<Incoming<T>[]> {
     if (!Array.isArray(sends)) throw this.#error(ErrorCode.Type, 'exchange() takes an array of { dest, tag, payload }', 'exchange', 'pass an array (empty when this rank sends nothing)');
-    this.#exchangeHost ??= this.dup().then((comm) => {
+    this.#exchangeHost ??= (async () => {
       const nodes = this.#endpoint.nodeOfWorld;
       const nodeOf = Int32Array.from(this.#group, (world) => nodes[world] ?? 0);
-      return { comm, nodeOf, costs: new TransferCosts(), defaultPlanner: this.#settings.batchPlanner };
-    });
+      const pair = async (): Promise<ExchangeComms> => {
+        const comm = await this.dup();
+        return { comm, nodeComm: (await comm.split(nodeOf[this.rank]!, this.rank))! };
+      };
+      const comms = [await pair(), await pair()] as const;
+      return { comms, calls: 0, nodeOf, costs: new TransferCosts(), defaultPlanner: this.#settings.batchPlanner };
+    })();
     return exchange<T>(await this.#exchangeHost, sends, options);
   }
 

@@ -14,7 +14,7 @@
  */
 import type { Settings } from '../config/tunables.js';
 import { FRAME_SPLITTABLE, type InboundFrame, type Link, type LinkEvents } from '../transport/link.js';
-import { copyBytes } from '../transport/copy-bytes.js';
+import { copyBytes, copyOut } from '../transport/copy-bytes.js';
 import type { Transport } from '../transport/transport.js';
 import { PayloadKind, bytesOf, decodeValue, encodeValue, isRawKind, kindName, rawKindOf, viewAs, type Encoded } from './codec.js';
 import { ErrorCode, TsmpiError } from './errors.js';
@@ -352,7 +352,7 @@ export class Endpoint implements RequestDriver {
       return;
     }
     if (posted.encoded) {
-      request.complete({ kind, bytes: bytes.slice(offset, offset + length) } satisfies Encoded, status);
+      request.complete({ kind, bytes: copyOut(bytes, offset, length) } satisfies Encoded, status);
       return;
     }
     try {
@@ -461,7 +461,7 @@ export class Endpoint implements RequestDriver {
             tag,
             kind: frameKind(word0),
             bytes: frame.payloadLength,
-            data: frame.bytes.slice(frame.payloadOffset, frame.payloadOffset + frame.payloadLength),
+            data: copyOut(frame.bytes, frame.payloadOffset, frame.payloadLength),
             peer: link.peer,
             senderRequest: 0,
           });
@@ -627,15 +627,7 @@ export class Endpoint implements RequestDriver {
     }
     for (const queues of this.contexts) {
       if (!receives || queues === undefined) continue;
-      for (let i = 0; i < queues.posted.length; ) {
-        const posted = queues.posted.at(i);
-        if (posted.peerWorld === peerRank) {
-          queues.posted.removeAt(i);
-          posted.fail(failure(posted.operation));
-        } else {
-          i++;
-        }
-      }
+      for (const posted of queues.posted.removeWhere((p) => p.peerWorld === peerRank)) posted.fail(failure(posted.operation));
     }
     this.engine.kick();
   }

@@ -28,6 +28,8 @@ export class ReceiveRequest extends Request<unknown> {
   dest: Uint8Array | null = null;
   /** World rank this receive depends on: the wanted source, then the matched sender; -1 for any. */
   peerWorld: number;
+  /** Order of posting in its context (which of two matching receives is earlier). */
+  postSeq = 0;
 
   constructor(driver: RequestDriver, operation: string, source: number, tag: number, context: number, into: Uint8Array | null, encoded: boolean, sourceWorld = -1) {
     super(driver, operation, source, tag, context);
@@ -76,19 +78,85 @@ function matches(wantSource: number, wantTag: number, source: number, tag: numbe
   return (wantSource === ANY_SOURCE || wantSource === source) && (wantTag === ANY_TAG || wantTag === tag);
 }
 
+/**
+ * Posted receives, one queue per wanted source plus one for ANY_SOURCE (as Open MPI's ob1 keeps
+ * them): an arriving message looks at its source's queue and the wildcard queue only, and takes
+ * whichever matching receive was posted first. One flat queue made every message scan the
+ * receives of every other source: quadratic for a superstep with thousands of receives posted.
+ */
+export class PostedReceives {
+  private readonly bySource = new Map<number, IndexQueue<ReceiveRequest>>();
+  private readonly wildcard = new IndexQueue<ReceiveRequest>();
+  private seq = 0;
+  private count = 0;
+
+  get length(): number {
+    return this.count;
+  }
+
+  push(request: ReceiveRequest): void {
+    request.postSeq = ++this.seq;
+    this.count++;
+    if (request.peer === ANY_SOURCE) {
+      this.wildcard.push(request);
+      return;
+    }
+    let queue = this.bySource.get(request.peer);
+    if (queue === undefined) this.bySource.set(request.peer, (queue = new IndexQueue()));
+    queue.push(request);
+  }
+
+  /** Removes and returns the earliest posted receive matching an arrived (source, tag). */
+  take(source: number, tag: number): ReceiveRequest | undefined {
+    const own = this.bySource.get(source);
+    const a = own === undefined ? -1 : firstMatch(own, source, tag);
+    const b = this.wildcard.length === 0 ? -1 : firstMatch(this.wildcard, source, tag);
+    if (a < 0 && b < 0) return undefined;
+    this.count--;
+    if (b < 0 || (a >= 0 && own!.at(a).postSeq < this.wildcard.at(b).postSeq)) return own!.removeAt(a);
+    return this.wildcard.removeAt(b);
+  }
+
+  /** Removes and returns every posted receive `test` accepts, in posting order. */
+  removeWhere(test: (request: ReceiveRequest) => boolean): ReceiveRequest[] {
+    const out: ReceiveRequest[] = [];
+    for (const queue of [this.wildcard, ...this.bySource.values()]) {
+      for (let i = 0; i < queue.length; ) {
+        if (test(queue.at(i))) out.push(queue.removeAt(i));
+        else i++;
+      }
+    }
+    this.count -= out.length;
+    return out.sort((a, b) => a.postSeq - b.postSeq);
+  }
+
+  /** Removes a posted receive (cancellation); true when it was still posted. */
+  remove(request: ReceiveRequest): boolean {
+    const queue = request.peer === ANY_SOURCE ? this.wildcard : this.bySource.get(request.peer);
+    const i = queue?.indexOf(request) ?? -1;
+    if (i < 0) return false;
+    queue!.removeAt(i);
+    this.count--;
+    return true;
+  }
+}
+
+function firstMatch(queue: IndexQueue<ReceiveRequest>, source: number, tag: number): number {
+  const n = queue.length;
+  for (let i = 0; i < n; i++) {
+    const p = queue.at(i);
+    if (matches(p.peer, p.tag, source, tag)) return i;
+  }
+  return -1;
+}
+
 export class MatchQueues {
-  readonly posted = new IndexQueue<ReceiveRequest>();
+  readonly posted = new PostedReceives();
   readonly unexpected = new IndexQueue<UnexpectedMessage>();
 
   /** Removes and returns the earliest posted receive matching an arrived (source, tag). */
   takePosted(source: number, tag: number): ReceiveRequest | undefined {
-    const posted = this.posted;
-    const n = posted.length;
-    for (let i = 0; i < n; i++) {
-      const p = posted.at(i);
-      if (matches(p.peer, p.tag, source, tag)) return posted.removeAt(i);
-    }
-    return undefined;
+    return this.posted.take(source, tag);
   }
 
   /** Index of the earliest unexpected message a receive for (source, tag) would take, or -1. */
@@ -109,9 +177,6 @@ export class MatchQueues {
 
   /** Removes a posted receive (cancellation); true when it was still posted. */
   removePosted(request: Request<unknown>): boolean {
-    const i = this.posted.indexOf(request as ReceiveRequest);
-    if (i < 0) return false;
-    this.posted.removeAt(i);
-    return true;
+    return this.posted.remove(request as ReceiveRequest);
   }
 }

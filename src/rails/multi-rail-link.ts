@@ -13,6 +13,7 @@
  *   connection is retried every `retryInterval` until it is back. The control rail failing fails
  *   the link, with an error naming the rail (control frames in flight cannot be recovered).
  */
+import { copyOut } from '../transport/copy-bytes.js';
 import type { Clock, TimerHandle } from '../clock.js';
 import { FrameType, H_AUX, H_CONTEXT, H_LENGTH, H_SEQ, H_SOURCE, H_TAG, H_TOTAL, H_TYPE } from '../comm/frame-header.js';
 import type { RailPolicy } from '../policy/rail/types.js';
@@ -112,7 +113,7 @@ export class MultiRailLink implements Link {
   trySend(header: Int32Array, payload: Uint8Array | null, offset: number, length: number, borrow = false): boolean {
     if (this.closed) return false;
     if ((header[H_TYPE]! & 0xff) === FrameType.Data && payload !== null && length >= this.options.minSplit) {
-      const data = borrow ? payload : payload.slice(offset, offset + length);
+      const data = borrow ? payload : copyOut(payload, offset, length);
       this.outstanding++;
       this.scheduler.submit({ length, data: { header: header.slice(), payload: data, base: borrow ? offset : 0 } });
       this.arm();

@@ -22,6 +22,8 @@ export interface SimCliOptions {
   ranksPerHost: number;
   referenceSpeed: number;
   solveInterval: number;
+  messageOverhead: number;
+  localMessageOverhead: number;
   replay?: string;
   workload?: string;
   param: string[];
@@ -91,6 +93,8 @@ export async function runSimulation(programPath: string | undefined, args: strin
     ...(platform ? { platform } : {}),
     network: flags.network as NetworkKind,
     flow: { solveInterval: flags.solveInterval },
+    ...(flags.messageOverhead > 0 ? { messageOverhead: flags.messageOverhead } : {}),
+    ...(flags.localMessageOverhead > 0 ? { localMessageOverhead: flags.localMessageOverhead } : {}),
     computeMode: flags.compute,
     ranksPerHost: flags.ranksPerHost,
     referenceSpeed: flags.referenceSpeed,

@@ -51,6 +51,9 @@ export interface ProgramRunOptions {
   /** Builds the network model on the run's simulation. */
   network: (sim: Simulation) => NetworkModel;
   computeMode: ComputeMode;
+  /** CPU seconds per frame sent to another host, and to the same host (see SimWorldOptions). */
+  messageOverhead?: number;
+  localMessageOverhead?: number;
   /** Record every rank's compute and blocked spans (for a timeline). */
   record?: boolean;
   /** Environment of the simulated ranks (their TSMPI_* settings). @default process.env */
@@ -90,6 +93,8 @@ export async function runProgram(options: ProgramRunOptions): Promise<SimRunResu
     computeMode: options.computeMode,
     cpuScale: (h, t) => options.hosts.cpuScale(h, t),
     flopsTime: (h, t, f) => options.hosts.flopsTime(h, t, f),
+    ...(options.messageOverhead !== undefined ? { messageOverhead: options.messageOverhead } : {}),
+    ...(options.localMessageOverhead !== undefined ? { localMessageOverhead: options.localMessageOverhead } : {}),
   });
   if (options.record) world.spans = [];
   const fabric = new SimFabric(world);

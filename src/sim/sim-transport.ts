@@ -10,6 +10,7 @@
  * The link takes every frame at once (no backpressure): the model's bandwidth sharing is what
  * delays them.
  */
+import { copyOut } from '../transport/copy-bytes.js';
 import { FrameType, frameType, H_TYPE } from '../comm/frame-header.js';
 import type { Progress, ProgressHost } from '../comm/progress.js';
 import type { Settings } from '../config/tunables.js';
@@ -91,12 +92,13 @@ export class SimLink implements Link {
     // A borrowed payload (rendezvous data) stays the sender's until it has crossed the network:
     // no copy, and the send completes when it arrives (whenReleased), as SimGrid's does.
     const borrowed = borrow && payload !== null && length > 0;
-    const bytes = payload === null || length === 0 ? EMPTY : borrowed || unchanging.has(payload.buffer) ? payload.subarray(offset, offset + length) : payload.slice(offset, offset + length);
+    const bytes = payload === null || length === 0 ? EMPTY : borrowed || unchanging.has(payload.buffer) ? payload.subarray(offset, offset + length) : copyOut(payload, offset, length);
     const loan = borrowed ? this.nextLoan++ : -1;
     if (loan >= 0) this.onLoan.add(loan);
     const wire = FRAME_HEADER_BYTES + length;
     this.from.stats.messagesSent++;
     this.from.stats.bytesSent += length;
+    world.chargeSend(this.from, this.to);
     const sentAt = world.rankNow(this.from);
     const rail = this.fabric.railOf(wire);
     const type = frameType(words[H_TYPE]!);

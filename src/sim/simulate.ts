@@ -39,6 +39,10 @@ export interface SimulateOptions {
   referenceSpeed?: number;
   /** Environment the ranks read TSMPI_* settings from (e.g. TSMPI_TCP_EAGER_LIMIT). @default process.env */
   env?: Readonly<Record<string, string | undefined>>;
+  /** CPU seconds a rank spends per frame it sends to another host (LogGP o). @default 0 */
+  messageOverhead?: number;
+  /** The same for a frame to a rank on its own host. @default 0 */
+  localMessageOverhead?: number;
   /** Record the timeline (for a Chrome trace). */
   record?: boolean;
   onProgress?: ProgramRunOptions['onProgress'];
@@ -123,6 +127,8 @@ export async function simulate(options: SimulateOptions): Promise<SimRunResult> 
     hostOf: placeRanks(np, perHost, platform.hostCount),
     network: networkModel(options.network ?? 'flow', platform, options.flow),
     computeMode,
+    ...(options.messageOverhead !== undefined ? { messageOverhead: options.messageOverhead } : {}),
+    ...(options.localMessageOverhead !== undefined ? { localMessageOverhead: options.localMessageOverhead } : {}),
     ...(options.record ? { record: true } : {}),
     ...(options.env ? { env: options.env } : {}),
     ...(options.onProgress ? { onProgress: options.onProgress } : {}),

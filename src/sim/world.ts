@@ -84,6 +84,13 @@ export interface SimWorldOptions {
   cpuScale: (host: number, at: number) => number;
   /** Virtual seconds to compute `flops` on `host` starting at `at` (declared compute). */
   flopsTime: (host: number, at: number, flops: number) => number;
+  /**
+   * CPU seconds a rank spends on each frame it sends (LogGP's o: the software cost of a message,
+   * which aggregation saves). @default 0
+   */
+  messageOverhead?: number;
+  /** The same for a frame to a rank of the same host (shared memory is cheaper). @default 0 */
+  localMessageOverhead?: number;
 }
 
 export class SimWorld {
@@ -146,6 +153,14 @@ export class SimWorld {
    */
   restartMeter(rank: SimRank): void {
     if (rank.running) rank.realStart = performance.now();
+  }
+
+  /** Charges `rank` the per-message overhead of one frame it sends to `to` (nothing when it is 0). */
+  chargeSend(rank: SimRank, to: SimRank): void {
+    const o = (rank.host === to.host ? this.options.localMessageOverhead : this.options.messageOverhead) ?? 0;
+    if (o <= 0) return;
+    if (rank.running) rank.declared += o;
+    else rank.readyAt = Math.max(rank.readyAt, this.sim.now()) + o;
   }
 
   /** Adds declared compute (seconds of virtual time) to the running segment of `rank`. */

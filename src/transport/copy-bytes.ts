@@ -14,3 +14,13 @@ export function copyBytes(dst: Uint8Array, dstOffset: number, src: Uint8Array, s
   }
   dst.set(srcOffset === 0 && length === src.length ? src : src.subarray(srcOffset, srcOffset + length), dstOffset);
 }
+
+/**
+ * A fresh copy of `src[offset, offset + length)`. Not `src.slice()`: on a Node Buffer (what a
+ * socket hands over) `slice` is a view that changes when the buffer is reused.
+ */
+export function copyOut(src: Uint8Array, offset: number, length: number): Uint8Array {
+  const out = new Uint8Array(length);
+  copyBytes(out, 0, src, offset, length);
+  return out;
+}

@@ -3,6 +3,7 @@
  * delivered on the next poll, never synchronously inside `trySend` (a send must not run receive
  * handlers re-entrantly).
  */
+import { copyOut } from './copy-bytes.js';
 import { FRAME_HEADER_WORDS, type InboundFrame, type Link, type LinkEvents, type LinkLimits } from './link.js';
 
 interface QueuedFrame {
@@ -33,7 +34,7 @@ export class LoopbackLink implements Link {
   trySend(header: Int32Array, payload: Uint8Array | null, offset: number, length: number): boolean {
     const words = new Int32Array(FRAME_HEADER_WORDS);
     words.set(header.subarray(0, FRAME_HEADER_WORDS));
-    const bytes = payload === null || length === 0 ? new Uint8Array(0) : payload.slice(offset, offset + length);
+    const bytes = payload === null || length === 0 ? new Uint8Array(0) : copyOut(payload, offset, length);
     this.queue.push({ words, bytes });
     return true;
   }

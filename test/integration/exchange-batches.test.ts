@@ -10,11 +10,13 @@ import { init } from '../../src/bootstrap/init.ts';
 import { PLANNER_NAMES } from '../../src/policy/batch/types.ts';
 import { simulate } from '../../src/sim/simulate.ts';
 import { batchOf, expectedFor } from '../helpers/batches.ts';
+import { explain, fixture, tsmpi } from '../helpers/run-job.ts';
 
-async function runExchange(np: number, seed: number, planner: (typeof PLANNER_NAMES)[number], maxMessages: number): Promise<unknown[][]> {
+async function runExchange(np: number, seed: number, planner: (typeof PLANNER_NAMES)[number], maxMessages: number, ranksPerHost: number): Promise<unknown[][]> {
   const got: unknown[][] = new Array(np);
   await simulate({
     np,
+    ranksPerHost,
     computeMode: 'declared',
     program: {
       name: `exchange-${planner}`,
@@ -29,12 +31,12 @@ async function runExchange(np: number, seed: number, planner: (typeof PLANNER_NA
   return got;
 }
 
-test('exchange: every planner delivers exactly what each message sent alone would (random batches)', { timeout: 300_000 }, async () => {
+test('exchange: every planner delivers exactly what each message sent alone would (random batches, 1 to 3 ranks per node)', { timeout: 300_000 }, async () => {
   await fc.assert(
-    fc.asyncProperty(fc.integer({ min: 1, max: 6 }), fc.integer({ min: 0, max: 1e6 }), fc.integer({ min: 0, max: 40 }), async (np, seed, maxMessages) => {
+    fc.asyncProperty(fc.integer({ min: 1, max: 7 }), fc.integer({ min: 0, max: 1e6 }), fc.integer({ min: 0, max: 40 }), fc.integer({ min: 1, max: 3 }), async (np, seed, maxMessages, perHost) => {
       const batches = Array.from({ length: np }, (_, r) => batchOf(seed, r, np, maxMessages));
       for (const planner of PLANNER_NAMES) {
-        const got = await runExchange(np, seed, planner, maxMessages);
+        const got = await runExchange(np, seed, planner, maxMessages, perHost);
         for (let r = 0; r < np; r++) assert.deepEqual(got[r], expectedFor(batches, r), `planner ${planner}, rank ${r} of ${np}, seed ${seed}`);
       }
     }),
@@ -115,3 +117,12 @@ test('conveyor: every item arrives once, in each sender\'s order, across flush b
     { numRuns: 40 },
   );
 });
+
+for (const mode of [[], ['--ranks-per-proc', '2']]) {
+  test(`exchange and conveyor over the real runtime, 4 ranks${mode.length ? ', 2 processes (TCP)' : ' (shared memory)'}`, { timeout: 240_000 }, async () => {
+    const result = await tsmpi(['run', '-n', '4', ...mode, fixture('exchange-suite.ts'), '3']);
+    assert.equal(result.code, 0, explain(result));
+    assert.equal((result.stdout.match(/^exchange ok /gm) ?? []).length, 3 * PLANNER_NAMES.length, explain(result));
+    assert.match(result.stdout, /conveyor ok/);
+  });
+}

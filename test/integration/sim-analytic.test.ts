@@ -2,6 +2,7 @@
 // runtime's own communicator and protocols, on platforms simple enough to reason about.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { init } from '../../src/bootstrap/init.ts';
 import { FRAME_HEADER_BYTES } from '../../src/transport/link.ts';
 import { crossbar } from '../../src/sim/platform/topologies.ts';
 import { simulate } from '../../src/sim/simulate.ts';
@@ -65,4 +66,29 @@ test('the delay model ignores contention: the same n senders finish after one me
   for (let i = 1; i <= n; i++) program.set(i, [{ op: 'send', dst: 0, tag: 0, bytes }]);
   const result = await simulate({ program, platform: crossbar({ hosts: n + 1, speed: 1e9, bandwidth, latency }), network: 'delay' });
   close(result.makespan, 2 * latency + (bytes + FRAME_HEADER_BYTES) / bandwidth, 'makespan');
+});
+
+test('message overhead: a rank pays o per message sent to another host, the local cost to its own', { timeout: 60_000 }, async () => {
+  const run = async (perHost: number): Promise<number> =>
+    (
+      await simulate({
+        np: 2,
+        ranksPerHost: perHost,
+        platform: crossbar({ hosts: 2, speed: 1e9, bandwidth: 1e12, latency: 0 }),
+        computeMode: 'declared',
+        messageOverhead: 1e-3,
+        localMessageOverhead: 1e-4,
+        program: {
+          name: 'overhead',
+          run: async (rank) => {
+            const comm = await init();
+            if (rank === 0) for (let i = 0; i < 10; i++) await comm.send(i, 1, 0);
+            else for (let i = 0; i < 10; i++) await comm.recv(0, 0);
+          },
+        },
+      })
+    ).makespan;
+  // Ten eager messages of 8 bytes, no latency, (nearly) infinite bandwidth: 10 x o.
+  assert.ok(Math.abs((await run(1)) - 10e-3) < 1e-6, 'between hosts');
+  assert.ok(Math.abs((await run(2)) - 10e-4) < 1e-6, 'on one host');
 });

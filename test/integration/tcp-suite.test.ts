@@ -67,3 +67,9 @@ for (const [connect, atInit] of [['lazy', 0], ['eager', 4]] as const) {
     }
   });
 }
+
+test('unexpected eager messages over TCP keep their bytes (frames assembled across socket chunks)', { timeout: 60_000 }, async () => {
+  const result = await tsmpi(['run', '-n', '2', '--procs', fixture('unexpected-eager.ts')], { timeoutMs: 50_000 });
+  assert.equal(result.code, 0, explain(result));
+  assert.match(result.stdout, /unexpected eager ok/);
+});

@@ -54,3 +54,58 @@ export function unpack(buffer: Uint8Array, item: (tag: number, value: unknown) =
     at += length;
   }
 }
+
+/** A message on its way through forwarders: where it comes from and goes, and its place in its sender's batch. */
+export interface MessageRecord {
+  source: number;
+  index: number;
+  dest: number;
+  tag: number;
+  kind: number;
+  bytes: Uint8Array;
+}
+
+/** Record overhead: source, index, dest, tag (i32 each), kind (u8), length (u32). */
+export const RECORD_OVERHEAD = 21;
+
+/** Packs records (the node-pair aggregation's bundles and windows). */
+export function packRecords(records: readonly MessageRecord[]): Uint8Array {
+  let n = 4;
+  for (const r of records) n += RECORD_OVERHEAD + r.bytes.length;
+  const out = new Uint8Array(n);
+  const view = new DataView(out.buffer);
+  view.setUint32(0, records.length, true);
+  let at = 4;
+  for (const r of records) {
+    view.setInt32(at, r.source, true);
+    view.setUint32(at + 4, r.index, true);
+    view.setInt32(at + 8, r.dest, true);
+    view.setInt32(at + 12, r.tag, true);
+    out[at + 16] = r.kind;
+    view.setUint32(at + 17, r.bytes.length, true);
+    out.set(r.bytes, at + RECORD_OVERHEAD);
+    at += RECORD_OVERHEAD + r.bytes.length;
+  }
+  return out;
+}
+
+/** The records of a packed buffer (their bytes are views of it). */
+export function unpackRecords(buffer: Uint8Array, into: MessageRecord[]): void {
+  const view = new DataView(buffer.buffer, buffer.byteOffset, buffer.byteLength);
+  const count = view.getUint32(0, true);
+  let at = 4;
+  for (let i = 0; i < count; i++) {
+    if (at + RECORD_OVERHEAD > buffer.length) throw new RangeError(`record bundle truncated at record ${i} of ${count}`);
+    const length = view.getUint32(at + 17, true);
+    if (at + RECORD_OVERHEAD + length > buffer.length) throw new RangeError(`record bundle truncated in record ${i} of ${count}`);
+    into.push({
+      source: view.getInt32(at, true),
+      index: view.getUint32(at + 4, true),
+      dest: view.getInt32(at + 8, true),
+      tag: view.getInt32(at + 12, true),
+      kind: buffer[at + 16]!,
+      bytes: buffer.subarray(at + RECORD_OVERHEAD, at + RECORD_OVERHEAD + length),
+    });
+    at += RECORD_OVERHEAD + length;
+  }
+}

@@ -63,7 +63,9 @@ export function transportSweep(options: TransportSweepOptions): Map<number, Acti
           b.compute(r, flops);
           for (const dst of downstream) if (dst !== undefined) b.push(r, { op: 'isend', dst, tag: o, bytes });
         }
-        if (downstream.some((x) => x !== undefined)) b.push(r, { op: 'waitall' });
+        // Every rank closes the octant (a waitall with nothing pending costs nothing), so the
+        // octants are supersteps for the batch planners too.
+        b.push(r, { op: 'waitall' });
       }
     }
     b.all({ op: 'allreduce', bytes: 8, flops: 1 });
