@@ -163,9 +163,11 @@ export class Conveyor {
     this.inFlight -= done.bytes;
   }
 
+  /** Waits for the oldest send; the flush timer may retire it (reap) while this waits. */
   private async settleOldest(): Promise<void> {
-    await this.sends[0]!.request.wait();
-    this.retire();
+    const oldest = this.sends[0]!;
+    await oldest.request.wait();
+    if (this.sends[0] === oldest) this.retire();
   }
 
   private post(): void {
