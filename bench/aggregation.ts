@@ -18,12 +18,14 @@ import { median, param, printTable, writeResults } from './lib/report.ts';
 
 const parts = (process.env.PARTS ?? 'a,b,c').split(',');
 console.log(`# PARTS=${parts.join(',')}: (a) kernels, (b) supersteps, (c) simulated patterns`);
-const reps = param('REPS', 3, 'repetitions of each real-runtime measurement');
-const ranks = param('RANKS', 4, 'ranks of the real-runtime runs');
+const reps = param('REPS', 5, 'repetitions of each real-runtime measurement');
+const kernelRanks = param('KERNEL_RANKS', 2, 'ranks of the kernel runs (2: one per core; 4 oversubscribes and the spread triples)');
+const ranks = param('RANKS', 4, 'ranks of the superstep runs');
 const items = param('ITEMS', 200_000, 'items per rank, aggregated kernels');
 const directItems = param('DIRECT_ITEMS', 40_000, 'items per rank, one message per item (slower: fewer)');
 const simNodes = (process.env.SIM_NODES ?? '4,16').split(',').filter((x) => x !== '').map(Number);
 console.log(`# SIM_NODES=${simNodes.join(',')}: node counts of the simulated fat trees (16 ranks each; empty: skip)`);
+const simSteps = param('SIM_STEPS', 3, 'supersteps (time steps) of each simulated pattern; 16 nodes run 2');
 const overhead = param('SIM_OVERHEAD_US', 5, 'simulated CPU cost per message between nodes, us (Node over TCP)');
 const localOverhead = param('SIM_LOCAL_OVERHEAD_US', 1, 'simulated CPU cost per message inside a node, us (shared memory)');
 
@@ -33,14 +35,14 @@ const kernelRows: { kernel: string; bytes: number; mode: string; itemsPerSecond:
 for (let rep = 0; rep < (parts.includes('a') ? reps : 0); rep++) {
   for (const bytes of [8, 16, 64]) {
     for (const [mode, n] of [['conveyor', items], ['aggregate', items], ['direct', directItems]] as const) {
-      const r = tsmpiRun(ranks, 'bench/ranks/aggregation.ts', ['histogram', n, bytes, mode]).find((x: Record) => x.bench === 'histogram')!;
+      const r = tsmpiRun(kernelRanks, 'bench/ranks/aggregation.ts', ['histogram', n, bytes, mode]).find((x: Record) => x.bench === 'histogram')!;
       let row = kernelRows.find((x) => x.kernel === 'histogram' && x.bytes === bytes && x.mode === mode);
       if (!row) kernelRows.push((row = { kernel: 'histogram', bytes, mode, itemsPerSecond: [] }));
       row.itemsPerSecond.push(Number(r.itemsPerSecond));
     }
   }
   for (const [mode, n] of [['conveyor', items / 2], ['direct', directItems / 2]] as const) {
-    const r = tsmpiRun(ranks, 'bench/ranks/aggregation.ts', ['gather', n, mode]).find((x: Record) => x.bench === 'gather')!;
+    const r = tsmpiRun(kernelRanks, 'bench/ranks/aggregation.ts', ['gather', n, mode]).find((x: Record) => x.bench === 'gather')!;
     let row = kernelRows.find((x) => x.kernel === 'index-gather' && x.mode === mode);
     if (!row) kernelRows.push((row = { kernel: 'index-gather', bytes: 8, mode, itemsPerSecond: [] }));
     row.itemsPerSecond.push(Number(r.itemsPerSecond));
@@ -49,7 +51,7 @@ for (let rep = 0; rep < (parts.includes('a') ? reps : 0); rep++) {
 }
 const rate = (kernel: string, bytes: number, mode: string): number => median(kernelRows.find((x) => x.kernel === kernel && x.bytes === bytes && x.mode === mode)!.itemsPerSecond);
 if (parts.includes('a')) printTable(
-  `(a) kernels on ${ranks} ranks (worker threads, shared memory): items per second (all ranks), median of ${reps}; aggregated against one message per item`,
+  `(a) kernels on ${kernelRanks} ranks (worker threads, shared memory): items per second (all ranks), median of ${reps}; aggregated against one message per item`,
   ['kernel', 'item bytes', 'one message per item', 'exchange, 64 KiB buffers per peer', 'conveyor', 'conveyor / per item'],
   [
     ...[8, 16, 64].map((b) => ['histogram', String(b), rate('histogram', b, 'direct').toFixed(0), `${rate('histogram', b, 'aggregate').toFixed(0)} (${(rate('histogram', b, 'aggregate') / rate('histogram', b, 'direct')).toFixed(1)}x)`, rate('histogram', b, 'conveyor').toFixed(0), `${(rate('histogram', b, 'conveyor') / rate('histogram', b, 'direct')).toFixed(1)}x`]),
@@ -86,12 +88,12 @@ if (parts.includes('b')) printTable(
 // ---- (c) the six patterns in the simulator ---------------------------------------------------------
 
 const patterns: { name: string; workload: string; params: string[] }[] = [
-  { name: 'stencil (electromagnetics, radiation hydrodynamics)', workload: 'stencil2d', params: ['steps=5', 'flops=0'] },
-  { name: 'particle-in-cell (PIC, laser-plasma)', workload: 'pic', params: ['steps=5', 'flopsPerParticle=0', 'fieldFlops=0'] },
-  { name: 'transport sweep', workload: 'sweep', params: ['steps=1', 'flops=0'] },
-  { name: 'molecular dynamics', workload: 'md', params: ['steps=5', 'flops=0'] },
-  { name: 'all-to-all', workload: 'all-to-all', params: ['p2p=true', 'steps=2', 'bytes=2048', 'flops=0'] },
-  { name: 'random sparse', workload: 'random-sparse', params: ['steps=5', 'flops=0', 'minBytes=64', 'maxBytes=65536'] },
+  { name: 'stencil (electromagnetics, radiation hydrodynamics)', workload: 'stencil2d', params: ['flops=0'] },
+  { name: 'particle-in-cell (PIC, laser-plasma)', workload: 'pic', params: ['flopsPerParticle=0', 'fieldFlops=0'] },
+  { name: 'transport sweep', workload: 'sweep', params: ['flops=0', 'octants=4'] },
+  { name: 'molecular dynamics', workload: 'md', params: ['flops=0'] },
+  { name: 'all-to-all', workload: 'all-to-all', params: ['p2p=true', 'bytes=2048', 'flops=0'] },
+  { name: 'random sparse', workload: 'random-sparse', params: ['flops=0', 'minBytes=64', 'maxBytes=65536'] },
 ];
 const simRows: { nodes: number; pattern: string; planner: PlannerName; makespan: number; messages: number }[] = [];
 for (const nodes of parts.includes('c') ? simNodes : []) {
@@ -99,7 +101,8 @@ for (const nodes of parts.includes('c') ? simNodes : []) {
   const shape = nodes === 4 ? '2;2,2;1,2;1,1' : nodes === 16 ? '2;4,4;1,4;1,1' : `1;${nodes};1;1`;
   const platform = fatTree({ shape, hostBandwidth: 1.25e9, latency: 1e-6, speed: 1e9, cores: 16 });
   for (const p of patterns) {
-    const program = buildWorkload(p.workload, p.params, np, 1);
+    const steps = nodes > 4 ? Math.min(2, simSteps) : simSteps;
+    const program = buildWorkload(p.workload, [...p.params, `steps=${p.workload === 'sweep' ? 1 : steps}`], np, 1);
     for (const planner of PLANNER_NAMES) {
       let messages = 0;
       const result = await simulate({
@@ -121,8 +124,9 @@ for (const nodes of parts.includes('c') ? simNodes : []) {
     }
     console.log(`# simulated ${p.workload} on ${nodes} nodes`);
   }
+  printSimTable(nodes);
 }
-for (const nodes of parts.includes('c') ? simNodes : []) {
+function printSimTable(nodes: number): void {
   const paper = nodes === 4 ? '+12.59%' : nodes === 16 ? '+11.27%' : '-';
   printTable(
     `(c) simulated, ${nodes} nodes x 16 ranks, 2-level fat tree, 10 Gbit/s, 1 us per link, ${overhead} us per message between nodes and ${localOverhead} us inside one: communication time (ms; no compute) and gain over direct (the paper: ${paper} on average)`,
@@ -147,5 +151,5 @@ for (const nodes of parts.includes('c') ? simNodes : []) {
   );
 }
 
-const file = writeResults('aggregation', { ranks, items, directItems, kernels: kernelRows, supersteps: stepRows, simulated: simRows, overheadUs: overhead, localOverheadUs: localOverhead });
+const file = writeResults('aggregation', { kernelRanks, ranks, items, directItems, kernels: kernelRows, supersteps: stepRows, simulated: simRows, overheadUs: overhead, localOverheadUs: localOverhead });
 console.log(`\n# results: ${file}`);
