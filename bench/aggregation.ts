@@ -122,7 +122,8 @@ for (const nodes of parts.includes('c') ? simNodes : []) {
       });
       simRows.push({ nodes, pattern: p.name, planner, makespan: result.makespan, messages });
     }
-    console.log(`# simulated ${p.workload} on ${nodes} nodes`);
+    const row = simRows.filter((r) => r.nodes === nodes && r.pattern === p.name);
+    console.log(`# simulated ${p.workload} on ${nodes} nodes: ${row.map((r) => `${r.planner} ${(r.makespan * 1e3).toFixed(3)} ms`).join(', ')}`);
   }
   printSimTable(nodes);
 }
