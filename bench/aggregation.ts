@@ -26,6 +26,7 @@ const directItems = param('DIRECT_ITEMS', 40_000, 'items per rank, one message p
 const simNodes = (process.env.SIM_NODES ?? '4,16').split(',').filter((x) => x !== '').map(Number);
 console.log(`# SIM_NODES=${simNodes.join(',')}: node counts of the simulated fat trees (16 ranks each; empty: skip)`);
 const simSteps = param('SIM_STEPS', 3, 'supersteps (time steps) of each simulated pattern; 16 nodes run 2');
+const solveInterval = param('SIM_SOLVE_INTERVAL', 1e-6, 'flow model re-solve interval on 16 nodes (s; 0 = exact, slow for all-to-all at 256 ranks)');
 const overhead = param('SIM_OVERHEAD_US', 5, 'simulated CPU cost per message between nodes, us (Node over TCP)');
 const localOverhead = param('SIM_LOCAL_OVERHEAD_US', 1, 'simulated CPU cost per message inside a node, us (shared memory)');
 
@@ -110,6 +111,7 @@ for (const nodes of parts.includes('c') ? simNodes : []) {
         platform,
         ranksPerHost: 16,
         computeMode: 'declared',
+        ...(nodes > 4 && solveInterval > 0 ? { flow: { solveInterval } } : {}),
         messageOverhead: overhead * 1e-6,
         localMessageOverhead: localOverhead * 1e-6,
         program: {
