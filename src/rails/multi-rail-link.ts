@@ -46,8 +46,8 @@ export interface MultiRailLinkOptions {
 
 /** Largest frame the link takes: a whole rendezvous message, up to 1 GiB per frame. */
 const MAX_FRAME = 1 << 30;
-/** Acknowledged segment ids per RAIL_ACK frame (words 1, 2, 3, 5, 6, 7). */
-const ACK_WORDS = [1, 2, 3, 5, 6, 7] as const;
+/** Header words of a RAIL_ACK frame that carry acknowledged segment ids (see frame-header.ts). */
+export const ACK_WORDS = [1, 2, 3, 5, 6, 7] as const;
 
 export class MultiRailLink implements Link {
   readonly peer: number;

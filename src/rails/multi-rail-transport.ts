@@ -13,7 +13,7 @@ import { FrameType, H_AUX, H_CONTEXT, H_LENGTH, H_SEQ, H_SOURCE, H_TOTAL, H_TYPE
 import type { RailPolicy } from '../policy/rail/types.js';
 import { FRAME_HEADER_WORDS, FRAME_SPLITTABLE, type InboundFrame, type Link, type LinkEvents } from '../transport/link.js';
 import type { TcpTransport } from '../transport/tcp-transport.js';
-import { MultiRailLink } from './multi-rail-link.js';
+import { ACK_WORDS, MultiRailLink } from './multi-rail-link.js';
 import type { RailSettings } from './rail-scheduler.js';
 import { SegmentTracker } from './segment-tracker.js';
 
@@ -29,8 +29,6 @@ export interface MultiRailTransportOptions {
   ackTimeout: number;
   log: (line: string) => void;
 }
-
-const ACK_WORDS = [1, 2, 3, 5, 6, 7] as const;
 
 export class MultiRailTransport {
   private readonly options: MultiRailTransportOptions;

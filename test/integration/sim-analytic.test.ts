@@ -44,28 +44,22 @@ test('one rendezvous message costs its handshake (two latencies) plus latency + 
   close(result.ranks[0]!.end, result.makespan, 'sender end');
 });
 
-test('n senders into one host share its down link fairly: the last byte lands at n x size / bandwidth', async () => {
-  const n = 6;
-  const latency = 1e-6;
-  const bandwidth = 1e9;
-  const bytes = 50_000;
+/** n ranks each send one message of `bytes` to rank 0 (incast onto one host), on a crossbar. */
+function incast(n: number, bytes: number, latency: number, bandwidth: number, network: 'flow' | 'delay'): Promise<{ makespan: number }> {
   const program = new Map<number, Action[]>();
   program.set(0, Array.from({ length: n }, (_, i): Action => ({ op: 'irecv', src: i + 1, tag: 0, bytes })).concat([{ op: 'waitall' }]));
   for (let i = 1; i <= n; i++) program.set(i, [{ op: 'send', dst: 0, tag: 0, bytes }]);
-  const result = await simulate({ program, platform: crossbar({ hosts: n + 1, speed: 1e9, bandwidth, latency }), network: 'flow' });
-  close(result.makespan, 2 * latency + (n * (bytes + FRAME_HEADER_BYTES)) / bandwidth, 'makespan');
+  return simulate({ program, platform: crossbar({ hosts: n + 1, speed: 1e9, bandwidth, latency }), network });
+}
+
+test('n senders into one host share its down link fairly: the last byte lands at n x size / bandwidth', async () => {
+  const result = await incast(6, 50_000, 1e-6, 1e9, 'flow');
+  close(result.makespan, 2 * 1e-6 + (6 * (50_000 + FRAME_HEADER_BYTES)) / 1e9, 'makespan');
 });
 
 test('the delay model ignores contention: the same n senders finish after one message time', async () => {
-  const n = 6;
-  const latency = 1e-6;
-  const bandwidth = 1e9;
-  const bytes = 50_000;
-  const program = new Map<number, Action[]>();
-  program.set(0, Array.from({ length: n }, (_, i): Action => ({ op: 'irecv', src: i + 1, tag: 0, bytes })).concat([{ op: 'waitall' }]));
-  for (let i = 1; i <= n; i++) program.set(i, [{ op: 'send', dst: 0, tag: 0, bytes }]);
-  const result = await simulate({ program, platform: crossbar({ hosts: n + 1, speed: 1e9, bandwidth, latency }), network: 'delay' });
-  close(result.makespan, 2 * latency + (bytes + FRAME_HEADER_BYTES) / bandwidth, 'makespan');
+  const result = await incast(6, 50_000, 1e-6, 1e9, 'delay');
+  close(result.makespan, 2 * 1e-6 + (50_000 + FRAME_HEADER_BYTES) / 1e9, 'makespan');
 });
 
 test('message overhead: a rank pays o per message sent to another host, the local cost to its own', { timeout: 60_000 }, async () => {
