@@ -88,7 +88,7 @@ if (parts.includes('b')) printTable(
 
 // ---- (c) the six patterns in the simulator ---------------------------------------------------------
 
-const patterns: { name: string; workload: string; params: string[] }[] = [
+const allPatterns: { name: string; workload: string; params: string[] }[] = [
   { name: 'stencil (electromagnetics, radiation hydrodynamics)', workload: 'stencil2d', params: ['flops=0'] },
   { name: 'particle-in-cell (PIC, laser-plasma)', workload: 'pic', params: ['flopsPerParticle=0', 'fieldFlops=0'] },
   { name: 'transport sweep', workload: 'sweep', params: ['flops=0', 'octants=4'] },
@@ -96,6 +96,12 @@ const patterns: { name: string; workload: string; params: string[] }[] = [
   { name: 'all-to-all', workload: 'all-to-all', params: ['p2p=true', 'bytes=2048', 'flops=0'] },
   { name: 'random sparse', workload: 'random-sparse', params: ['flops=0', 'minBytes=64', 'maxBytes=65536'] },
 ];
+const patternFilter = (process.env.PATTERNS ?? '').split(',').filter((x) => x !== '');
+for (const w of patternFilter) {
+  if (!allPatterns.some((p) => p.workload === w)) throw new Error(`PATTERNS: no pattern ${w} (have ${allPatterns.map((p) => p.workload).join(', ')})`);
+}
+const patterns = patternFilter.length === 0 ? allPatterns : allPatterns.filter((p) => patternFilter.includes(p.workload));
+if (parts.includes('c')) console.log(`# PATTERNS=${patterns.map((p) => p.workload).join(',')}: simulated patterns (the mean gain is over these)`);
 const simRows: { nodes: number; pattern: string; planner: PlannerName; makespan: number; messages: number }[] = [];
 for (const nodes of parts.includes('c') ? simNodes : []) {
   const np = nodes * 16;

@@ -52,6 +52,26 @@ test('flow model: a short flow leaves and the long one speeds up', () => {
   close(at.b!, 0.00401, 'B');
 });
 
+test('flow model: flows between the same two hosts share like separate ones', () => {
+  // Host 1 -> host 0 (one class): A 1e6 and B 3e6 bytes start at 1e-5; C 1e6 bytes starts at
+  // 1e-3 + 1e-5 (sent at 1e-3). [1e-5, 1.01e-3]: A and B at 5e8 B/s, 5e5 bytes each.
+  // Then three at 1e9 / 3: A's last 5e5 take 1.5e-3 -> A at 2.51e-3; C has 5e5 left, B 2.5e6.
+  // Then two at 5e8: C's 5e5 take 1e-3 -> C at 3.51e-3; B has 1.5e6 left, alone at 1e9 -> 5.01e-3
+  // (the link is never idle: 5e6 bytes in 5e-3 after the latency).
+  const sim = new Simulation();
+  const platform = crossbar({ hosts: 2, speed: 1e9, bandwidth: 1e9, latency: 5e-6 });
+  const model = new FlowModel(sim, platform, { tcpGamma: 0 });
+  const at: Record<string, number> = {};
+  model.send(1, 0, 1e6, 0, () => (at.a = sim.now()));
+  model.send(1, 0, 3e6, 0, () => (at.b = sim.now()));
+  sim.at(1e-3, () => model.send(1, 0, 1e6, 0, () => (at.c = sim.now())));
+  sim.run();
+  close(at.a!, 2.51e-3, 'A');
+  close(at.c!, 3.51e-3, 'C');
+  close(at.b!, 5.01e-3, 'B');
+  assert.equal(model.activeFlows, 0);
+});
+
 test('flow model: TCP gamma bounds a flow by gamma / (2 x latency)', () => {
   // Route latency 2 x 5e-6 = 1e-5; gamma 4194304 -> bound 4194304 / 2e-5 = 2.097152e11 B/s,
   // above the link: no effect. With 1 ms links: latency 2e-3, bound 4194304 / 4e-3 = 1.048576e9,

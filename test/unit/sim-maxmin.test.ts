@@ -170,6 +170,27 @@ test('maxmin: bad arguments throw RangeError', () => {
   assert.throws(() => sys.removeFlow(0), RangeError);
 });
 
+test('maxmin: a flow of count n gets the rate of each of n identical flows', () => {
+  // Link A (12): f (count 3, weight 1) and g (weight 1): 4 shares of 3 -> f = g = 3, A full.
+  // Link B (10): f alone: 3 x 3 = 9 used. count 1 -> A: 2 shares of 6 but B caps f at 10.
+  const sys = new MaxMinSystem();
+  const a = sys.addLink(12);
+  const b = sys.addLink(10);
+  const f = sys.addFlow([a, b], { count: 3 });
+  const g = sys.addFlow([a]);
+  sys.solve();
+  assertClose(sys.rate(f), 3, 'f');
+  assertClose(sys.rate(g), 3, 'g');
+  assertClose(sys.usage(a), 12, 'usage A');
+  assertClose(sys.usage(b), 9, 'usage B');
+  sys.setCount(f, 1);
+  assert.deepEqual(sorted(sys.solve()), sorted([f, g]));
+  assertClose(sys.rate(f), 6, 'f alone');
+  assertClose(sys.rate(g), 6, 'g');
+  assert.throws(() => sys.setCount(f, 0), RangeError);
+  assert.throws(() => sys.addFlow([a], { count: 1.5 }), RangeError);
+});
+
 // ------------------------------------------------------------------------------------------------
 // Property test against a brute-force reference
 
@@ -415,4 +436,34 @@ test('maxmin: many separate components, one touched, cost is that component only
   assert.equal(sys.lastRecomputed, 4);
   for (const f of groups[1234]!) assertClose(sys.rate(f), 1, `flow ${f}`);
   assertClose(sys.rate(groups[0]![0]!), 2, 'untouched flow');
+});
+
+test('maxmin: count n solves as n separate identical flows', () => {
+  fc.assert(
+    fc.property(
+      fc.array(capacityArb, { minLength: 1, maxLength: 5 }),
+      fc.array(fc.record({ links: fc.uniqueArray(fc.nat(4), { maxLength: 3 }), weight: fc.double({ min: 0.1, max: 10, noNaN: true }), count: fc.integer({ min: 1, max: 4 }), bounded: fc.boolean(), bound: fc.double({ min: 0.1, max: 100, noNaN: true }) }), { minLength: 1, maxLength: 6 }),
+      (caps, specs) => {
+        const grouped = new MaxMinSystem();
+        const single = new MaxMinSystem();
+        for (const c of caps) {
+          grouped.addLink(c);
+          single.addLink(c);
+        }
+        const pairs: [number, number[]][] = [];
+        for (const s of specs) {
+          const links = s.links.filter((l) => l < caps.length);
+          const options = { weight: s.weight, ...(s.bounded ? { bound: s.bound } : {}) };
+          const one = grouped.addFlow(links, { ...options, count: s.count });
+          pairs.push([one, Array.from({ length: s.count }, () => single.addFlow(links, options))]);
+        }
+        grouped.solve();
+        single.solve();
+        for (const [one, many] of pairs) {
+          for (const m of many) assert.ok(close(grouped.rate(one), single.rate(m), 1e-9, 1e-12), `${grouped.rate(one)} != ${single.rate(m)}`);
+        }
+      },
+    ),
+    { numRuns: 300 },
+  );
 });

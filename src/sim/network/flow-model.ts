@@ -4,6 +4,10 @@
  * (maxmin.ts); it arrives when its last byte has flowed. Rates are recomputed incrementally, and
  * once per virtual instant however many flows start or end at that instant: a change schedules
  * one zero-delay "solve" event, which runs after every event already due at that time.
+ * Flows between the same two hosts on one rail have the same links, bound and weight, hence one
+ * rate: the solver sees one flow per host pair standing for all of them (FlowClass), so a solve
+ * costs the host pairs of a component, not its flows (an all-to-all on 256 ranks: 65K flows,
+ * 240 pairs per 16-node component, 35x faster at equal results).
  *
  * Options mirror SimGrid's knobs so runs can be matched against it:
  * - `latencyFactor`, `bandwidthFactor` (SimGrid's network/latency-factor, bandwidth-factor;
@@ -48,15 +52,31 @@ export interface FlowModelOptions {
   solveInterval?: number;
 }
 
-interface ActiveFlow {
-  remaining: number;
+/**
+ * The flows between one pair of hosts on one rail: same links, bound and weight, so max-min gives
+ * them one rate at every instant (the solver sees one flow of `count` members, maxmin.ts). All
+ * members move at that rate, so each is described by the class's bytes-per-member `served` at
+ * which it ends (`target`): a rate change is O(1) for the class, not O(members), and its members
+ * end in order of target. An all-to-all on 256 ranks has 65K flows in one component but only the
+ * host pairs as classes.
+ */
+interface FlowClass {
+  /** Solver flow id (the class's id in `completions`). */
+  readonly id: number;
+  readonly key: number;
+  readonly links: readonly number[];
+  /** Members moving or waiting for their first solve (the solver's count). */
+  count: number;
+  /** Rate of each member since `updated` (0 before the first solve). */
   rate: number;
+  /** Bytes each member of the class had moved by `updated`, counted from the class's creation. */
+  served: number;
   updated: number;
-  bytes: number;
-  links: readonly number[];
-  /** Route latency (the TCP window bound and the sharing weight come from it). */
-  latency: number;
-  arrived: () => void;
+  /** Moving members: flow ids in a binary min-heap by (target, id). */
+  heapIds: number[];
+  heapTargets: number[];
+  /** Members started since the last solve: they get their first rate there. */
+  waiting: number[];
 }
 
 export class FlowModel implements NetworkModel {
@@ -68,7 +88,21 @@ export class FlowModel implements NetworkModel {
   private readonly solverLink: Int32Array;
   /** Current bandwidth of each platform link, factor applied. */
   private readonly bandwidth: Float64Array;
-  private readonly flows = new Map<number, ActiveFlow>();
+  /** Classes by route key ((rail x hosts + src) x hosts + dst), and by solver flow id. */
+  private readonly classByKey = new Map<number, FlowClass>();
+  private readonly classById: (FlowClass | undefined)[] = [];
+  /** Classes with members waiting for their first solve. */
+  private waitingClasses: FlowClass[] = [];
+  // Flows (members), by id. Ids are handed out as the solver hands out its flow ids (the most
+  // recently freed first), so that flows ending at one instant finish in the same order as when
+  // every flow was a solver flow of its own.
+  private flowSlots = 0;
+  private readonly freeFlowIds: number[] = [];
+  private flowBytes = new Float64Array(64);
+  private flowTarget = new Float64Array(64);
+  private flowClass: (FlowClass | undefined)[] = [];
+  private flowArrived: ((() => void) | undefined)[] = [];
+  private liveFlows = 0;
   private readonly latencyFactor: number;
   private readonly bandwidthFactor: number;
   private readonly tcpGamma: number;
@@ -77,7 +111,7 @@ export class FlowModel implements NetworkModel {
   private readonly smallFrameBytes: number;
   private readonly solveInterval: number;
   private solveScheduled = false;
-  /** Completion time of every moving flow, and the one engine event armed for the earliest. */
+  /** Earliest completion of every class with moving members (keyed by class id), and the one engine event armed for the earliest. */
   private readonly completions = new CompletionHeap();
   private timer: TimerHandle | null = null;
   private timerAt = Infinity;
@@ -120,10 +154,18 @@ export class FlowModel implements NetworkModel {
     const id = this.solverLink[link]!;
     if (id >= 0) this.system.setCapacity(id, this.bandwidth[link]!);
     // Bounds come from the route's bandwidths (fatpipes, pruning): refresh the flows crossing it.
-    for (const [flowId, flow] of this.flows) {
-      if (flow.links.includes(link)) this.system.setBound(flowId, this.boundOf(flow.links, flow.latency));
+    for (const c of this.classByKey.values()) {
+      if (c.links.includes(link)) this.system.setBound(c.id, this.boundOf(c.links, this.latencyOf(c.key)));
     }
     this.needSolve();
+  }
+
+  /** The route latency of a class (from its key). */
+  private latencyOf(key: number): number {
+    const n = this.platform.hostCount;
+    const dst = key % n;
+    const src = ((key - dst) / n) % n;
+    return this.platform.routeLatency(src, dst, (key - dst - src * n) / (n * n));
   }
 
   /**
@@ -155,28 +197,60 @@ export class FlowModel implements NetworkModel {
       this.sim.post(this.sim.now() + routeLatency * this.latencyFactor + (narrowest === Infinity ? 0 : bytes / narrowest), arrived);
       return;
     }
-    this.sim.post(this.sim.now() + routeLatency * this.latencyFactor, () => this.start(links, routeLatency, bytes, arrived));
+    const n = this.platform.hostCount;
+    const key = ((rail ?? 0) * n + src) * n + dst;
+    this.sim.post(this.sim.now() + routeLatency * this.latencyFactor, () => this.start(key, links, routeLatency, bytes, arrived));
   }
 
-  private start(links: readonly number[], latency: number, bytes: number, arrived: () => void): void {
+  private start(key: number, links: readonly number[], latency: number, bytes: number, arrived: () => void): void {
     if (bytes <= 0) {
       arrived();
       return;
     }
-    const constraints: number[] = [];
-    for (const l of links) {
-      const id = this.solverLink[l]!;
-      if (id >= 0) constraints.push(id);
+    let c = this.classByKey.get(key);
+    if (c === undefined) {
+      const constraints: number[] = [];
+      for (const l of links) {
+        const s = this.solverLink[l]!;
+        if (s >= 0) constraints.push(s);
+      }
+      const bound = this.boundOf(links, latency);
+      const weight = this.latencyWeighted && latency > 0 ? 1 / latency : 1;
+      const id = this.system.addFlow(constraints, { bound, weight });
+      c = { id, key, links, count: 1, rate: 0, served: 0, updated: this.sim.now(), heapIds: [], heapTargets: [], waiting: [] };
+      this.classByKey.set(key, c);
+      this.classById[id] = c;
+    } else {
+      this.system.setCount(c.id, ++c.count);
     }
-    const bound = this.boundOf(links, latency);
-    const weight = this.latencyWeighted && latency > 0 ? 1 / latency : 1;
-    const id = this.system.addFlow(constraints, { bound, weight });
+    const f = this.newFlowId();
+    this.flowBytes[f] = bytes;
+    this.flowClass[f] = c;
+    this.flowArrived[f] = arrived;
+    this.liveFlows++;
+    if (c.waiting.length === 0) this.waitingClasses.push(c);
+    c.waiting.push(f);
     const now = this.sim.now();
-    this.flows.set(id, { remaining: bytes, rate: 0, updated: now, bytes, links, latency, arrived });
     for (const l of links) {
       if (this.linkFlows[l]!++ === 0) this.linkBusySince[l] = now;
     }
     this.needSolve();
+  }
+
+  private newFlowId(): number {
+    if (this.freeFlowIds.length > 0) return this.freeFlowIds.pop()!;
+    const f = this.flowSlots++;
+    if (f === this.flowBytes.length) {
+      const bytes = new Float64Array(2 * f);
+      bytes.set(this.flowBytes);
+      this.flowBytes = bytes;
+      const target = new Float64Array(2 * f);
+      target.set(this.flowTarget);
+      this.flowTarget = target;
+    }
+    this.flowClass.push(undefined);
+    this.flowArrived.push(undefined);
+    return f;
   }
 
   private needSolve(): void {
@@ -196,15 +270,39 @@ export class FlowModel implements NetworkModel {
     this.solveSeconds += (performance.now() - t0) / 1000;
     const now = this.sim.now();
     for (const id of changed) {
-      const flow = this.flows.get(id);
-      if (flow === undefined) continue;
-      flow.remaining = Math.max(0, flow.remaining - flow.rate * (now - flow.updated));
-      flow.updated = now;
-      flow.rate = this.system.rate(id);
-      if (flow.rate > 0) this.completions.set(id, now + flow.remaining / flow.rate);
-      else this.completions.delete(id);
+      const c = this.classById[id];
+      if (c === undefined) continue;
+      // Bytes each member moved at the old rate, then the new rate from now.
+      if (c.rate > 0 && c.rate !== Infinity) c.served += c.rate * (now - c.updated);
+      c.updated = now;
+      c.rate = this.system.rate(id);
+      if (c.waiting.length === 0) this.reschedule(c);
+    }
+    // Members that started since the last solve move from now, at the rate just solved.
+    const waiting = this.waitingClasses;
+    this.waitingClasses = [];
+    for (const c of waiting) {
+      const base = c.served + (c.rate > 0 && c.rate !== Infinity && now > c.updated ? c.rate * (now - c.updated) : 0);
+      for (const f of c.waiting) {
+        this.flowTarget[f] = base + this.flowBytes[f]!;
+        this.heapPush(c, f);
+      }
+      c.waiting.length = 0;
+      this.reschedule(c);
     }
     this.arm();
+  }
+
+  /** When member `f` (moving) of class `c` ends at the class's current rate. */
+  private endOf(c: FlowClass, f: number): number {
+    if (c.rate === Infinity) return c.updated;
+    return c.updated + Math.max(0, this.flowTarget[f]! - c.served) / c.rate;
+  }
+
+  /** Puts the class's earliest end in the completion heap (or takes the class out). */
+  private reschedule(c: FlowClass): void {
+    if (c.rate > 0 && c.heapIds.length > 0) this.completions.set(c.id, this.endOf(c, c.heapIds[0]!));
+    else this.completions.delete(c.id);
   }
 
   /** Keeps one engine event at the earliest completion. */
@@ -216,26 +314,93 @@ export class FlowModel implements NetworkModel {
     this.timer = next === Infinity ? null : this.sim.at(next, () => this.completeDue());
   }
 
-  /** Finishes every flow due now (in order of flow id when several are), then re-arms. */
+  /** Finishes every flow due now (in order of end time, then flow id), then re-arms. */
   private completeDue(): void {
     this.timer = null;
     this.timerAt = Infinity;
     const now = this.sim.now();
-    while (this.completions.size > 0 && this.completions.peekTime() <= now) this.finish(this.completions.pop()!);
+    const due: number[] = [];
+    const dueAt: number[] = [];
+    while (this.completions.size > 0 && this.completions.peekTime() <= now) {
+      const c = this.classById[this.completions.pop()!]!;
+      while (c.heapIds.length > 0) {
+        const f = c.heapIds[0]!;
+        const end = this.endOf(c, f);
+        if (end > now) break;
+        this.heapPop(c);
+        due.push(f);
+        dueAt.push(end);
+      }
+      this.reschedule(c);
+    }
+    if (due.length > 1) {
+      const order = due.map((_, i) => i).sort((a, b) => dueAt[a]! - dueAt[b]! || due[a]! - due[b]!);
+      for (const i of order) this.finish(due[i]!);
+    } else if (due.length === 1) this.finish(due[0]!);
     this.arm();
   }
 
-  private finish(id: number): void {
-    const flow = this.flows.get(id)!;
-    this.flows.delete(id);
-    this.system.removeFlow(id);
+  private finish(f: number): void {
+    const c = this.flowClass[f]!;
+    const arrived = this.flowArrived[f]!;
+    const bytes = this.flowBytes[f]!;
+    this.flowClass[f] = undefined;
+    this.flowArrived[f] = undefined;
+    this.freeFlowIds.push(f);
+    this.liveFlows--;
+    if (--c.count === 0) {
+      this.system.removeFlow(c.id);
+      this.completions.delete(c.id);
+      this.classByKey.delete(c.key);
+      this.classById[c.id] = undefined;
+    } else this.system.setCount(c.id, c.count);
     const now = this.sim.now();
-    for (const l of flow.links) {
-      this.linkBytes[l]! += flow.bytes;
+    for (const l of c.links) {
+      this.linkBytes[l]! += bytes;
       if (--this.linkFlows[l]! === 0) this.linkBusy[l]! += now - this.linkBusySince[l]!;
     }
     this.needSolve();
-    flow.arrived();
+    arrived();
+  }
+
+  /** Adds moving member f to its class's heap (by target, then id). */
+  private heapPush(c: FlowClass, f: number): void {
+    const ids = c.heapIds;
+    const targets = c.heapTargets;
+    const t = this.flowTarget[f]!;
+    let i = ids.length;
+    ids.push(f);
+    targets.push(t);
+    while (i > 0) {
+      const p = (i - 1) >> 1;
+      if (targets[p]! < t || (targets[p] === t && ids[p]! < f)) break;
+      ids[i] = ids[p]!;
+      targets[i] = targets[p]!;
+      i = p;
+    }
+    ids[i] = f;
+    targets[i] = t;
+  }
+
+  private heapPop(c: FlowClass): void {
+    const ids = c.heapIds;
+    const targets = c.heapTargets;
+    const f = ids.pop()!;
+    const t = targets.pop()!;
+    const n = ids.length;
+    if (n === 0) return;
+    let i = 0;
+    for (;;) {
+      let k = 2 * i + 1;
+      if (k >= n) break;
+      if (k + 1 < n && (targets[k + 1]! < targets[k]! || (targets[k + 1] === targets[k] && ids[k + 1]! < ids[k]!))) k++;
+      if (t < targets[k]! || (t === targets[k] && f < ids[k]!)) break;
+      ids[i] = ids[k]!;
+      targets[i] = targets[k]!;
+      i = k;
+    }
+    ids[i] = f;
+    targets[i] = t;
   }
 
   linkReport(): LinkUsage[] {
@@ -250,6 +415,6 @@ export class FlowModel implements NetworkModel {
 
   /** Flows moving now. */
   get activeFlows(): number {
-    return this.flows.size;
+    return this.liveFlows;
   }
 }

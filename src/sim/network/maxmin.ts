@@ -47,6 +47,13 @@ export interface FlowOptions {
   weight?: number;
   /** Upper limit on the flow's rate, ≥ 0 (e.g. the TCP window over the RTT). @default Infinity */
   bound?: number;
+  /**
+   * Identical flows this one stands for (same links, weight and bound), an integer ≥ 1: it
+   * weighs and consumes `count` times on every link it crosses, and its rate is that of each of
+   * them. Max-min gives identical flows identical rates, so n flows between the same two hosts
+   * can be solved as one. @default 1
+   */
+  count?: number;
 }
 
 /** Rates within this relative distance of the previous rate count as unchanged. */
@@ -92,6 +99,7 @@ export class MaxMinSystem {
   private flowFixed = new Uint32Array(16);
   private flowWeight = new Float64Array(16);
   private flowBound = new Float64Array(16);
+  private flowMult = new Float64Array(16);
   private flowRate = new Float64Array(16);
   private newRate = new Float64Array(16);
   private flowHeapPos = new Int32Array(16);
@@ -160,7 +168,10 @@ export class MaxMinSystem {
     this.checkLink(link);
     const elems = this.linkElems[link]!;
     let sum = 0;
-    for (let i = 0; i < elems.length; i++) sum += this.flowRate[this.elemFlow[elems[i]!]!]!;
+    for (let i = 0; i < elems.length; i++) {
+      const f = this.elemFlow[elems[i]!]!;
+      sum += this.flowRate[f]! * this.flowMult[f]!;
+    }
     return sum;
   }
 
@@ -171,8 +182,10 @@ export class MaxMinSystem {
   addFlow(links: readonly number[], options?: FlowOptions): number {
     const weight = options?.weight ?? 1;
     const bound = options?.bound ?? Infinity;
+    const count = options?.count ?? 1;
     checkWeight(weight);
     checkBound(bound);
+    checkCount(count);
     for (let i = 0; i < links.length; i++) {
       this.checkLink(links[i]!);
       for (let j = 0; j < i; j++) {
@@ -191,6 +204,7 @@ export class MaxMinSystem {
     this.flowFresh[f] = 1;
     this.flowWeight[f] = weight;
     this.flowBound[f] = bound;
+    this.flowMult[f] = count;
     this.flowRate[f] = 0;
     this.flowHeapPos[f] = -1;
     const mine = this.flowElems[f]!;
@@ -249,6 +263,15 @@ export class MaxMinSystem {
     checkWeight(weight);
     if (this.flowWeight[flow] === weight) return;
     this.flowWeight[flow] = weight;
+    this.markFlow(flow);
+  }
+
+  /** Changes how many identical flows a flow stands for (an integer ≥ 1; see {@link FlowOptions.count}). */
+  setCount(flow: number, count: number): void {
+    this.checkFlow(flow);
+    checkCount(count);
+    if (this.flowMult[flow] === count) return;
+    this.flowMult[flow] = count;
     this.markFlow(flow);
   }
 
@@ -363,7 +386,10 @@ export class MaxMinSystem {
       this.linkHeapPos[l] = -1;
       if (elems.length === 0) continue;
       let ws = 0;
-      for (let k = 0; k < elems.length; k++) ws += this.flowWeight[this.elemFlow[elems[k]!]!]!;
+      for (let k = 0; k < elems.length; k++) {
+        const f = this.elemFlow[elems[k]!]!;
+        ws += this.flowWeight[f]! * this.flowMult[f]!;
+      }
       this.remaining[l] = this.capacity[l]!;
       this.remainingErr[l] = 0;
       this.weightSum[l] = ws;
@@ -414,7 +440,10 @@ export class MaxMinSystem {
     this.newRate[f] = rate;
     const hp = this.flowHeapPos[f]!;
     if (hp >= 0) this.heapRemove(hp);
-    const w = this.flowWeight[f]!;
+    // A flow standing for n identical ones takes n times its rate and weight out of each link.
+    const n = this.flowMult[f]!;
+    const w = this.flowWeight[f]! * n;
+    const used = rate * n;
     const elems = this.flowElems[f]!;
     for (let k = 0; k < elems.length; k++) {
       const l = this.elemLink[elems[k]!]!;
@@ -428,8 +457,8 @@ export class MaxMinSystem {
       if (this.remaining[l] === Infinity) continue; // key stays Infinity
       // Neumaier-compensated subtraction: weights of very different sizes must not cancel.
       let s = this.remaining[l]!;
-      let t = s - rate;
-      this.remainingErr[l] += Math.abs(s) >= rate ? s - t - rate : -rate - t + s;
+      let t = s - used;
+      this.remainingErr[l] += Math.abs(s) >= used ? s - t - used : -used - t + s;
       this.remaining[l] = t;
       s = this.weightSum[l]!;
       t = s - w;
@@ -452,7 +481,7 @@ export class MaxMinSystem {
     let ws = 0;
     for (let k = 0; k < elems.length; k++) {
       const f = this.elemFlow[elems[k]!]!;
-      if (this.flowFixed[f] !== fixedStamp) ws += this.flowWeight[f]!;
+      if (this.flowFixed[f] !== fixedStamp) ws += this.flowWeight[f]! * this.flowMult[f]!;
     }
     this.weightSum[l] = ws;
     this.weightSumErr[l] = 0;
@@ -588,6 +617,7 @@ export class MaxMinSystem {
     this.flowFixed = grow(this.flowFixed, n);
     this.flowWeight = grow(this.flowWeight, n);
     this.flowBound = grow(this.flowBound, n);
+    this.flowMult = grow(this.flowMult, n);
     this.flowRate = grow(this.flowRate, n);
     this.newRate = grow(this.newRate, n);
     this.flowHeapPos = grow(this.flowHeapPos, n);
@@ -635,6 +665,10 @@ function checkCapacity(capacity: number): void {
 
 function checkWeight(weight: number): void {
   if (!(weight > 0 && weight < Infinity)) throw new RangeError(`maxmin: weight must be finite and > 0, got ${weight}`);
+}
+
+function checkCount(count: number): void {
+  if (!(Number.isInteger(count) && count >= 1)) throw new RangeError(`maxmin: count must be an integer >= 1, got ${count}`);
 }
 
 function checkBound(bound: number): void {
