@@ -7,6 +7,7 @@
  */
 import { createRequire } from 'node:module';
 import type { Packr } from 'msgpackr';
+import { copyOut } from '../transport/copy-bytes.js';
 import { ErrorCode, TsmpiError } from './errors.js';
 
 /** Every typed array kind JavaScript has. */
@@ -118,7 +119,9 @@ function getPackr(): Packr {
       write: (map: Map<unknown, unknown>) => [...map],
       read: (entries: [unknown, unknown][]) => new Map(entries),
     });
-    packr = new PackrClass({ structuredClone: true });
+    // copyBuffers: a Buffer inside a value must not come back as a view of the bytes it was
+    // decoded from (a socket's reused assembly buffer, a ring): it would change under the receiver.
+    packr = new PackrClass({ structuredClone: true, copyBuffers: true });
   }
   return packr;
 }
@@ -163,6 +166,11 @@ export function decodeValue(kind: number, bytes: Uint8Array, offset: number, len
     case PayloadKind.String:
       return textDecoder.decode(bytes.subarray(offset, offset + length));
     case PayloadKind.Packed:
+      // msgpackr's native string extractor (msgpackr-extract) reads `source.buffer` and takes it
+      // for an ArrayBuffer: given a SharedArrayBuffer (a view of a shared-memory ring) its
+      // napi_get_arraybuffer_info fails and it reads through an uninitialised pointer (corrupt
+      // strings, "cannot decode", SIGSEGV; messages of 140 bytes and more). Decode a private copy.
+      if (bytes.buffer instanceof SharedArrayBuffer) return getPackr().unpack(copyOut(bytes, offset, length));
       return getPackr().unpack(bytes.subarray(offset, offset + length));
     case PayloadKind.NodeBuffer: {
       const out = Buffer.allocUnsafe(length);

@@ -67,6 +67,8 @@ export class ProgressEngine implements Progress {
   private readonly sleepLimitMs: number;
   private waiters: Waiter[] = [];
   private sleeping = false;
+  /** A poll from the event loop is scheduled by {@link kick} (no sleep loop was running). */
+  private pollPending = false;
   private completions = 0;
   private readonly keepAlive: ReturnType<typeof setInterval>;
   private keepAliveRefs = 0;
@@ -105,10 +107,36 @@ export class ProgressEngine implements Progress {
     }
   }
 
-  /** Wakes the sleep loop: something outside the polled links made progress. */
+  /**
+   * Something outside the polled links made progress (a socket opened or drained, a CTS queued a
+   * stream): wakes the sleep loop, or starts it when none runs (see {@link keepProgressing}).
+   */
   kick(): void {
     this.control.ring(this.slot);
+    this.keepProgressing();
   }
+
+  /**
+   * Makes sure someone polls for the rank's pending sends when no waiter does: the program may
+   * poll with test(), compute, or have returned (a rank ends when nothing is left to do). Without
+   * it, a send queued behind a TCP connection that opened after the program's last call into
+   * tsmpi, or a rendezvous whose CTS came later, was never written and its receiver waited for
+   * ever. Deferred to the event loop: callers are in the middle of an endpoint operation.
+   */
+  private keepProgressing(): void {
+    if (!this.sleeping && !this.pollPending) {
+      this.pollPending = true;
+      setImmediate(this.startPolling);
+    }
+  }
+
+  private readonly startPolling = (): void => {
+    this.pollPending = false;
+    if (this.sleeping) return;
+    // Pending sends: the sleep loop runs (poll, then sleep on the doorbell) until they are out.
+    if (this.keepAliveRefs > 0) void this.sleepLoop();
+    else this.host.pollFully();
+  };
 
   /**
    * Event-driven links (sockets) delivered frames from their own events: settle the waiters
@@ -123,7 +151,10 @@ export class ProgressEngine implements Progress {
 
   /** Keeps the thread alive until a matching {@link release} (pending sends, waiters). */
   retain(): void {
-    if (this.keepAliveRefs++ === 0) this.keepAlive.ref();
+    if (this.keepAliveRefs++ === 0) {
+      this.keepAlive.ref();
+      if (this.waiters.length === 0) this.keepProgressing();
+    }
   }
 
   release(): void {
@@ -192,7 +223,8 @@ export class ProgressEngine implements Progress {
     const control = this.control;
     const index = control.doorbellIndex(this.slot);
     try {
-      while (this.waiters.length > 0) {
+      // Waiters, or sends still on their way (keepAliveRefs counts both).
+      while (this.keepAliveRefs > 0) {
         if (this.host.pollFully()) {
           this.checkWaiters();
           // Let I/O and timers run between bursts of work.
@@ -200,7 +232,7 @@ export class ProgressEngine implements Progress {
           continue;
         }
         this.checkWaiters();
-        if (this.waiters.length === 0) break;
+        if (this.keepAliveRefs === 0) break;
         control.addProgress(this.slot, this.completions);
         this.completions = 0;
         // Dekker with the senders: announce the sleep, then look once more at everything
