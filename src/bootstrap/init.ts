@@ -280,7 +280,9 @@ export function abort(code = 1, message = 'abort() called'): never {
   process.exit(code);
 }
 
-/** Seconds since an arbitrary origin (MPI_Wtime). */
+/** Seconds since an arbitrary origin (MPI_Wtime); under `tsmpi sim`, the rank's virtual time. */
 export function wtime(): number {
+  const context = currentRank().context;
+  if (context?.kind === 'sim' && context.now !== undefined) return context.now();
   return performance.now() / 1000;
 }

@@ -48,6 +48,8 @@ export interface SimContext {
   readonly job: JobInfo;
   /** The environment the simulated ranks read their settings from (TSMPI_*). */
   readonly env: Readonly<Record<string, string | undefined>>;
+  /** The rank's virtual clock, in seconds: what wtime() returns under the simulator. */
+  readonly now?: () => number;
 }
 
 export type RankContext = MemberContext | NonMemberContext | SimContext;

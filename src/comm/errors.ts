@@ -44,6 +44,8 @@ export const ErrorCode = {
   Hang: 'TSMPI_ERR_HANG',
   /** A transport (ring, socket) failed. */
   Transport: 'TSMPI_ERR_TRANSPORT',
+  /** A task of a task pool failed: its handler threw, or the rank holding it was lost. */
+  Task: 'TSMPI_ERR_TASK',
   /** An internal invariant broke: a bug in tsmpi. */
   Internal: 'TSMPI_ERR_INTERNAL',
 } as const;

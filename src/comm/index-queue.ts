@@ -11,10 +11,10 @@
  * ```
  */
 export class IndexQueue<T> {
-  private slots: (T | undefined)[] = new Array(16);
-  private mask = 15;
-  private head = 0;
-  private count = 0;
+  protected slots: (T | undefined)[] = new Array(16);
+  protected mask = 15;
+  protected head = 0;
+  protected count = 0;
 
   get length(): number {
     return this.count;
@@ -49,7 +49,7 @@ export class IndexQueue<T> {
     return -1;
   }
 
-  private grow(): void {
+  protected grow(): void {
     const bigger: (T | undefined)[] = new Array(this.slots.length * 2);
     for (let i = 0; i < this.count; i++) bigger[i] = this.slots[(this.head + i) & this.mask];
     this.slots = bigger;

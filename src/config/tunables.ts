@@ -233,6 +233,14 @@ export const tunables = {
     defaultValue: () => 'pipelined',
     parse: (text) => parseChoice('TSMPI_BATCH_PLANNER', text, ['direct', 'reorder', 'aggregate', 'pipelined', 'adaptive'] as const),
   } satisfies Tunable<'direct' | 'reorder' | 'aggregate' | 'pipelined' | 'adaptive'>,
+  poolMode: {
+    env: 'TSMPI_POOL',
+    description:
+      'How TaskPool runs when its options do not say: central (the master hands tasks out and computes too, seed 4) or stealing (tasks dealt to every rank, idle ranks steal half of a random victim\'s queue).',
+    defaultText: 'central',
+    defaultValue: () => 'central',
+    parse: (text) => parseChoice('TSMPI_POOL', text, ['central', 'stealing'] as const),
+  } satisfies Tunable<'central' | 'stealing'>,
   sleepLimitMs: {
     env: 'TSMPI_SLEEP_MAX_MS',
     description:

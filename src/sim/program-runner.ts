@@ -123,7 +123,7 @@ export async function runProgram(options: ProgramRunOptions): Promise<SimRunResu
     const unstarted = new Set<number>();
     for (let r = 0; r < options.np; r++) {
       const simRank = world.ranks[r]!;
-      const store: RankStore = { context: { kind: 'sim', rank: r, size: options.np, transport: new SimTransport(fabric, r), job, env }, cache: new Map() };
+      const store: RankStore = { context: { kind: 'sim', rank: r, size: options.np, transport: new SimTransport(fabric, r), job, env, now: () => world.rankNow(simRank) }, cache: new Map() };
       stores.push(store);
       unstarted.add(r);
       simRank.resume = () => {

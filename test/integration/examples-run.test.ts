@@ -18,3 +18,13 @@ test('examples/ring.ts: the README example passes the token and sums', async () 
   assert.match(result.stdout, /hops 3, sum\[0\] = 6/);
   for (let r = 0; r < 4; r++) assert.match(result.stdout, new RegExp(`^${r} Float64Array\\(1\\) \\[ ${r} \\] \\{ source: ${r}, tag: 7, bytes: 8 \\}$`, 'm'));
 });
+
+test('examples/diffusion.ts: the drifting hot spot is balanced and no cell is lost', async () => {
+  const result = await tsmpi(['run', '-n', '4', 'examples/diffusion.ts', '12']);
+  assert.equal(result.code, 0, explain(result));
+  const cells = /cells per rank at the end: (\d+) (\d+) (\d+) (\d+)/.exec(result.stdout);
+  assert.ok(cells, explain(result));
+  assert.equal(cells.slice(1).reduce((a, b) => a + Number(b), 0), 256);
+  assert.match(result.stdout, /12 iterations balanced \(learned model\) in \d+\.\d+ s \(checksum ok\)/);
+  assert.match(result.stdout, /^iteration 0: max \/ mean busy \d+\.\d\d, rank 0 holds \d+ cells$/m);
+});

@@ -28,6 +28,16 @@ describe('SLURM, one node', { skip }, () => {
     assert.equal(result.stdout.split('\n').filter((l) => l.startsWith('cco ok ')).length, 48, explain(result));
   });
 
+  test('srun -n 4 tsmpi exec examples/pi.ts --pool: the task pool under SLURM', { timeout: 120_000 }, async () => {
+    const result = await srunExec(['-n', '4'], 'examples/pi.ts', ['--pool', '2000000', '100']);
+    assert.equal(result.code, 0, explain(result));
+    const pi = /pi is approximately (\d\.\d+)/.exec(result.stdout);
+    assert.ok(pi && Math.abs(Number(pi[1]) - Math.PI) < 1e-9, explain(result));
+    const counts = /tasks per rank \(central\): rank 0: (\d+), rank 1: (\d+), rank 2: (\d+), rank 3: (\d+)/.exec(result.stdout);
+    assert.ok(counts, explain(result));
+    assert.equal(counts.slice(1).reduce((a, b) => a + Number(b), 0), 100);
+  });
+
   test('a task that throws ends the job non-zero, naming its rank', { timeout: 120_000 }, async () => {
     const result = await srunExec(['-n', '3', '--kill-on-bad-exit=1'], fixture('fail-throw.ts'), ['1', 'throw']);
     assert.notEqual(result.code, 0, explain(result));

@@ -22,6 +22,7 @@ const expectedCodes: Record<string, string> = {
   Aborted: 'TSMPI_ERR_ABORTED',
   Hang: 'TSMPI_ERR_HANG',
   Transport: 'TSMPI_ERR_TRANSPORT',
+  Task: 'TSMPI_ERR_TASK',
   Internal: 'TSMPI_ERR_INTERNAL',
 };
 
