@@ -6,7 +6,7 @@
  * run; (c) the diffusion policy at P = 1024 and 4096 (gossip coverage, messages, migration
  * volume) with heterogeneous speeds; (d) the same rank program under `tsmpi sim` on a cluster
  * with slow hosts.
- *   npm run bench -- balance            (PARTS=a,b,c,d by default)
+ *   npm run bench -- balance            (PARTS=a,b,c,d by default; a1 or a2 for half of a)
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -20,8 +20,8 @@ import { Rng } from '../src/rng.ts';
 import { tsmpiRun, type Record } from './lib/jobs.ts';
 import { median, param, printTable, writeResults } from './lib/report.ts';
 
-const parts = (process.env.PARTS ?? 'a,b,c,d').split(',');
-console.log(`# PARTS=${parts.join(',')}: (a) makespan, (b) per-task overhead vs Piscina, (c) policy at scale, (d) simulator`);
+const parts = (process.env.PARTS ?? 'a,b,c,d').split(',').flatMap((p) => (p === 'a' ? ['a1', 'a2'] : [p]));
+console.log(`# PARTS=${parts.join(',')}: (a1) one task set, (a2) iterative (a: both), (b) per-task overhead vs Piscina, (c) policy at scale, (d) simulator`);
 const reps = param('REPS', 3, 'repetitions of each real-runtime measurement (median)');
 const ranks = param('RANKS', 8, 'ranks of the makespan runs (2 of them slowed)');
 const oneShotTasks = param('TASKS_PER_RANK', 64, 'one task set: tasks per rank (lognormal cost, CV 0.5)');
@@ -31,7 +31,8 @@ const iterTasks = param('ITER_TASKS_PER_RANK', 32, 'iterative runs: tasks per ra
 const iterMs = param('ITER_MEAN_MS', 5, 'iterative runs: mean task cost, ms');
 const tinyTasks = param('TINY_TASKS', 100_000, 'tiny tasks of the overhead runs');
 const poolThreads = param('POOL_THREADS', 4, 'threads of the overhead runs: tsmpi ranks = Piscina workers');
-const simRanks = param('SIM_RANKS', 256, 'ranks of the simulated runs (one per host)');
+const simSizes = (process.env.SIM_RANKS ?? '256').split(',').map(Number);
+console.log(`# SIM_RANKS=${simSizes.join(',')}: ranks of the simulated runs (one per host)`);
 const simIterations = param('SIM_ITERATIONS', 10, 'iterations of the simulated runs');
 const root = fileURLToPath(new URL('../', import.meta.url));
 const results: { [part: string]: unknown } = {};
@@ -58,7 +59,7 @@ function measure(cases: [string, number][], methods: readonly string[], iters: n
   return runs;
 }
 
-if (parts.includes('a')) {
+if (parts.includes('a1')) {
   // (a1) one task set (the seed's pi case, anchors' B1 / C1): static cyclic split vs the pools.
   const oneShotCases: [string, number][] = [['fixed', 2], ['fixed', 3], ['fixed', 4], ['none', 1]];
   const oneShot = measure(oneShotCases, ['static', 'central', 'stealing'], 1, oneShotTasks, oneShotMs);
@@ -67,6 +68,9 @@ if (parts.includes('a')) {
     ['slow ranks', 'static (cyclic)', 'central pool', 'work stealing'],
     oneShotCases.map(([p, f]) => [label(p, f), ...['static', 'central', 'stealing'].map((m) => ratioOf(oneShot.get(`${p}/${f}/${m}`)!))]),
   );
+  results.oneShot = Object.fromEntries(oneShot);
+}
+if (parts.includes('a2')) {
   // (a2) an iterative program: every iteration (superstep) runs the same tasks.
   const METHODS = ['static', 'central', 'stealing', 'diffusion-last', 'diffusion-learned'] as const;
   const iterCases: [string, number][] = [['fixed', 3], ['drift', 3], ['none', 1]];
@@ -81,7 +85,7 @@ if (parts.includes('a')) {
       `${cost(iterative.get(`${p}/${f}/diffusion-last`)!)} / ${cost(iterative.get(`${p}/${f}/diffusion-learned`)!)}`,
     ]),
   );
-  results.makespan = { oneShot: Object.fromEntries(oneShot), iterative: Object.fromEntries(iterative) };
+  results.iterative = Object.fromEntries(iterative);
 }
 
 // ---- (b) per-task overhead against Piscina --------------------------------------------------------
@@ -184,36 +188,39 @@ if (parts.includes('d')) {
   const dir = mkdtempSync(join(tmpdir(), 'tsmpi-balance-'));
   const rows: (string | number)[][] = [];
   const raw: unknown[] = [];
-  for (const seed of [1]) {
-    const speeds = heterogeneousSpeeds(simRanks, seed);
+  for (const size of simSizes) {
+    const seed = 1;
+    const speeds = heterogeneousSpeeds(size, seed);
     const load: { [host: string]: [number, number][] } = {};
     speeds.forEach((s, i) => {
       if (s < 1) load[String(i)] = [[0, s]];
     });
-    const platform = join(dir, `platform-${seed}.json`);
-    writeFileSync(platform, JSON.stringify({ topology: 'crossbar', hosts: { count: simRanks, speed: 1e9 }, rails: [{ bandwidth: 1.25e9, latency: 2e-6 }], load }));
+    const platform = join(dir, `platform-${size}.json`);
+    writeFileSync(platform, JSON.stringify({ topology: 'crossbar', hosts: { count: size, speed: 1e9 }, rails: [{ bandwidth: 1.25e9, latency: 2e-6 }], load }));
     const capacity = speeds.reduce((a, b) => a + b, 0);
-    const row: (string | number)[] = [`${simRanks} (${Object.keys(load).length} slowed 2-4x)`];
+    const row: (string | number)[] = [`${size} (${Object.keys(load).length} slowed 2-4x)`];
     for (const method of ['static', 'diffusion-last', 'diffusion-learned']) {
       const started = performance.now();
       const result = spawnSync(
         process.execPath,
-        [`${root}dist/cli/main.js`, 'sim', '-n', String(simRanks), '--platform', platform, '--compute', 'declared', '--message-overhead', '5e-6', `${root}bench/ranks/balance.ts`, 'makespan', method, 'none', '1', String(simIterations), String(iterTasks), String(seed), String(iterMs)],
+        [`${root}dist/cli/main.js`, 'sim', '-n', String(size), '--platform', platform, '--compute', 'declared', '--message-overhead', '5e-6', `${root}bench/ranks/balance.ts`, 'makespan', method, 'none', '1', String(simIterations), String(iterTasks), String(seed), String(iterMs)],
         { env: { ...process.env, TSMPI_BENCH_SIMULATED: '1' }, encoding: 'utf8', maxBuffer: 64 << 20 },
       );
       if (result.status !== 0) throw new Error(`tsmpi sim failed:\n${result.stderr}`);
       const r = result.stdout.split('\n').filter((l) => l.startsWith('{"bench"')).map((l) => JSON.parse(l) as Record)[0]!;
       // The ideal on this cluster: all the work over the summed speeds.
-      const ideal = (Number(r.ideal) * simRanks) / capacity;
+      const ideal = (Number(r.ideal) * size) / capacity;
       const ratio = Number(r.makespan) / ideal;
-      row.push(`${ratio.toFixed(2)}${method === 'static' ? '' : ` (cost ${((100 * Number(r.balanceSeconds)) / Number(r.makespan)).toFixed(1)}%, ${r.migrated} moved)`}`);
+      row.push(
+        `${ratio.toFixed(2)}${method === 'static' ? '' : ` (cost ${((100 * Number(r.balanceSeconds)) / Number(r.makespan)).toFixed(1)}%, ${r.migrated} moved; first gossip: ${r.advertisers} advertising, ${(100 * Number(r.coverage)).toFixed(2)}% heard, <= ${r.maxMessages} messages per rank)`}`,
+      );
       raw.push({ seed, method, ...r, simIdeal: ideal, simRatio: ratio, wallSeconds: (performance.now() - started) / 1000 });
       console.log(`# sim ${method}: makespan / ideal ${ratio.toFixed(3)} (${((performance.now() - started) / 1000).toFixed(1)} s of wall time)`);
     }
     rows.push(row);
   }
   printTable(
-    `(d) under tsmpi sim: ${simRanks} hosts of 1 Gflop/s (crossbar, 10 Gbit/s, 2 us, 5 us per message), a quarter at 1/2-1/4 of their speed (background load), ${simIterations} iterations of ${iterTasks} tasks per rank (mean ${iterMs} ms); makespan / ideal`,
+    `(d) under tsmpi sim: ${simSizes.join(' and ')} hosts of 1 Gflop/s (crossbar, 10 Gbit/s, 2 us, 5 us per message), a quarter at 1/2-1/4 of their speed (background load), ${simIterations} iterations of ${iterTasks} tasks per rank (mean ${iterMs} ms); makespan / ideal`,
     ['ranks', 'static', 'diffusion, last interval', 'diffusion, learned'],
     rows,
   );

@@ -76,6 +76,7 @@ if (what === 'overhead') {
 
   let tasksRun = 0;
   let idleByRank = '';
+  let gossip: { advertisers: number; coverage: number; maxMessages: number } | undefined;
   // Per iteration, the time rebalance() took here: its minimum over the ranks is the balancing cost
   // (the last rank to arrive waits for nobody; the others' extra is the imbalance it corrects).
   const rebalanceSeconds = new Float64Array(iterations);
@@ -123,6 +124,12 @@ if (what === 'overhead') {
       queue = step.queue;
       migrated += step.sent;
       rebalanceSeconds[it] = wtime() - began - busySeconds;
+      if (simulated && !step.balanced && gossip === undefined) {
+        // The first gossip: how many ranks advertised, how much of it every rank heard, messages.
+        const [advertisers, known] = await comm.allreduce([step.advertised ? 1 : 0, step.receiversKnown], Op.sum);
+        const maxMessages = await comm.allreduce(step.gossipMessages, Op.max);
+        gossip = { advertisers: advertisers!, coverage: known! / (advertisers! * comm.size), maxMessages };
+      }
     }
     await comm.barrier();
   } else {
@@ -136,5 +143,5 @@ if (what === 'overhead') {
   const totalWork = await comm.reduce(work, Op.sum, 0);
   // Each iteration's share of the measured work is its share of the nominal work (the same tasks).
   const measuredIdeal = ((totalWork ?? 0) / total / iterations) * ideal;
-  report({ bench: 'makespan', method, profile, factor, iterations, tasks: count, makespan, ideal, measuredIdeal, ratio: makespan / measuredIdeal, nominalRatio: makespan / ideal, balanceSeconds: balance, migrated: moved, tasksByRank: tasksByRank?.join(' '), idleByRank });
+  report({ bench: 'makespan', method, profile, factor, iterations, tasks: count, makespan, ideal, measuredIdeal, ratio: makespan / measuredIdeal, nominalRatio: makespan / ideal, balanceSeconds: balance, migrated: moved, tasksByRank: tasksByRank?.join(' '), idleByRank, ...gossip });
 }

@@ -71,7 +71,7 @@ export async function runCentralMaster(master: PoolMaster, inbox: PoolInbox, opt
     for (const w of alive) {
       const rate = 1 / (w.secondsPerTask ?? 1e-3);
       const count = tasksToSend(
-        { secondsPerTask: w.secondsPerTask, share: rate / speedSum, queued: master.queue.length, inFlight: w.held.size, othersPerSecond: speedSum - rate },
+        { secondsPerTask: w.secondsPerTask, share: rate / speedSum, queued: master.queue.length, inFlight: w.held.size, othersPerSecond: speedSum - rate, othersCount: alive.length - 1 + (master.computes ? 1 : 0) },
         dispatchOptions,
       );
       if (count === 0) continue;

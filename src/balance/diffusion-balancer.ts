@@ -58,8 +58,11 @@ export interface RebalanceStep<T> {
   readonly imbalance: number;
   /** False when the quick exit skipped gossip and migration. */
   readonly balanced: boolean;
-  /** Receivers this rank heard of through the gossip. */
+  /** Receivers this rank heard of through the gossip (itself included when it advertised). */
   readonly receiversKnown: number;
+  /** Whether this rank advertised a deficit, and the gossip messages it sent. */
+  readonly advertised: boolean;
+  readonly gossipMessages: number;
 }
 
 export class DiffusionBalancer<T> {
@@ -119,7 +122,7 @@ export class DiffusionBalancer<T> {
     const imbalance = ideal > 0 ? worst! / ideal : 1;
     const base = { measuredSpeed: measured, predictedSpeed: speed, imbalance };
     if (imbalance <= 1 + this.tolerance || totalLoad === 0) {
-      return { queue: [...queue], sent: 0, received: 0, balanced: true, receiversKnown: 0, ...base };
+      return { queue: [...queue], sent: 0, received: 0, balanced: true, receiversKnown: 0, advertised: false, gossipMessages: 0, ...base };
     }
 
     const target = (totalLoad! * speed) / speeds;
@@ -156,7 +159,7 @@ export class DiffusionBalancer<T> {
       for (const task of arrival.payload) keep.push(task);
       received += arrival.payload.length;
     }
-    return { queue: keep, sent, received, balanced: false, receiversKnown: knowledge.count, ...base };
+    return { queue: keep, sent, received, balanced: false, receiversKnown: knowledge.count, advertised: target > load, gossipMessages: knowledge.messagesSent, ...base };
   }
 }
 

@@ -236,7 +236,7 @@ export const tunables = {
   poolMode: {
     env: 'TSMPI_POOL',
     description:
-      'How TaskPool runs when its options do not say: central (the master hands tasks out and computes too, seed 4) or stealing (tasks dealt to every rank, idle ranks steal half of a random victim\'s queue).',
+      'How TaskPool runs when its options do not say: central (the master hands tasks out and computes too, seed 4) or stealing (tasks dealt to every rank; an idle rank asks two random victims for half of their queues).',
     defaultText: 'central',
     defaultValue: () => 'central',
     parse: (text) => parseChoice('TSMPI_POOL', text, ['central', 'stealing'] as const),

@@ -85,6 +85,12 @@ test('dispatch: worked cases', () => {
   assert.equal(inFlightTarget({ secondsPerTask: 1e-3, share: 0.05, queued: 20, inFlight: 1 }), 1);
   // Before any result: two tasks.
   assert.equal(inFlightTarget({ secondsPerTask: undefined, share: 0.125, queued: 256, inFlight: 0 }), 2);
+  // Earliest finish: a worker 3x slower than six others (10 ms tasks) gets none of the last 9 tasks,
+  // and one of 11; an equal worker that is idle gets one of the last 3.
+  const slow = { secondsPerTask: 0.03, share: 0.05, inFlight: 0, othersPerSecond: 600, othersCount: 6 };
+  assert.equal(tasksToSend({ ...slow, queued: 9 }), 0);
+  assert.equal(tasksToSend({ ...slow, queued: 11 }), 1);
+  assert.equal(tasksToSend({ secondsPerTask: 0.01, share: 0.14, inFlight: 0, othersPerSecond: 600, othersCount: 6, queued: 3 }), 1);
   // Half a target short is not worth a message; an idle worker always is.
   assert.equal(tasksToSend({ secondsPerTask: 1e-6, share: 0.25, queued: 1e6, inFlight: 1000 }), 0);
   assert.equal(tasksToSend({ secondsPerTask: 1e-6, share: 0.25, queued: 1e6, inFlight: 500 }), 524);

@@ -22,6 +22,8 @@ export interface DispatchInput {
    * tasks away from a slow worker when the others would finish them sooner (earliest finish).
    */
   readonly othersPerSecond?: number;
+  /** How many ranks othersPerSecond counts (their mean task time is othersCount / othersPerSecond). */
+  readonly othersCount?: number;
 }
 
 export interface DispatchOptions {
@@ -55,16 +57,19 @@ export function tasksToSend(input: DispatchInput, options: DispatchOptions = def
 
 /**
  * How many more tasks the worker may take so that the last of them finishes no later than the
- * others would drain what is left of the queue, plus half a task of its own: the k-th new task
- * ends after (inFlight + k) * s; the others need (queued - k) / othersPerSecond for the rest.
- * Equal workers always get their share; a worker 3x slower than six others gets none of the last
- * six tasks (it would end a whole slow task after everyone else).
+ * others would drain what is left of the queue, plus one and a half tasks' slack (of the others'
+ * mean task time, or its own if shorter): the k-th new task ends after (inFlight + k) * s; the
+ * others need (queued - k) / othersPerSecond for the rest. Equal workers always get their share
+ * (the slack keeps one task queued ahead of each); an idle worker 3x slower than six others gets
+ * none of the last nine tasks (it would end a slow task after everyone else).
  */
 export function earliestFinishLimit(input: DispatchInput): number {
   const s = input.secondsPerTask;
   const others = input.othersPerSecond;
   if (s === undefined || others === undefined || !(others > 0)) return Infinity;
-  const k = Math.floor((input.queued / others + 1.5 * s - input.inFlight * s) / (s + 1 / others));
-  // An idle worker facing an empty rest of the pool still works (nobody else would).
-  return input.inFlight === 0 ? Math.max(1, k) : Math.max(0, k);
+  const othersTask = input.othersCount === undefined ? s : input.othersCount / others;
+  const slack = 1.5 * Math.min(s, othersTask);
+  const k = Math.floor((input.queued / others + slack - input.inFlight * s) / (s + 1 / others));
+  // Tasks refused here wait for a faster rank: othersPerSecond > 0 means one is there to take them.
+  return Math.max(0, k);
 }
