@@ -165,7 +165,8 @@ if (parts.includes('c')) {
           to99.every((r) => r >= 0) ? String(median(to99)) : `${to99.filter((r) => r < 0).length} of ${seeds.length} never`,
           `${(100 * med((x) => x.step.gossip.coverage[rounds - 1] ?? x.step.gossip.coverage.at(-1) ?? 1)).toFixed(2)}%`,
           `${med((x) => x.step.gossip.messagesPerRank.max)} / ${med((x) => x.step.gossip.messagesPerRank.mean).toFixed(2)} (cap ${2 * Math.ceil(Math.log2(size))})`,
-          `${med((x) => x.step.migrated / x.step.minimumMigration).toFixed(2)}x`,
+          // Nothing moves when every excess is under the threshold (max/avg within a few %).
+          med((x) => x.step.migrated) === 0 ? 'none moved' : `${med((x) => x.step.migrated / x.step.minimumMigration).toFixed(2)}x`,
           `${med((x) => x.step.imbalanceBefore).toFixed(2)} -> ${med((x) => x.step.imbalanceAfter).toFixed(3)} -> ${med((x) => x.threeSteps).toFixed(3)}`,
           med((x) => x.ms).toFixed(0),
         ]);

@@ -75,7 +75,7 @@ if (what === 'overhead') {
   };
 
   let tasksRun = 0;
-  let idleByRank = '';
+  let busyIdleByRank = '';
   let gossip: { advertisers: number; coverage: number; maxMessages: number } | undefined;
   // Per iteration, the time rebalance() took here: its minimum over the ranks is the balancing cost
   // (the last rank to arrive waits for nobody; the others' extra is the imbalance it corrects).
@@ -110,7 +110,7 @@ if (what === 'overhead') {
       end = wtime();
     }
     const stats = await pool.close();
-    if (pool.isMaster) idleByRank = stats.idleSecondsByRank.map((x, r) => `${(stats.busySecondsByRank[r] ?? 0).toFixed(3)}+${(x ?? 0).toFixed(3)}`).join(' ');
+    if (pool.isMaster) busyIdleByRank = stats.idleSecondsByRank.map((x, r) => `${(stats.busySecondsByRank[r] ?? 0).toFixed(3)}+${(x ?? 0).toFixed(3)}`).join(' ');
   } else if (method === 'diffusion-last' || method === 'diffusion-learned') {
     const balancer = new DiffusionBalancer<number>(comm, { cost: (t: number) => costs[t]!, model: method === 'diffusion-last' ? 'last' : 'learned', seed: Number(seedText) });
     let queue: number[] = [];
@@ -143,5 +143,5 @@ if (what === 'overhead') {
   const totalWork = await comm.reduce(work, Op.sum, 0);
   // Each iteration's share of the measured work is its share of the nominal work (the same tasks).
   const measuredIdeal = ((totalWork ?? 0) / total / iterations) * ideal;
-  report({ bench: 'makespan', method, profile, factor, iterations, tasks: count, makespan, ideal, measuredIdeal, ratio: makespan / measuredIdeal, nominalRatio: makespan / ideal, balanceSeconds: balance, migrated: moved, tasksByRank: tasksByRank?.join(' '), idleByRank, ...gossip });
+  report({ bench: 'makespan', method, profile, factor, iterations, tasks: count, makespan, ideal, measuredIdeal, ratio: makespan / measuredIdeal, nominalRatio: makespan / ideal, balanceSeconds: balance, migrated: moved, tasksByRank: tasksByRank?.join(' '), busyIdleByRank, ...gossip });
 }

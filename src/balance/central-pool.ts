@@ -90,14 +90,13 @@ export async function runCentralMaster(master: PoolMaster, inbox: PoolInbox, opt
 
   const notifyCancels = (): void => {
     if (master.cancelledOut.length === 0) return;
-    const ids = master.cancelledOut.splice(0);
     const byHolder = new Map<number, number[]>();
-    for (const id of ids) {
-      for (const w of workers) {
-        if (!w.held.has(id)) continue;
-        w.held.delete(id);
-        if (!w.lost) byHolder.set(w.rank, [...(byHolder.get(w.rank) ?? []), id]);
-      }
+    for (const record of master.cancelledOut.splice(0)) {
+      const w = byRank.get(record.holder);
+      if (w === undefined || !w.held.delete(record.id) || w.lost) continue;
+      const list = byHolder.get(w.rank);
+      if (list === undefined) byHolder.set(w.rank, [record.id]);
+      else list.push(record.id);
     }
     for (const [rank, list] of byHolder) comm.isend(list, rank, PoolTag.Cancel);
   };
@@ -219,7 +218,5 @@ export async function runCentralWorker(comm: Communicator, inbox: PoolInbox, run
       drain();
     }
   }
-  // Cancelled ids that never arrived as tasks are dropped with the pool.
-  runner.cancelled.clear();
   await comm.send(runner.totals(), masterRank, PoolTag.Final);
 }

@@ -23,7 +23,7 @@ import { ErrorCode, TsmpiError } from '../comm/errors.js';
 import { Op } from '../comm/ops.js';
 import type { Outgoing } from '../comm/exchange/exchange.js';
 import { defaultGossipRounds, gossipRng, GossipKnowledge, type GossipRecord } from '../policy/balance/gossip.js';
-import { DEFAULT_THRESHOLD_FRACTION, migrationRow, staggered, takeFromTail } from '../policy/balance/migration.js';
+import { advertisedRecord, defaultThreshold, senderRow, takeFromTail } from '../policy/balance/migration.js';
 import { createSpeedModel, type SpeedModel, type SpeedModelName } from '../policy/balance/speed-model.js';
 import type { Rng } from '../rng.js';
 
@@ -126,12 +126,12 @@ export class DiffusionBalancer<T> {
     }
 
     const target = (totalLoad! * speed) / speeds;
-    const threshold = (DEFAULT_THRESHOLD_FRACTION * totalLoad!) / comm.size;
-    // Every positive deficit is advertised (leaving small ones out lets several senders pile onto
-    // the few receivers they heard of), and informed ranks keep forwarding for two rounds after
-    // their last news (with a lone receiver, forwarding once reaches only ~80% of the ranks).
+    const threshold = defaultThreshold(totalLoad!, comm.size);
+    // Informed ranks keep forwarding for two rounds after their last news (with a lone receiver,
+    // forwarding once reaches only ~80% of the ranks).
     const knowledge = new GossipKnowledge(comm.rank, comm.size, { quietRounds: QUIET_ROUNDS });
-    if (target > load) knowledge.learn([{ rank: comm.rank, deficit: target - load }]);
+    const record = advertisedRecord(comm.rank, load, target);
+    if (record !== undefined) knowledge.learn([record]);
     for (let round = 0; round < this.rounds; round++) {
       const { targets, records } = knowledge.nextRound(this.fanout, this.rng);
       const payload = encodeRecords(records);
@@ -139,19 +139,14 @@ export class DiffusionBalancer<T> {
       for (const arrival of arrivals) knowledge.learn(decodeRecords(arrival.payload));
     }
 
-    let keep: T[] = [...queue];
+    // A sender has no record of its own in what it knows (it advertised none).
+    const plan = senderRow(comm.rank, comm.size, load, target, threshold, knowledge.records());
+    const { keep, moves } = plan.length > 0 ? takeFromTail(queue, cost, plan) : { keep: [...queue], moves: new Map<number, T[]>() };
     const sends: Outgoing<T[]>[] = [];
     let sent = 0;
-    const excess = load - target;
-    if (excess > threshold) {
-      const receivers = staggered(knowledge.records().filter((r) => r.rank !== comm.rank), comm.rank, comm.size);
-      const plan = migrationRow(excess, receivers, threshold);
-      const taken = takeFromTail(queue, cost, plan);
-      keep = taken.keep;
-      for (const [dest, tasks] of taken.moves) {
-        sends.push({ dest, tag: this.tag, payload: tasks });
-        sent += tasks.length;
-      }
+    for (const [dest, tasks] of moves) {
+      sends.push({ dest, tag: this.tag, payload: tasks });
+      sent += tasks.length;
     }
     const arrivals = await pcomm.exchange<T[]>(sends, { planner: 'direct' });
     let received = 0;
@@ -159,7 +154,7 @@ export class DiffusionBalancer<T> {
       for (const task of arrival.payload) keep.push(task);
       received += arrival.payload.length;
     }
-    return { queue: keep, sent, received, balanced: false, receiversKnown: knowledge.count, advertised: target > load, gossipMessages: knowledge.messagesSent, ...base };
+    return { queue: keep, sent, received, balanced: false, receiversKnown: knowledge.count, advertised: record !== undefined, gossipMessages: knowledge.messagesSent, ...base };
   }
 }
 

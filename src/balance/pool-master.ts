@@ -4,7 +4,7 @@
  * (central-pool.ts, stealing-pool.ts) move tasks; this keeps the books.
  */
 import type { Communicator } from '../comm/communicator.js';
-import { ErrorCode } from '../comm/errors.js';
+import type { ErrorCodeValue } from '../comm/errors.js';
 import { TaskDeque } from './task-deque.js';
 import { TaskError } from './task-error.js';
 import { EventLoopTurns, type TaskRunner, type WireOutcome, type WireTask } from './pool-wire.js';
@@ -25,8 +25,8 @@ export interface TaskRecord {
 export class PoolMaster {
   readonly queue = new TaskDeque<TaskRecord>();
   readonly records = new Map<number, TaskRecord>();
-  /** Ids cancelled while a worker held them; the engine tells the workers. */
-  readonly cancelledOut: number[] = [];
+  /** Tasks cancelled while a rank held them; the engine tells the workers. */
+  readonly cancelledOut: TaskRecord[] = [];
   closing = false;
   private wake: (() => void) | undefined;
   private wakeCalled = false;
@@ -85,7 +85,7 @@ export class PoolMaster {
   }
 
   /** Fails a task for a reason of the pool's own (a lost worker, a failed pool). */
-  fail(record: TaskRecord, code: (typeof ErrorCode)[keyof typeof ErrorCode], message: string, hint: string): void {
+  fail(record: TaskRecord, code: ErrorCodeValue, message: string, hint: string): void {
     if (record.settled) return;
     record.settled = true;
     this.records.delete(record.id);

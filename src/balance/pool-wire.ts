@@ -127,11 +127,10 @@ export class PoolInbox {
   private take(request: Request<unknown>): Arrival {
     this.waiting = undefined;
     this.posted = this.closed ? undefined : this.comm.irecv(ANY_SOURCE, ANY_TAG);
-    // A failed receive (transport error, abort) throws here, to the pool's loop.
-    const status = request.status!;
-    const value = request.result;
-    if (request.done && status === undefined) throw request.error;
-    return { source: status.source, tag: status.tag, value };
+    // A failed receive (transport error, abort) has no status: its error goes to the pool's loop.
+    const status = request.status;
+    if (status === undefined) throw request.error;
+    return { source: status.source, tag: status.tag, value: request.result };
   }
 }
 

@@ -103,7 +103,8 @@ export async function runStealingRank(
   // The master's extra duties: deal new tasks in even blocks, pass cancellations on, stop at the end.
   const deal = (m: PoolMaster): void => {
     if (m.cancelledOut.length > 0) {
-      const ids = m.cancelledOut.splice(0);
+      // Where a dealt task is now (stolen or not) only its holder knows: every rank is told.
+      const ids = m.cancelledOut.splice(0).map((record) => record.id);
       for (const id of ids) deque.removeFirst((t) => t[0] === id);
       for (let r = 0; r < comm.size; r++) if (r !== comm.rank) comm.isend(ids, r, PoolTag.Cancel);
     }

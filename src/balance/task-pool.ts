@@ -17,7 +17,7 @@
  * name on every rank (functions do not travel), arguments and results are any encodable value.
  */
 import type { Communicator } from '../comm/communicator.js';
-import { ErrorCode, TsmpiError } from '../comm/errors.js';
+import { ErrorCode, TsmpiError, type ErrorCodeValue } from '../comm/errors.js';
 import { readSettings } from '../config/tunables.js';
 import { defaultDispatchOptions } from '../policy/balance/dispatch.js';
 import { Rng } from '../rng.js';
@@ -279,7 +279,7 @@ export class TaskPool<H extends TaskHandlers> {
     const record = master.records.get(id);
     if (record === undefined || record.settled) return false;
     if (record.holder === -1) master.queue.removeFirst((r) => r.id === id);
-    else master.cancelledOut.push(id);
+    else master.cancelledOut.push(record);
     master.settle([id, 2], this.comm.rank);
     master.kick();
     return true;
@@ -300,7 +300,7 @@ export class TaskPool<H extends TaskHandlers> {
     return this.master;
   }
 
-  private error(code: (typeof ErrorCode)[keyof typeof ErrorCode], message: string, operation: string, hint: string): TsmpiError {
+  private error(code: ErrorCodeValue, message: string, operation: string, hint: string): TsmpiError {
     return new TsmpiError(code, message, { rank: this.comm.rank, operation: `TaskPool.${operation}`, hint });
   }
 }

@@ -252,6 +252,30 @@ export interface BalanceStepResult {
   underloaded: number;
 }
 
+/** The default threshold of a step: 2% of the mean load (DEFAULT_THRESHOLD_FRACTION). */
+export function defaultThreshold(totalLoad: number, size: number): number {
+  return (DEFAULT_THRESHOLD_FRACTION * totalLoad) / size;
+}
+
+/**
+ * What a rank advertises in the gossip: its deficit when its target is above its load (every
+ * positive deficit: leaving small ones out lets senders pile onto the few they hear of).
+ */
+export function advertisedRecord(rank: number, load: number, target: number): GossipRecord | undefined {
+  return target > load ? { rank, deficit: target - load } : undefined;
+}
+
+/**
+ * A rank's row of the migration matrix: none unless its excess is over `threshold`; else its
+ * excess over the receivers it heard of (in staggered() order; deficits under the threshold count
+ * in the split but get nothing, see migrationRow).
+ */
+export function senderRow(rank: number, size: number, load: number, target: number, threshold: number, known: Iterable<GossipRecord>): { rank: number; amount: number }[] {
+  const excess = load - target;
+  if (!(excess > threshold)) return [];
+  return migrationRow(excess, staggered(known, rank, size), threshold);
+}
+
 /**
  * A whole balancing step for P ranks, for the benchmark at P = 1024 and 4096 (policy level, no
  * network): targets from the loads and predicted speeds, the gossip of the underloaded ranks'
@@ -262,7 +286,7 @@ export function simulateBalanceStep(input: BalanceStepInput): BalanceStepResult 
   const { loads, speeds, fanout, rounds, seed, taskCost } = input;
   const targets = targetLoads(loads, speeds);
   const size = loads.length;
-  const threshold = input.threshold ?? (DEFAULT_THRESHOLD_FRACTION * sum(loads)) / size;
+  const threshold = input.threshold ?? defaultThreshold(sum(loads), size);
   if (!Number.isFinite(threshold) || threshold < 0) throw new RangeError(`threshold must be a finite number >= 0, got ${threshold}`);
   const sources: GossipRecord[] = [];
   const senders: number[] = [];
@@ -270,7 +294,8 @@ export function simulateBalanceStep(input: BalanceStepInput): BalanceStepResult 
   for (let rank = 0; rank < size; rank++) {
     const gap = targets[rank]! - loads[rank]!;
     if (gap < 0) minimumMigration -= gap;
-    if (gap > 0) sources.push({ rank, deficit: gap });
+    const record = advertisedRecord(rank, loads[rank]!, targets[rank]!);
+    if (record !== undefined) sources.push(record);
     else if (-gap > threshold) senders.push(rank);
   }
   const { run, knowledge } = runGossip(size, sources, {
@@ -283,7 +308,7 @@ export function simulateBalanceStep(input: BalanceStepInput): BalanceStepResult 
   const loadsAfter = loads.slice();
   let migrated = 0;
   for (const sender of senders) {
-    const row = migrationRow(loads[sender]! - targets[sender]!, staggered(knowledge[sender]!.records(), sender, size), threshold);
+    const row = senderRow(sender, size, loads[sender]!, targets[sender]!, threshold, knowledge[sender]!.records());
     if (taskCost === undefined) {
       for (const { rank, amount } of row) {
         loadsAfter[sender]! -= amount;

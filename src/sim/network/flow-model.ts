@@ -72,7 +72,11 @@ interface FlowClass {
   /** Bytes each member of the class had moved by `updated`, counted from the class's creation. */
   served: number;
   updated: number;
-  /** Moving members: flow ids in a binary min-heap by (target, id). */
+  /**
+   * Moving members: flow ids in a binary min-heap by (target, id). Not a CompletionHeap: members
+   * never move once in (their targets are fixed), and its index by flow id would cost each class
+   * an array as long as the largest flow id.
+   */
   heapIds: number[];
   heapTargets: number[];
   /** Members started since the last solve: they get their first rate there. */
