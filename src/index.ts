@@ -21,6 +21,6 @@ export type { Outgoing, Incoming, ExchangeOptions } from './comm/exchange/exchan
 export { Conveyor, type ConveyorOptions } from './comm/exchange/conveyor.js';
 export type { PlannerName } from './policy/batch/types.js';
 export type { Clock, TimerHandle } from './clock.js';
-export { TaskPool, TaskHandle, TaskError, type TaskPoolOptions, type SubmitOptions, type PoolStats, type PoolMode, type TaskHandlers, type TaskArg, type TaskResult, type TaskContext, type TaskHandler } from './balance/task-pool.js';
+export { TaskPool, TaskHandle, TaskError, type SettledTask, type TaskStatus, type TaskPoolOptions, type SubmitOptions, type PoolStats, type PoolMode, type TaskHandlers, type TaskArg, type TaskResult, type TaskContext, type TaskHandler } from './balance/task-pool.js';
 export { DiffusionBalancer, type DiffusionOptions, type RebalanceStep } from './balance/diffusion-balancer.js';
 export type { SpeedModelName } from './policy/balance/speed-model.js';

@@ -7,7 +7,8 @@
  * const pool = await TaskPool.open(comm, { slice: ({ lo, hi }: Slice) => integrate(lo, hi) });
  * if (pool.isMaster) {
  *   const parts = await pool.map('slice', slices);          // in order
- *   for await (const { id, value } of pool.asCompleted(handles)) ... // or as they finish
+ *   for await (const done of pool.asCompleted(handles)) ...   // every one as it settles:
+ *     // done.status 'fulfilled' (done.value), 'rejected' or 'cancelled' (done.error)
  * }
  * const stats = await pool.close();   // every rank: the master waits for its tasks, workers stop
  * ```
@@ -26,8 +27,10 @@ import { PoolMaster, type TaskRecord } from './pool-master.js';
 import { PoolInbox, TaskRunner, type TaskContext, type TaskHandler, type WorkerTotals } from './pool-wire.js';
 import { runStealingRank } from './stealing-pool.js';
 
+import { TaskError } from './task-error.js';
+
 export type { TaskContext, TaskHandler } from './pool-wire.js';
-export { TaskError } from './task-error.js';
+export { TaskError };
 
 export type PoolMode = 'central' | 'stealing';
 
@@ -72,10 +75,24 @@ export interface PoolStats {
   readonly idleSecondsByRank: (number | undefined)[];
 }
 
+/** Where a task stands: running or queued, done with a value, failed, or cancelled. */
+export type TaskStatus = 'pending' | 'fulfilled' | 'rejected' | 'cancelled';
+
+/**
+ * A settled task, as `asCompleted` yields it (the shape of `Promise.allSettled`'s entries, with
+ * cancellation told apart from failure).
+ */
+export type SettledTask<R> =
+  | { readonly id: number; readonly status: 'fulfilled'; readonly value: R; readonly handle: TaskHandle<R> }
+  | { readonly id: number; readonly status: 'rejected' | 'cancelled'; readonly error: TaskError; readonly handle: TaskHandle<R> };
+
 /** A submitted task: awaitable (its result), with its id and a way to cancel it. */
 export class TaskHandle<R> implements PromiseLike<R> {
   /** Settles with the handler's result, or rejects with a TaskError naming this id. */
   readonly result: Promise<R>;
+  #status: TaskStatus = 'pending';
+  /** The same result, settled as a {@link SettledTask} (never rejects). */
+  readonly settled: Promise<SettledTask<R>>;
 
   /** @internal */
   constructor(
@@ -84,6 +101,22 @@ export class TaskHandle<R> implements PromiseLike<R> {
     private readonly canceller: (id: number) => boolean,
   ) {
     this.result = result;
+    this.settled = result.then(
+      (value): SettledTask<R> => {
+        this.#status = 'fulfilled';
+        return { id, status: 'fulfilled', value, handle: this };
+      },
+      (cause: unknown): SettledTask<R> => {
+        const error = cause instanceof TaskError ? cause : new TaskError(ErrorCode.Task, String(cause), { taskId: id, task: '?', rank: -1, operation: 'task', cause });
+        this.#status = error.code === ErrorCode.Cancelled ? 'cancelled' : 'rejected';
+        return { id, status: this.#status, error, handle: this };
+      },
+    );
+  }
+
+  /** 'pending' until the task settles; then how it ended. */
+  get status(): TaskStatus {
+    return this.#status;
   }
 
   then<A = R, B = never>(onfulfilled?: ((value: R) => A | PromiseLike<A>) | null, onrejected?: ((reason: unknown) => B | PromiseLike<B>) | null): Promise<A | B> {
@@ -223,31 +256,34 @@ export class TaskPool<H extends TaskHandlers> {
     return Promise.all(handles.map((h) => h.result));
   }
 
-  /** Yields each handle's result as it completes ({ id, value }); throws the first failure it meets. */
-  async *asCompleted<R>(handles: Iterable<TaskHandle<R>>): AsyncGenerator<{ id: number; value: R }> {
-    type Settled = { id: number; ok: true; value: R } | { id: number; ok: false; error: unknown };
-    const queue: Settled[] = [];
+  /**
+   * Yields every handle once it settles, in the order they settle: `{ id, status, handle }` with
+   * `value` when `status` is 'fulfilled', `error` (a TaskError) when 'rejected' or 'cancelled'.
+   * It never throws for a task, so one loop sees every outcome; tasks cancelled before the loop
+   * starts are yielded too. Handles may come from `submit` at any time before the call.
+   * @example
+   * ```ts
+   * for await (const done of pool.asCompleted(handles)) {
+   *   if (done.status === 'fulfilled') total += done.value;
+   *   else console.error(`task ${done.id} ${done.status}: ${done.error.message}`);
+   * }
+   * ```
+   */
+  async *asCompleted<R>(handles: Iterable<TaskHandle<R>>): AsyncGenerator<SettledTask<R>, void, undefined> {
+    const queue: SettledTask<R>[] = [];
     let wake: (() => void) | undefined;
     let count = 0;
     for (const h of handles) {
       count++;
-      h.result.then(
-        (value) => {
-          queue.push({ id: h.id, ok: true, value });
-          wake?.();
-        },
-        (error: unknown) => {
-          queue.push({ id: h.id, ok: false, error });
-          wake?.();
-        },
-      );
+      void h.settled.then((settled) => {
+        queue.push(settled);
+        wake?.();
+      });
     }
     for (let yielded = 0; yielded < count; yielded++) {
       while (queue.length === 0) await new Promise<void>((resolve) => (wake = resolve));
       wake = undefined;
-      const next = queue.shift()!;
-      if (!next.ok) throw next.error;
-      yield { id: next.id, value: next.value };
+      yield queue.shift()!;
     }
   }
 

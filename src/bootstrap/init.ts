@@ -13,7 +13,7 @@ import { readSettings, type Settings } from '../config/tunables.js';
 import { Communicator } from '../comm/communicator.js';
 import { Endpoint } from '../comm/endpoint.js';
 import { ErrorCode, TsmpiError } from '../comm/errors.js';
-import type { RequestDescription } from '../comm/request.js';
+import { describeWait } from '../comm/context-names.js';
 import { HybridTransport } from '../transport/hybrid-transport.js';
 import { allocateShmArena } from '../transport/shm-arena.js';
 import { ShmTransport } from '../transport/shm-transport.js';
@@ -84,13 +84,6 @@ function singletonContext(): MemberContext {
     worldOfSlot: [0],
     job: { ...threadJobInfo(1, `singleton-${process.pid}`), launcher: 'singleton' },
   };
-}
-
-export function describeWait(d: RequestDescription): string {
-  const sending = /send/i.test(d.operation);
-  const peer = d.peer < 0 ? 'any source' : `rank ${d.peer}`;
-  const tag = d.tag < 0 ? 'any tag' : `tag ${d.tag}`;
-  return `${d.operation} ${sending ? 'to' : 'from'} ${peer}, ${tag}, context ${d.context}`;
 }
 
 function installedContext(): { context: RankContext; channel: LauncherChannel | undefined; cache: Map<string, unknown> } {
@@ -232,7 +225,7 @@ export async function init(): Promise<Communicator> {
   if (settings.tcpConnect === 'eager') endpoint.connectAll();
   channel?.onMessage((message) => {
     if (message.type === 'describe-waits') {
-      const waits = endpoint.engine.describeWaits().map(describeWait);
+      const waits = endpoint.engine.describeWaits().map((d) => describeWait(d, endpoint.names));
       channel.post({ type: 'waits', rank: context.rank, state: waits.length > 0 ? 'waiting' : 'running', waits });
     }
   });

@@ -7,7 +7,9 @@
  * ```
  *  process -> launcher  {"type":"exchange","entries":{...}}     publish + fence
  *  launcher -> process  {"type":"table","entries":{...}}        once every process has published
+ *  process -> launcher  {"type":"abort","code":n,"message":"..."}  a rank failed: the job ends with n
  * ```
+ * A process that fails before the exchange connects just to send its abort.
  */
 import { createServer, connect as netConnect, type Server, type Socket } from 'node:net';
 import { ErrorCode, TsmpiError } from '../comm/errors.js';
@@ -45,11 +47,15 @@ export class RendezvousServer {
   private readonly waiting = new Map<number, Socket>();
   private readonly log: (line: string) => void;
 
-  constructor(secret: Buffer, jobId: string, expected: number, log: (line: string) => void) {
+  private readonly onAbort: (process: number, code: number, message: string) => void;
+
+  /** `onAbort` hears each process that reports a failed rank (its index, the code, why). */
+  constructor(secret: Buffer, jobId: string, expected: number, log: (line: string) => void, onAbort: (process: number, code: number, message: string) => void = () => {}) {
     this.secret = secret;
     this.tag = jobTag(jobId);
     this.expected = expected;
     this.log = log;
+    this.onAbort = onAbort;
     this.server = createServer((socket) => this.accept(socket));
   }
 
@@ -70,6 +76,11 @@ export class RendezvousServer {
     acceptHandshake(socket, this.secret, LAUNCHER_RANK, this.tag).then(
       ({ peer, rest }) => {
         lines(socket, rest, (message) => {
+          if (message.type === 'abort') {
+            const code = Number(message.code);
+            this.onAbort(peer, Number.isInteger(code) && code > 0 ? code : 1, String(message.message ?? ''));
+            return;
+          }
           if (message.type !== 'exchange') return;
           Object.assign(this.entries, message.entries as Record<string, string>);
           this.waiting.set(peer, socket);
@@ -108,7 +119,8 @@ export class LauncherRendezvous implements Rendezvous {
     this.index = index;
   }
 
-  async exchange(entries: Readonly<Record<string, string>>): Promise<void> {
+  /** Connects and authenticates a new connection (the exchange's, or one for an early abort). */
+  private async connect(): Promise<{ socket: Socket; rest: Buffer }> {
     const colon = this.address.lastIndexOf(':');
     const host = this.address.slice(0, colon);
     const port = Number(this.address.slice(colon + 1));
@@ -119,8 +131,14 @@ export class LauncherRendezvous implements Rendezvous {
         reject(new TsmpiError(ErrorCode.Init, `cannot reach the launcher's rendezvous at ${this.address}: ${e.message}`, { operation: 'init', hint: 'start the processes with `tsmpi run --procs`' })),
       );
     });
-    this.socket = socket;
+    socket.on('error', () => socket.destroy());
     const { rest } = await connectHandshake(socket, this.secret, this.index, LAUNCHER_RANK, jobTag(this.jobId));
+    return { socket, rest };
+  }
+
+  async exchange(entries: Readonly<Record<string, string>>): Promise<void> {
+    const { socket, rest } = await this.connect();
+    this.socket = socket;
     socket.unref();
     const table = new Promise<Record<string, string>>((resolve, reject) => {
       lines(socket, rest, (message) => {
@@ -136,6 +154,21 @@ export class LauncherRendezvous implements Rendezvous {
 
   async get(key: string): Promise<string | undefined> {
     return this.table?.[key];
+  }
+
+  /** Tells the launcher that a rank failed, before the process ends (connecting first if need be). */
+  abort(code: number, message: string): void {
+    const line = `${JSON.stringify({ type: 'abort', code, message })}\n`;
+    const socket = this.socket;
+    if (socket !== undefined && !socket.destroyed) {
+      socket.write(line);
+      return;
+    }
+    // Failed before the exchange: a connection of its own (the launcher kills us either way).
+    this.connect().then(
+      ({ socket: s }) => s.end(line),
+      () => {},
+    );
   }
 
   close(): void {

@@ -2,8 +2,9 @@
  * `tsmpi run --procs` / `--ranks-per-proc K`: N ranks in ceil(N / K) processes of this machine,
  * each a `tsmpi exec` with K worker-thread ranks (shared memory inside a process, TCP between
  * processes). The launcher deals a fresh job secret, serves the rendezvous, and watches the
- * processes: the exit code is the highest process exit code, and a process that fails takes the
- * others down (SIGTERM, then SIGKILL after 1.5 s).
+ * processes. The first failure sets the job's exit code (as mpirun): a process reports a failed
+ * rank with its code through the rendezvous before it ends, or exits non-zero; the launcher then
+ * takes the others down (SIGTERM, then SIGKILL after 1.5 s), and their own exits do not count.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -36,21 +37,35 @@ export async function runProcessJob(options: ProcessJobOptions): Promise<number>
   const secret = randomBytes(32).toString('hex');
   const jobId = `procs-${process.pid}-${Date.now()}`;
   // The processes hash the secret text the same way a user-supplied TSMPI_JOB_SECRET is hashed.
-  const server = new RendezvousServer(Buffer.from(secretKey(secret), 'hex'), jobId, processes, log);
-  const rendezvous = await server.listen(options.rendezvousAddress ?? '127.0.0.1');
   const children: ChildProcess[] = [];
   const codes: (number | undefined)[] = new Array(processes).fill(undefined);
-  let failing = false;
+  /** The job's exit code once something failed: the first failure's own code. */
+  let failureCode: number | undefined;
   let resolveDone!: (code: number) => void;
   const done = new Promise<number>((resolve) => {
     resolveDone = resolve;
   });
-  const killAll = (): void => {
-    for (const child of children) if (child.exitCode === null) child.kill('SIGTERM');
+  const killOthers = (except: number): void => {
+    children.forEach((child, i) => {
+      if (i !== except && child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+    });
     setTimeout(() => {
-      for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
+      for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     }, KILL_GRACE_MS).unref();
   };
+  const failed = (index: number, code: number, why: string): void => {
+    if (failureCode !== undefined) return;
+    failureCode = code;
+    log(`tsmpi: process ${index} (${rankRange(index)}) ${why}; stopping the others`);
+    killOthers(index);
+  };
+  const rankRange = (index: number): string => {
+    const first = index * options.ranksPerProcess;
+    const last = Math.min(first + options.ranksPerProcess, options.np) - 1;
+    return first === last ? `rank ${first}` : `ranks ${first}..${last}`;
+  };
+  const server = new RendezvousServer(Buffer.from(secretKey(secret), 'hex'), jobId, processes, log, (index, code) => failed(index, code, `reported a failed rank (exit code ${code})`));
+  const rendezvous = await server.listen(options.rendezvousAddress ?? '127.0.0.1');
   for (let index = 0; index < processes; index++) {
     const first = index * options.ranksPerProcess;
     const env: Record<string, string | undefined> = {
@@ -71,14 +86,9 @@ export async function runProcessJob(options: ProcessJobOptions): Promise<number>
     children.push(child);
     child.on('exit', (code, signal) => {
       const value = code ?? (signal ? 128 + (osConstants.signals[signal] ?? 15) : 1);
-      if (signal) log(`tsmpi: process ${index} was killed by ${signal}`);
       codes[index] = value;
-      if (value !== 0 && !failing) {
-        failing = true;
-        log(`tsmpi: process ${index} (ranks ${first}..${Math.min(first + options.ranksPerProcess, options.np) - 1}) exited with code ${value}; stopping the others`);
-        killAll();
-      }
-      if (codes.every((c) => c !== undefined)) resolveDone(Math.max(...(codes as number[])));
+      if (value !== 0) failed(index, value, signal ? `was killed by ${signal}` : `exited with code ${value}`);
+      if (codes.every((c) => c !== undefined)) resolveDone(failureCode ?? 0);
     });
   }
   const forward = (signal: NodeJS.Signals): void => {

@@ -4,11 +4,15 @@
  * and watches them. `tsmpi run` (every rank in one process) and `tsmpi exec` (this process's
  * share of a job started by `tsmpi run --procs` or SLURM) are both a RankHost.
  *
- * - Exit code: the highest rank exit code; 0 only when every rank succeeded.
- * - A rank that throws (or leaves a promise rejection unhandled) ends the process: its rank and
- *   stack (mapped to the .ts lines) are printed and the other ranks are terminated (worker
- *   termination interrupts even a busy loop), well within 2 s. Ranks in other processes then
- *   see their links to this process close and fail what they expected from it.
+ * - Exit code (as mpirun's): the first failing rank's own code: 1 for an uncaught error,
+ *   n for `process.exit(n)`, the code of `abort(code)`, 124 for a hang timeout; 0 when every rank
+ *   ended with 0. Ranks terminated because another failed do not count.
+ * - A rank that throws (or leaves a promise rejection unhandled) or exits with a non-zero code
+ *   ends the process: its rank and stack (mapped to the .ts lines) are printed and the other
+ *   ranks are terminated (worker termination interrupts even a busy loop), well within 2 s. The
+ *   job manager (the launcher's rendezvous, or srun through PMI-2) hears of it first, so that it
+ *   stops the other processes with this code; ranks in other processes see their links to this
+ *   process close.
  * - Hangs: with a hang timeout S, when no local rank has made progress for S seconds while one
  *   waits in tsmpi, every local rank reports what it waits for and the process exits with 124.
  *   Without one, a report is printed once when every local rank has waited without progress for
@@ -70,12 +74,15 @@ export class RankHost {
   private readonly ranks: HostedRank[] = [];
   private control: ControlArea | undefined;
   private aborting = false;
-  private abortCode = 0;
+  /** The job's exit code once a rank failed: the first failure's own code. */
+  private failureCode: number | undefined;
   private lastProgress = -1;
   private lastProgressAt = 0;
   private warned = false;
   private reporting = false;
   private readonly waitReports = new Map<number, RankToHost & { type: 'waits' }>();
+  /** Ranks whose failure was already reported (an error event comes before their exit). */
+  private readonly failed = new Set<HostedRank>();
   private finish!: (code: number) => void;
   /** The address exchange, once started: the process stays until it is over (PMI-2 fences count every task). */
   private exchanging: Promise<void> | undefined;
@@ -156,6 +163,11 @@ export class RankHost {
       worker.on('exit', (code) => this.onExit(hosted, code));
     }
     if (this.options.remote && localMembers.length === 0) this.exchanging = this.exchange();
+    // Stopped by a signal (the launcher stopping the others, srun, Ctrl-C): end the ranks so that
+    // what they printed still reaches the terminal, then exit as the signal would (128 + n).
+    const onSignal = (signal: NodeJS.Signals): void => this.stop(signal === 'SIGINT' ? 130 : 143);
+    process.once('SIGTERM', onSignal);
+    process.once('SIGINT', onSignal);
     const monitor = setInterval(() => this.monitor(), MONITOR_INTERVAL_MS);
     this.lastProgressAt = performance.now();
     return done
@@ -165,6 +177,8 @@ export class RankHost {
       })
       .finally(() => {
         clearInterval(monitor);
+        process.off('SIGTERM', onSignal);
+        process.off('SIGINT', onSignal);
         this.options.remote?.rendezvous.close();
       });
   }
@@ -175,9 +189,8 @@ export class RankHost {
 
   private onMessage(from: HostedRank, message: RankToHost): void {
     if (message.type === 'abort') {
-      this.options.log(`tsmpi: rank ${message.rank} called abort(${message.code}): ${message.message}`);
-      this.abortJob(message.code || 1, `rank ${message.rank} called abort(${message.code})`);
-      this.abort(message.code || 1);
+      if (!this.aborting) this.options.log(`tsmpi: rank ${message.rank} called abort(${message.code}): ${message.message}`);
+      this.fail(message.code || 1, `rank ${message.rank} called abort(${message.code})`);
     } else if (message.type === 'waits') {
       this.waitReports.set(from.resourceId, message);
     } else if (message.type === 'listening') {
@@ -220,8 +233,8 @@ export class RankHost {
       const message: HostToRank = { type: 'world', records, secret };
       for (const r of this.ranks) if (r.rank >= 0 && r.exitCode === undefined) r.worker.postMessage(message);
     } catch (error) {
-      this.options.log(`tsmpi: the address exchange failed: ${(error as Error).message}`);
-      this.abort(1);
+      if (!this.aborting) this.options.log(`tsmpi: the address exchange failed: ${(error as Error).message}`);
+      this.fail(1, 'the address exchange failed');
     }
   }
 
@@ -229,40 +242,44 @@ export class RankHost {
     const text = this.options.app.mapStack(error instanceof Error ? (error.stack ?? `${error.name}: ${error.message}`) : String(error));
     if (!this.aborting) {
       this.options.log(`tsmpi: ${this.describe(r)} failed:\n${text}`);
-      this.options.log(`tsmpi: aborting the job (${this.ranks.length} ranks${this.options.remote ? ' in this process' : ''}) because ${this.describe(r)} failed`);
+      const count = this.ranks.length === 1 ? '1 rank' : `${this.ranks.length} ranks`;
+      this.options.log(`tsmpi: aborting the job (${count}${this.options.remote ? ' in this process' : ''}) because ${this.describe(r)} failed`);
     }
-    r.exitCode = Math.max(r.exitCode ?? 1, 1);
-    this.abortJob(1, `${this.describe(r)} failed`);
-    this.abort(1);
-  }
-
-  /** Asks the job manager to end the other processes too (PMI-2 abort under SLURM). */
-  private abortJob(code: number, why: string): void {
-    this.options.remote?.rendezvous.abort?.(code, `tsmpi: ${why}`);
+    this.failed.add(r);
+    this.fail(1, `${this.describe(r)} failed`);
   }
 
   private onExit(r: HostedRank, code: number): void {
-    if (r.exitCode === undefined || code > r.exitCode) r.exitCode = code;
-    if (code !== 0 && !this.aborting) {
+    r.exitCode = code;
+    if (code !== 0 && !this.aborting && !this.failed.has(r)) {
       this.options.log(`tsmpi: ${this.describe(r)} exited with code ${code}`);
-      this.abortJob(code, `${this.describe(r)} exited with code ${code}`);
+      this.fail(code, `${this.describe(r)} exited with code ${code}`);
     }
-    if (this.ranks.every((x) => x.exitCode !== undefined)) this.finish(Math.max(this.abortCode, ...this.ranks.map((x) => x.exitCode!)));
+    if (this.ranks.every((x) => x.exitCode !== undefined)) this.finish(this.failureCode ?? 0);
   }
 
-  /** Terminates every rank; the exit code is at least `code`. */
-  private abort(code: number): void {
-    this.abortCode = Math.max(this.abortCode, code);
+  /**
+   * A rank failed with `code`: the first failure sets the job's code, tells the job manager (so
+   * that it stops the other processes with that code: the launcher's rendezvous, PMI-2 abort
+   * under SLURM) and terminates every local rank. Later failures, often caused by the first
+   * (links closing), change nothing.
+   */
+  private fail(code: number, why: string): void {
+    if (this.aborting) return;
+    this.options.remote?.rendezvous.abort?.(code, `tsmpi: ${why}`);
+    this.stop(code);
+  }
+
+  /** Terminates every local rank; the process then exits with `code` (unless a failure came first). */
+  private stop(code: number): void {
     if (this.aborting) return;
     this.aborting = true;
+    this.failureCode = code;
     const running = this.ranks.filter((r) => r.exitCode === undefined);
     void Promise.race([
       Promise.all(running.map((r) => r.worker.terminate())),
       new Promise((resolve) => setTimeout(resolve, TERMINATE_GRACE_MS).unref()),
-    ]).then(() => {
-      for (const r of this.ranks) if (r.exitCode === undefined) r.exitCode = code;
-      this.finish(Math.max(this.abortCode, ...this.ranks.map((x) => x.exitCode!)));
-    });
+    ]).then(() => this.finish(code));
   }
 
   private monitor(): void {
@@ -321,10 +338,7 @@ export class RankHost {
     else lines.push('tsmpi: the job keeps running; set --hang-timeout S to abort such jobs');
     this.options.log(lines.join('\n'));
     this.reporting = false;
-    if (fatal) {
-      this.abortJob(HANG_EXIT_CODE, 'hang timeout');
-      this.abort(HANG_EXIT_CODE);
-    }
+    if (fatal) this.fail(HANG_EXIT_CODE, 'hang timeout');
   }
 }
 

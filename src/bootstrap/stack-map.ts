@@ -4,27 +4,41 @@
  * thread, which cost 64 ranks ~0.3 s of start-up. A failing rank's stack reaches the launcher as
  * text, and the launcher, which compiled the program and holds its map, rewrites the frames.
  * (TSMPI_SOURCE_MAPS=1 turns maps on inside the ranks, for programs that print stacks themselves.)
+ * The simulator imports the bundle once per rank with a query (`app.mjs?tsmpi-rank=3`): frames
+ * with a query map the same way.
  */
 import { SourceMap, type SourceMapPayload } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
+/** Columns the compiler's input moved on one line of a source file (0-based line). */
+export interface LineShift {
+  line: number;
+  columns: number;
+}
+
 export class StackMapper {
   private readonly sourceMap: SourceMap;
   private readonly pattern: RegExp;
+  private readonly shifts: ReadonlyMap<string, LineShift>;
 
-  constructor(bundlePath: string, payload: SourceMapPayload) {
+  /** `shifts`: by source URL, a line whose columns the loader moved (see app-loader.ts). */
+  constructor(bundlePath: string, payload: SourceMapPayload, shifts: ReadonlyMap<string, LineShift> = new Map()) {
     this.sourceMap = new SourceMap(payload);
+    this.shifts = shifts;
     const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-    this.pattern = new RegExp(`(?:${escape(pathToFileURL(bundlePath).href)}|${escape(bundlePath)}):(\\d+):(\\d+)`, 'g');
+    this.pattern = new RegExp(`(?:${escape(pathToFileURL(bundlePath).href)}|${escape(bundlePath)})(?:\\?[^:\\s)]*)?:(\\d+):(\\d+)`, 'g');
   }
 
-  /** Rewrites every `bundle:line:column` in `stack` to `source:line:column`. */
+  /** Rewrites every `bundle:line:column` (or `bundle?query:line:column`) in `stack` to `source:line:column`. */
   rewrite(stack: string): string {
     return stack.replace(this.pattern, (whole, line: string, column: string) => {
       const entry = this.sourceMap.findEntry(Number(line) - 1, Number(column) - 1) as { originalSource?: string; originalLine?: number; originalColumn?: number };
       if (entry.originalSource === undefined || entry.originalLine === undefined) return whole;
       const source = entry.originalSource.startsWith('file:') ? fileURLToPath(entry.originalSource) : entry.originalSource;
-      return `${source}:${entry.originalLine + 1}:${(entry.originalColumn ?? 0) + 1}`;
+      let originalColumn = entry.originalColumn ?? 0;
+      const shift = this.shifts.get(entry.originalSource);
+      if (shift !== undefined && shift.line === entry.originalLine) originalColumn = Math.max(0, originalColumn - shift.columns);
+      return `${source}:${entry.originalLine + 1}:${originalColumn + 1}`;
     });
   }
 }

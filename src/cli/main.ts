@@ -9,6 +9,7 @@ import { registerExec } from './exec.js';
 import { registerInfo } from './info.js';
 import { registerRun } from './run.js';
 import { registerSim } from './sim.js';
+import { mpirunSpellings } from './options.js';
 import { packageVersion } from './version.js';
 
 // A closed pipe (`tsmpi run ... | head`) ends output quietly instead of crashing the launcher.
@@ -18,11 +19,14 @@ for (const stream of [process.stdout, process.stderr]) {
   });
 }
 
+/** Exit code of a command line that cannot be used (nothing ran), as most CLIs use it. */
+const USAGE_EXIT_CODE = 2;
+
 const program = new Command('tsmpi')
   .description('MPI-style parallel computing for TypeScript')
   .version(packageVersion())
   .enablePositionalOptions()
-  .showHelpAfterError()
+  .showHelpAfterError("(run 'tsmpi --help' for the commands)")
   .exitOverride();
 
 registerRun(program);
@@ -30,15 +34,17 @@ registerExec(program);
 registerSim(program);
 registerInfo(program);
 registerBench(program);
+// A usage error prints the error and where help is, not the whole help.
+for (const command of program.commands) command.showHelpAfterError(`(run 'tsmpi ${command.name()} --help' for its options)`).exitOverride();
 
 try {
-  await program.parseAsync(process.argv);
+  await program.parseAsync(mpirunSpellings(program, process.argv));
 } catch (error) {
   if (error instanceof CommanderError) {
-    process.exitCode = error.exitCode;
+    process.exitCode = error.exitCode === 0 ? 0 : USAGE_EXIT_CODE;
   } else if (error instanceof TsmpiError) {
     process.stderr.write(`tsmpi: ${error.message}\n`);
-    process.exitCode = 2;
+    process.exitCode = USAGE_EXIT_CODE;
   } else {
     throw error;
   }

@@ -1,7 +1,7 @@
 /**
  * Parsers for command-line values that name the flag and what it accepts when a value is wrong.
  */
-import { InvalidArgumentError } from 'commander';
+import { InvalidArgumentError, type Command } from 'commander';
 
 export function positiveInteger(flag: string): (text: string) => number {
   return (text) => {
@@ -34,6 +34,30 @@ export function applyExports(env: Record<string, string | undefined>, exports: r
     const name = eq < 0 ? entry : entry.slice(0, eq);
     if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new InvalidArgumentError(`-x takes VAR or VAR=value, got "${entry}".`);
     out[name] = eq < 0 ? process.env[name] : entry.slice(eq + 1);
+  }
+  return out;
+}
+
+/**
+ * mpirun's spellings that a POSIX-style parser cannot take: `-np N` (one dash, two letters) is
+ * `--np N`. Only the launcher's own options are looked at: everything from the program on
+ * belongs to the program, so a program's own `-np` is left alone.
+ */
+export function mpirunSpellings(program: Command, argv: readonly string[]): string[] {
+  const out = [...argv];
+  const command = program.commands.find((c) => c.name() === out[2]);
+  if (command === undefined) return out;
+  for (let i = 3; i < out.length; i++) {
+    const token = out[i]!;
+    if (token === '--' || !token.startsWith('-') || token === '-') break;
+    if (token === '-np') {
+      out[i] = '--np';
+      i++;
+      continue;
+    }
+    const name = token.includes('=') ? token.slice(0, token.indexOf('=')) : token;
+    const option = command.options.find((o) => o.short === name || o.long === name);
+    if (option !== undefined && (option.required || option.optional) && !token.includes('=')) i++;
   }
   return out;
 }

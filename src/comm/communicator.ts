@@ -24,6 +24,7 @@ import { scatter, scatterv } from './collectives/scatter.js';
 import type { Endpoint } from './endpoint.js';
 import { ErrorCode, TsmpiError } from './errors.js';
 import { ANY_SOURCE, ANY_TAG } from './matching.js';
+import type { CommunicatorLabel } from './context-names.js';
 import { checkOp, type AnyOp, type ReduceOp } from './ops.js';
 import type { Request, Status } from './request.js';
 
@@ -52,6 +53,8 @@ export interface CommunicatorInit {
   settings: Settings;
   /** Context of the SELF communicator of this rank (for `self`). */
   selfContext: number;
+  /** What reports call it (`world`, `split of world (color 1)`, ...). @default 'world' */
+  name?: string;
 }
 
 export class Communicator {
@@ -71,6 +74,7 @@ export class Communicator {
   readonly #group: Int32Array;
   readonly #settings: Settings;
   readonly #selfContext: number;
+  readonly #label: CommunicatorLabel;
   #collectiveSeq = 0;
   #self: Communicator | undefined;
   #exchangeHost: Promise<ExchangeHost> | undefined;
@@ -86,6 +90,21 @@ export class Communicator {
     this.size = init.group.length;
     this.#settings = init.settings;
     this.#selfContext = init.selfContext;
+    this.#label = { name: init.name ?? 'world', group: init.group };
+    init.endpoint?.names.register(init.context, this.#label);
+  }
+
+  /**
+   * What hang reports and errors call this communicator: `world`, `self`, `split of world
+   * (color 1)`, `dup of world`, ... Set it to name yours (MPI_Comm_set_name).
+   */
+  get name(): string {
+    return this.#label.name;
+  }
+
+  set name(name: string) {
+    if (typeof name !== 'string' || name === '') throw this.#error(ErrorCode.Arg, `name ${JSON.stringify(name)} is not a non-empty string`, 'name', "pass a string, e.g. comm.name = 'rows'");
+    this.#label.name = name;
   }
 
   /** The endpoint, or ERR_NOT_MEMBER on a rank outside the communicating group. */
@@ -122,6 +141,7 @@ export class Communicator {
         rank: 0,
         settings: this.#settings,
         selfContext: this.#selfContext,
+        name: 'self',
       });
     }
     return this.#self;
@@ -340,11 +360,15 @@ export class Communicator {
    * Splits the communicator: ranks passing the same `color` form a new communicator, ordered by
    * `key` and then by their rank here. A rank passing `undefined` gets no communicator.
    */
-  async split(color: number | undefined, key = 0): Promise<Communicator | undefined> {
+  split(color: number | undefined, key = 0): Promise<Communicator | undefined> {
     if (color !== undefined && (!Number.isInteger(color) || color < 0)) {
       throw this.#error(ErrorCode.Arg, `color ${String(color)} is not a non-negative integer`, 'split', 'pass an integer >= 0, or undefined for no communicator');
     }
     if (!Number.isInteger(key)) throw this.#error(ErrorCode.Arg, `key ${String(key)} is not an integer`, 'split', 'pass an integer key');
+    return this.#split(color, key, `split of ${this.name} (color ${String(color)})`);
+  }
+
+  async #split(color: number | undefined, key: number, name: string): Promise<Communicator | undefined> {
     const endpoint = this.#endpoint;
     const entries = await allgather(this.#call('split'), [color ?? -1, key, endpoint.nextContext] as [number, number, number]);
     let context = 0;
@@ -362,12 +386,13 @@ export class Communicator {
       rank: members.indexOf(this.rank),
       settings: this.#settings,
       selfContext: this.#selfContext,
+      name,
     });
   }
 
   /** A new communicator with the same ranks and a context of its own (messages never cross). */
   async dup(): Promise<Communicator> {
-    return (await this.split(0, this.rank))!;
+    return (await this.#split(0, this.rank, `dup of ${this.name}`))!;
   }
 
   // ---- batches (seed 2) -----------------------------------------------------------------------
@@ -413,7 +438,7 @@ export class Communicator {
     // each other's messages and mismatched calls (rank A in bcast, rank B in reduce) wait visibly
     // in the hang report instead of delivering one operation's data to the other.
     const tag = (((this.#collectiveSeq++ & 0x1ffffff) << 5) | collectiveOperations.indexOf(operation)) & TAG_UB;
-    return new CollectiveCall(this.#endpoint, this.#context + 1, this.#group, this.rank, tag, operation, this.#settings);
+    return new CollectiveCall(this.#endpoint, this.#context + 1, this.#group, this.rank, tag, operation, this.#settings, this.#label);
   }
 
   #error(code: (typeof ErrorCode)[keyof typeof ErrorCode], message: string, operation: string, hint: string): TsmpiError {

@@ -34,6 +34,7 @@ import {
   frameType,
   typeWord,
 } from './frame-header.js';
+import { ContextNames } from './context-names.js';
 import { MatchQueues, ReceiveRequest, type IncomingMessage, type UnexpectedMessage } from './matching.js';
 import { ProgressEngine, type Progress } from './progress.js';
 import { Request, type RequestDescription, type RequestDriver, type Status } from './request.js';
@@ -102,6 +103,8 @@ export class Endpoint implements RequestDriver {
   private writersKnown = false;
   /** The next free context id this rank knows of (for dup/split agreement). */
   nextContext = 4;
+  /** The communicators of this rank's contexts, by name (hang reports, errors). */
+  readonly names = new ContextNames();
   /** Node of each world rank (the job's node map), for topology-aware planners; empty: one node. */
   nodeOfWorld: ArrayLike<number> = [];
 
@@ -342,7 +345,7 @@ export class Endpoint implements RequestDriver {
     const status: Status = { source, tag, bytes: length };
     this.engine.countCompletion();
     if (posted.into !== null) {
-      const error = this.checkInto(posted.into, kind, length, request.operation);
+      const error = this.checkInto(posted.into, kind, length, request.operation, source, tag);
       if (error !== undefined) {
         request.fail(error);
         return;
@@ -367,16 +370,17 @@ export class Endpoint implements RequestDriver {
     }
   }
 
-  private checkInto(into: Uint8Array, kind: number, length: number, operation: string): TsmpiError | undefined {
+  private checkInto(into: Uint8Array, kind: number, length: number, operation: string, source: number, tag: number): TsmpiError | undefined {
     if (!isRawKind(kind)) {
-      return new TsmpiError(ErrorCode.Type, `a ${kindName(kind)} value arrived for a buffer receive`, {
+      const what = kind === PayloadKind.String ? 'a string' : 'an object, array or other value';
+      return new TsmpiError(ErrorCode.Type, `the message from rank ${source}, tag ${tag} is an encoded value (${what}), not a typed array's bytes`, {
         rank: this.rank,
         operation,
-        hint: 'the sender sent an encoded value: receive it with recv() (which returns it), or send a typed array',
+        hint: 'send it as a typed array, or receive it with recv(), which returns any value',
       });
     }
     if (length > into.length) {
-      return new TsmpiError(ErrorCode.Truncate, `a ${length}-byte message does not fit the ${into.length}-byte receive buffer`, {
+      return new TsmpiError(ErrorCode.Truncate, `the ${length}-byte message from rank ${source}, tag ${tag} does not fit the ${into.length}-byte receive buffer`, {
         rank: this.rank,
         operation,
         hint: `pass a buffer of at least ${length} bytes, or probe() first and size the buffer from status.bytes`,
@@ -391,7 +395,7 @@ export class Endpoint implements RequestDriver {
     header[H_LENGTH] = 0;
     header[H_AUX] = senderRequest;
     if (posted.into !== null) {
-      const error = this.checkInto(posted.into, kind, total, posted.operation);
+      const error = this.checkInto(posted.into, kind, total, posted.operation, source, tag);
       if (error !== undefined) {
         header[H_SEQ] = CTS_DISCARD;
         this.write(this.peer(peer), header, null, 0, null);
@@ -524,7 +528,7 @@ export class Endpoint implements RequestDriver {
       posted.peerWorld = peer;
       message.receiver = posted;
       if (posted.into !== null) {
-        const error = this.checkInto(posted.into, kind, total, posted.operation);
+        const error = this.checkInto(posted.into, kind, total, posted.operation, source, tag);
         if (error !== undefined) {
           // The receive fails now; the message's bytes are read and dropped as they come.
           this.engine.countCompletion();

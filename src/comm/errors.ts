@@ -78,6 +78,8 @@ export class TsmpiError extends Error {
   readonly rank: number;
   readonly operation: string;
   readonly hint: string;
+  /** What went wrong, without the rank, the operation and the hint that `message` adds. */
+  readonly detail: string;
 
   constructor(code: ErrorCodeValue, message: string, init: TsmpiErrorInit) {
     const rank = init.rank ?? -1;
@@ -89,6 +91,7 @@ export class TsmpiError extends Error {
     this.rank = rank;
     this.operation = init.operation;
     this.hint = hint;
+    this.detail = message;
   }
 
   /** The data form, for sending to another rank or the launcher. */
@@ -106,7 +109,7 @@ export class TsmpiError extends Error {
 
   /** Rebuilds an error from its data form; the message is kept as it was written. */
   static fromData(data: TsmpiErrorData): TsmpiError {
-    const err = new TsmpiError(data.code, '', { rank: data.rank, operation: data.operation, hint: data.hint });
+    const err = new TsmpiError(data.code, data.message, { rank: data.rank, operation: data.operation, hint: data.hint });
     err.message = data.message;
     if (data.stack !== undefined) err.stack = data.stack;
     return err;

@@ -43,6 +43,15 @@ function isTypedArray(value: unknown): value is TypedArray {
   return ArrayBuffer.isView(value) && !(value instanceof DataView);
 }
 
+/** An operand as errors name it: `a Float64Array(4)`, `an array of 3`, `a string`. */
+export function describeOperand(value: unknown): string {
+  if (value === null) return 'null';
+  if (value === undefined) return 'undefined';
+  if (Array.isArray(value)) return `an array of ${value.length}`;
+  const what = ArrayBuffer.isView(value) ? `${value.constructor.name}(${(value as { length?: number }).length ?? value.byteLength})` : typeof value;
+  return `${/^[aeiouAEIOU]/.test(what) ? 'an' : 'a'} ${what}`;
+}
+
 function opError(op: string, value: unknown, hint: string): TsmpiError {
   const what = value === null ? 'null' : Array.isArray(value) ? 'an array' : ArrayBuffer.isView(value) ? value.constructor.name : typeof value;
   return new TsmpiError(ErrorCode.Op, `${op} does not apply to ${what}`, { operation: op, hint });

@@ -79,7 +79,13 @@ export class Request<T = unknown> implements RequestDescription {
   wait(): Promise<T> {
     if (this.state === PENDING) this.driver.spinFor(this);
     if (this.state !== PENDING) return this.settled();
-    return this.driver.waitUntil(() => this.state !== PENDING, this).then(() => this.take());
+    return this.waitLong();
+  }
+
+  /** An async function (not a `then`), so that a failure's stack reaches the program's await. */
+  private async waitLong(): Promise<T> {
+    await this.driver.waitUntil(() => this.state !== PENDING, this);
+    return this.take();
   }
 
   /** Makes progress once and reports whether the request has completed (never throws). */
@@ -98,13 +104,13 @@ export class Request<T = unknown> implements RequestDescription {
 
   /** @internal The settled promise of a completed request (shared for void results). */
   settled(): Promise<T> {
-    if (this.state === FAILED) return Promise.reject(this.error);
+    if (this.state === FAILED) return Promise.reject(atCallSite(this.error));
     if (this.result === undefined) return resolvedVoid as Promise<T>;
     return Promise.resolve(this.result);
   }
 
   private take(): T {
-    if (this.state === FAILED) throw this.error;
+    if (this.state === FAILED) throw atCallSite(this.error);
     return this.result as T;
   }
 
@@ -124,6 +130,23 @@ export class Request<T = unknown> implements RequestDescription {
   }
 }
 
+const sited = new WeakSet<object>();
+
+/**
+ * A request's error is made where the failure was noticed: inside the progress engine, a frame
+ * handler, a socket callback. The program wants to see its own line: the frames of the call
+ * that is waiting for it (after an `await`, V8 lists the awaiting async functions) go on top of
+ * the stack, the frames where tsmpi noticed it below. Done once per error.
+ */
+function atCallSite(error: unknown): unknown {
+  if (!(error instanceof TsmpiError) || sited.has(error)) return error;
+  sited.add(error);
+  const here = new Error().stack?.split('\n').slice(2) ?? [];
+  const original = error.stack?.split('\n').slice(1) ?? [];
+  error.stack = [`${error.name}: ${error.message}`, ...here, ...original.filter((frame) => !here.includes(frame))].join('\n');
+  return error;
+}
+
 type Results<T extends readonly Request<unknown>[]> = { -readonly [K in keyof T]: T[K] extends Request<infer R> ? R : never };
 
 /**
@@ -138,15 +161,19 @@ export function waitAll<T extends readonly Request<unknown>[]>(requests: T): Pro
     return next === requests.length;
   };
   if (allDone()) return settleAll(requests);
-  const first = requests[next]!;
-  return first.driver.waitUntil(allDone, { operation: 'waitAll', peer: first.peer, tag: first.tag, context: first.context }).then(() => settleAll(requests));
+  return waitAllLong(requests, allDone, requests[next]!);
+}
+
+async function waitAllLong<T extends readonly Request<unknown>[]>(requests: T, allDone: () => boolean, first: Request<unknown>): Promise<Results<T>> {
+  await first.driver.waitUntil(allDone, { operation: 'waitAll', peer: first.peer, tag: first.tag, context: first.context });
+  return settleAll(requests);
 }
 
 function settleAll<T extends readonly Request<unknown>[]>(requests: T): Promise<Results<T>> {
   const results: unknown[] = new Array(requests.length);
   for (let i = 0; i < requests.length; i++) {
     const r = requests[i]!;
-    if (r.state === FAILED) return Promise.reject(r.error);
+    if (r.state === FAILED) return Promise.reject(atCallSite(r.error));
     results[i] = r.result;
   }
   return Promise.resolve(results as Results<T>);

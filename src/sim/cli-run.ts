@@ -4,13 +4,15 @@
  * a Chrome trace when asked.
  */
 import { writeFileSync } from 'node:fs';
-import { SingleBar } from 'cli-progress';
+import { HANG_EXIT_CODE } from '../bootstrap/rank-host.js';
 import { ErrorCode, TsmpiError } from '../comm/errors.js';
 import { writeChromeTrace } from './output/chrome-trace.js';
-import { printSummary, summarize } from './output/summary.js';
+import { StatusLine } from './output/status-line.js';
+import { formatSeconds, printSummary, summarize } from './output/summary.js';
 import { loadPlatformFile } from './platform/load.js';
 import type { Action } from './replay/actions.js';
 import { loadTiTraces, writeTiTraceFiles } from './replay/ti-trace.js';
+import { SimRankFailure, type SimRunResult } from './program-runner.js';
 import { simulate, traceWorld, type NetworkKind } from './simulate.js';
 import { buildWorkload, listWorkloads } from './workloads/registry.js';
 
@@ -83,32 +85,58 @@ export async function runSimulation(programPath: string | undefined, args: strin
   if (flags.emitTrace !== undefined) throw simError('--emit-trace writes the trace of a workload or of --replay', 'give --workload NAME (or --replay TRACE) with it');
   const np = typeof program === 'string' ? (flags.np ?? 1) : traceWorld(program);
   const platform = flags.platform ? await loadPlatformFile(flags.platform) : undefined;
-  const bar = flags.quiet || !process.stderr.isTTY ? undefined : new SingleBar({ format: 'simulating [{bar}] {value}/{total} ranks done | {vt} s virtual | {events} events', hideCursor: true, clearOnComplete: true });
-  let barStarted = false;
+  // Long runs show a status line after 2 s: virtual time and events/s advance even while every
+  // rank of an SPMD program is still running.
+  const status = flags.quiet || !process.stderr.isTTY ? undefined : new StatusLine(process.stderr);
+  let statusShown = false;
   const started = performance.now();
-  const result = await simulate({
-    program,
-    args,
-    np,
-    ...(platform ? { platform } : {}),
-    network: flags.network as NetworkKind,
-    flow: { solveInterval: flags.solveInterval },
-    ...(flags.messageOverhead > 0 ? { messageOverhead: flags.messageOverhead } : {}),
-    ...(flags.localMessageOverhead > 0 ? { localMessageOverhead: flags.localMessageOverhead } : {}),
-    computeMode: flags.compute,
-    ranksPerHost: flags.ranksPerHost,
-    referenceSpeed: flags.referenceSpeed,
-    record: flags.trace !== undefined,
-    onProgress: (p) => {
-      if (bar === undefined) return;
-      if (!barStarted && performance.now() - started > 2000) {
-        bar.start(p.ranks, p.finished, { vt: p.virtualTime.toPrecision(4), events: p.events });
-        barStarted = true;
-      }
-      if (barStarted) bar.update(p.finished, { vt: p.virtualTime.toPrecision(4), events: p.events });
-    },
-  });
-  if (barStarted) bar!.stop();
+  let last = { wall: started, events: 0 };
+  const describe = (p: { virtualTime: number; events: number; finished: number; ranks: number }): string => {
+    const now = performance.now();
+    const rate = now > last.wall ? ((p.events - last.events) * 1000) / (now - last.wall) : 0;
+    last = { wall: now, events: p.events };
+    return `simulating: ${formatSeconds(p.virtualTime)} virtual | ${p.events.toLocaleString('en-US')} events (${Math.round(rate).toLocaleString('en-US')}/s) | ${p.finished}/${p.ranks} ranks done | ${((now - started) / 1000).toFixed(0)} s`;
+  };
+  let result: SimRunResult;
+  try {
+    result = await simulate({
+      program,
+      args,
+      np,
+      ...(platform ? { platform } : {}),
+      network: flags.network as NetworkKind,
+      flow: { solveInterval: flags.solveInterval },
+      ...(flags.messageOverhead > 0 ? { messageOverhead: flags.messageOverhead } : {}),
+      ...(flags.localMessageOverhead > 0 ? { localMessageOverhead: flags.localMessageOverhead } : {}),
+      computeMode: flags.compute,
+      ranksPerHost: flags.ranksPerHost,
+      referenceSpeed: flags.referenceSpeed,
+      record: flags.trace !== undefined,
+      onProgress: (p) => {
+        if (status === undefined) return;
+        if (statusShown) status.update(describe(p));
+        else if (performance.now() - started > 2000) {
+          status.start(describe(p));
+          statusShown = true;
+        }
+      },
+    });
+  } catch (error) {
+    if (error instanceof SimRankFailure) {
+      // Said once, as `tsmpi run` says it: the rank, its stack at the program's lines, the code.
+      const stopped = `the simulation stopped at ${formatSeconds(error.virtualTime)} of virtual time`;
+      if (error.rankError === undefined) process.stderr.write(`tsmpi: rank ${error.rank} exited with code ${error.exitCode}; ${stopped}\n`);
+      else process.stderr.write(`tsmpi: rank ${error.rank} failed:\n${error.rankError}\ntsmpi: ${stopped}\n`);
+      return error.exitCode;
+    }
+    if (error instanceof TsmpiError && error.code === ErrorCode.Hang) {
+      process.stderr.write(`tsmpi: ${error.message}\n`);
+      return HANG_EXIT_CODE;
+    }
+    throw error;
+  } finally {
+    if (statusShown) status!.stop();
+  }
   const computeMode = typeof program === 'string' ? flags.compute : 'declared';
   const summary = summarize(result);
   printSummary(summary);
@@ -116,3 +144,4 @@ export async function runSimulation(programPath: string | undefined, args: strin
   if (flags.trace) writeChromeTrace(flags.trace, result.world.spans ?? [], np);
   return 0;
 }
+

@@ -14,7 +14,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { prepareApp } from '../bootstrap/app-loader.js';
 import type { JobInfo } from '../bootstrap/job-info.js';
 import { setRankResolver, type LauncherChannel, type RankContext } from '../bootstrap/rank-context.js';
-import { describeWait } from '../bootstrap/init.js';
+import { describeWait, type ContextNames } from '../comm/context-names.js';
 import { ErrorCode, TsmpiError } from '../comm/errors.js';
 import type { RequestDescription } from '../comm/request.js';
 import { Simulation } from './engine.js';
@@ -60,6 +60,37 @@ export interface ProgramRunOptions {
   env?: Readonly<Record<string, string | undefined>>;
   /** Called now and then with the progress of the run (for a progress bar). */
   onProgress?: (p: { virtualTime: number; events: number; finished: number; ranks: number }) => void;
+}
+
+/**
+ * A rank of a simulated program failed: it threw (exit code 1), called `process.exit(n)` or
+ * `abort(n)` with n > 0 (exit code n). The simulation stops there, as a real job would.
+ */
+export class SimRankFailure extends TsmpiError {
+  /** The exit code a real run would end with: the failing rank's own. */
+  readonly exitCode: number;
+  /** The rank's error, with its stack mapped to the program's sources (undefined for an exit). */
+  readonly rankError: string | undefined;
+  /** Virtual time the simulation had reached. */
+  readonly virtualTime: number;
+
+  constructor(rank: number, exitCode: number, rankError: string | undefined, virtualTime: number, cause: unknown) {
+    const what = rankError === undefined ? `exited with code ${exitCode}` : 'failed';
+    super(ErrorCode.Aborted, `rank ${rank} ${what} at ${virtualTime} s of virtual time${rankError === undefined ? '' : `:\n${rankError}`}`, {
+      rank,
+      operation: 'tsmpi sim',
+      hint: 'the program fails as it would in a real run: fix it and simulate again',
+      cause,
+    });
+    this.exitCode = exitCode;
+    this.rankError = rankError;
+    this.virtualTime = virtualTime;
+  }
+}
+
+/** Thrown by `process.exit(n)` inside a simulated rank: it ends that rank, not the simulator. */
+class RankExit {
+  constructor(readonly code: number) {}
 }
 
 export interface SimRunResult {
@@ -117,6 +148,19 @@ export async function runProgram(options: ProgramRunOptions): Promise<SimRunResu
   const failures: { rank: number; error: unknown }[] = [];
   let finished = 0;
   if (app !== undefined) process.argv = [process.execPath, app.path, ...options.args];
+  // Every rank shares this process: exit() and uncaught errors of a rank end that rank (and so
+  // the simulation, as a real job ends), never the simulator itself.
+  const realExit = process.exit;
+  process.exit = ((code?: number | string | null) => {
+    if (als.getStore() === undefined) return realExit.call(process, code);
+    throw new RankExit(Number(code ?? process.exitCode ?? 0) || 0);
+  }) as typeof process.exit;
+  const onStray = (error: unknown): void => {
+    const context = als.getStore()?.context;
+    failures.push({ rank: context?.kind === 'sim' ? context.rank : -1, error });
+  };
+  process.on('uncaughtException', onStray);
+  process.on('unhandledRejection', onStray);
   try {
     // Every rank starts at time 0 from the resume queue, in rank order: until a rank has started,
     // it may still send at time 0, so the network must not run ahead of it (see advanceNetwork).
@@ -128,17 +172,15 @@ export async function runProgram(options: ProgramRunOptions): Promise<SimRunResu
       unstarted.add(r);
       simRank.resume = () => {
         const evaluation = als.run(store, () => (app !== undefined ? (import(`${app.url}?tsmpi-rank=${r}`) as Promise<unknown>) : (main as RankMain).run(r)));
-        evaluation.then(
-          () => {
-            const end = simRank.running ? world.endSegment(simRank) : simRank.readyAt;
-            simRank.stats.end = end;
-            finished++;
-          },
-          (error: unknown) => {
-            failures.push({ rank: r, error });
-            if (simRank.running) world.endSegment(simRank);
-          },
-        );
+        const ended = (): void => {
+          world.finishRank(simRank);
+          finished++;
+        };
+        evaluation.then(ended, (error: unknown) => {
+          if (error instanceof RankExit && error.code === 0) return ended();
+          failures.push({ rank: r, error });
+          if (simRank.running) world.endSegment(simRank);
+        });
       };
       world.wake(simRank, 0);
     }
@@ -173,20 +215,16 @@ export async function runProgram(options: ProgramRunOptions): Promise<SimRunResu
     options.onProgress?.({ virtualTime: sim.now(), events: sim.processed, finished, ranks: options.np });
     if (failures.length > 0) {
       const { rank, error } = failures[0]!;
+      if (error instanceof RankExit) throw new SimRankFailure(rank, error.code, undefined, sim.now(), error);
       const text = (app?.mapStack ?? ((t: string) => t))(error instanceof Error ? (error.stack ?? String(error)) : String(error));
-      throw new TsmpiError(ErrorCode.Aborted, `rank ${rank} failed in the simulation:\n${text}`, {
-        rank,
-        operation: 'tsmpi sim',
-        hint: 'the program fails as it would in a real run: fix it and simulate again',
-        cause: error,
-      });
+      throw new SimRankFailure(rank, 1, text, sim.now(), error);
     }
     const stuck = world.ranks.filter((r) => Number.isNaN(r.stats.end));
     if (stuck.length > 0) {
       const lines = stuck.slice(0, 32).map((r) => {
-        const runtime = stores[r.rank]!.cache.get('runtime') as { endpoint?: { engine: { describeWaits(): RequestDescription[] } } } | undefined;
+        const runtime = stores[r.rank]!.cache.get('runtime') as { endpoint?: { engine: { describeWaits(): RequestDescription[] }; names: ContextNames } } | undefined;
         const waits = runtime?.endpoint?.engine.describeWaits() ?? [];
-        return `  rank ${r.rank}: ${waits.length > 0 ? waits.map(describeWait).join('; ') : 'not waiting in tsmpi (an external promise?)'}`;
+        return `  rank ${r.rank}: ${waits.length > 0 ? waits.map((d) => describeWait(d, runtime?.endpoint?.names)).join('; ') : 'not waiting in tsmpi (an external promise?)'}`;
       });
       throw new TsmpiError(ErrorCode.Hang, `the simulation stopped at ${sim.now()} s with ${stuck.length} rank(s) still waiting (a deadlock):\n${lines.join('\n')}`, {
         operation: 'tsmpi sim',
@@ -194,6 +232,9 @@ export async function runProgram(options: ProgramRunOptions): Promise<SimRunResu
       });
     }
   } finally {
+    process.exit = realExit;
+    process.off('uncaughtException', onStray);
+    process.off('unhandledRejection', onStray);
     setRankResolver(undefined);
     app?.cleanup();
   }

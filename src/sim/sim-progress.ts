@@ -45,7 +45,7 @@ export class SimProgress implements Progress {
     return new Promise<void>((resolve) => {
       this.waiters.push({ condition, resolve, description });
       if (this.rank.running) {
-        this.rank.blockedSince = this.world.endSegment(this.rank);
+        this.world.endSegment(this.rank);
         // An arrival may already be due by the rank's clock: look once more.
         this.progressed();
       }
@@ -60,7 +60,7 @@ export class SimProgress implements Progress {
       return;
     }
     if (++this.fruitless >= POLLS_BEFORE_QUANTUM && this.rank.running) {
-      this.world.declareCompute(this.rank, POLL_QUANTUM);
+      this.world.declarePolling(this.rank, POLL_QUANTUM);
       this.polledTime += POLL_QUANTUM;
       if (this.polledTime > MAX_POLL_SECONDS) {
         throw new TsmpiError(ErrorCode.Hang, `rank ${this.rank.rank} polled for ${MAX_POLL_SECONDS} s of virtual time without awaiting`, {

@@ -21,20 +21,29 @@ import type { NetworkModel } from './network/model.js';
 
 export type ComputeMode = 'measured' | 'declared';
 
-/** A span of a rank's timeline (for the Chrome trace). */
+/**
+ * A span of a rank's timeline (for the Chrome trace). A rank's spans never overlap and cover
+ * [0, end] exactly: computing, waiting inside a tsmpi call, or paying a message's overhead.
+ */
 export interface Span {
   rank: number;
-  kind: 'compute' | 'blocked';
+  kind: 'compute' | 'blocked' | 'overhead';
   start: number;
   end: number;
   what?: string;
 }
 
+/**
+ * Where a rank's virtual time went. The three parts partition it: compute + blocked + overhead
+ * equals end, to rounding.
+ */
 export interface RankStats {
   /** Virtual seconds spent computing (measured segments and declared compute). */
   compute: number;
-  /** Virtual seconds blocked in tsmpi waits. */
+  /** Virtual seconds waiting inside tsmpi calls (blocked in a wait, or polling with test/iprobe). */
   blocked: number;
+  /** Virtual seconds of per-message CPU overhead (--message-overhead, LogGP's o). */
+  overhead: number;
   /** Virtual time the rank's program ended (NaN while running). */
   end: number;
   messagesSent: number;
@@ -51,12 +60,18 @@ export class SimRank {
   /** Virtual time the rank's last segment ended: it cannot act before. */
   readyAt = 0;
   running = false;
-  /** Declared compute added to the running segment (virtual seconds). */
+  /** Virtual seconds added to the running segment: declared compute, polling, overhead (all of them). */
   declared = 0;
+  /** The parts of `declared` that are not compute: polling inside calls, and message overhead. */
+  polledInSegment = 0;
+  overheadInSegment = 0;
+  /** Where the running segment's timeline has been written up to (spans). */
+  spanCursor = 0;
   /** The waiter to resolve when the rank is resumed. */
   resume: (() => void) | null = null;
+  /** Up to when the rank's time outside its segments is accounted for (blocked or overhead). */
   blockedSince = 0;
-  readonly stats: RankStats = { compute: 0, blocked: 0, end: Number.NaN, messagesSent: 0, bytesSent: 0 };
+  readonly stats: RankStats = { compute: 0, blocked: 0, overhead: 0, end: Number.NaN, messagesSent: 0, bytesSent: 0 };
   /** Called by the network when frames reached this rank (its progress re-checks its waiters). */
   onArrival: (() => void) | null = null;
   /** Called once when the running segment ends (the rank waits in tsmpi, or its program ends). */
@@ -126,18 +141,42 @@ export class SimWorld {
   beginSegment(rank: SimRank, time: number): void {
     rank.running = true;
     rank.segmentStart = time;
+    rank.spanCursor = time;
     rank.declared = 0;
+    rank.polledInSegment = 0;
+    rank.overheadInSegment = 0;
     rank.realStart = performance.now();
     this.current = rank;
+  }
+
+  /** Appends a span to the rank's timeline, merged with the previous one when they touch. */
+  private span(rank: SimRank, kind: Span['kind'], start: number, end: number): void {
+    const spans = this.spans;
+    if (spans === null || !(end > start)) return;
+    for (let i = spans.length - 1; i >= 0 && i >= spans.length - 4; i--) {
+      const last = spans[i]!;
+      if (last.rank !== rank.rank) continue;
+      if (last.kind === kind && last.end === start) {
+        last.end = end;
+        return;
+      }
+      break;
+    }
+    spans.push({ rank: rank.rank, kind, start, end });
   }
 
   /** Ends the running segment of `rank` (it waits or finished); returns its end time. */
   endSegment(rank: SimRank): number {
     const end = this.rankNow(rank);
-    rank.stats.compute += end - rank.segmentStart;
-    if (this.spans !== null && end > rank.segmentStart) this.spans.push({ rank: rank.rank, kind: 'compute', start: rank.segmentStart, end });
+    const notCompute = rank.polledInSegment + rank.overheadInSegment;
+    // max: rounding of (end - start) - parts may leave -1e-19 where nothing was computed.
+    rank.stats.compute += Math.max(0, end - rank.segmentStart - notCompute);
+    rank.stats.blocked += rank.polledInSegment;
+    rank.stats.overhead += rank.overheadInSegment;
+    this.span(rank, 'compute', rank.spanCursor, end);
     rank.running = false;
     rank.readyAt = end;
+    rank.blockedSince = end;
     if (this.current === rank) this.current = null;
     const yielded = rank.onYield;
     rank.onYield = null;
@@ -155,17 +194,63 @@ export class SimWorld {
     if (rank.running) rank.realStart = performance.now();
   }
 
-  /** Charges `rank` the per-message overhead of one frame it sends to `to` (nothing when it is 0). */
+  /**
+   * Charges `rank` the per-message overhead of one frame it sends to `to` (nothing when it is 0):
+   * inside its segment, or, for a frame the network sends on its behalf while it waits (a
+   * rendezvous stream), after whatever it was already due to do.
+   */
   chargeSend(rank: SimRank, to: SimRank): void {
     const o = (rank.host === to.host ? this.options.localMessageOverhead : this.options.messageOverhead) ?? 0;
     if (o <= 0) return;
-    if (rank.running) rank.declared += o;
-    else rank.readyAt = Math.max(rank.readyAt, this.sim.now()) + o;
+    if (rank.running) {
+      this.addToSegment(rank, 'overhead', o);
+      rank.overheadInSegment += o;
+      return;
+    }
+    const start = Math.max(rank.readyAt, this.sim.now());
+    this.blockedSpan(rank, start);
+    this.span(rank, 'overhead', start, start + o);
+    rank.stats.overhead += o;
+    rank.readyAt = start + o;
+    rank.blockedSince = start + o;
   }
 
   /** Adds declared compute (seconds of virtual time) to the running segment of `rank`. */
   declareCompute(rank: SimRank, seconds: number): void {
+    this.addToSegment(rank, 'compute', seconds);
+  }
+
+  /** Adds time spent polling inside a tsmpi call (test, iprobe in a loop) to the running segment. */
+  declarePolling(rank: SimRank, seconds: number): void {
+    this.addToSegment(rank, 'blocked', seconds);
+    rank.polledInSegment += seconds;
+  }
+
+  /** Moves the running segment's clock on by `seconds` of `kind`, writing the timeline up to there. */
+  private addToSegment(rank: SimRank, kind: Span['kind'], seconds: number): void {
+    if (this.spans !== null) {
+      const at = this.rankNow(rank);
+      this.span(rank, 'compute', rank.spanCursor, at);
+      this.span(rank, kind, at, at + seconds);
+      rank.spanCursor = at + seconds;
+    }
     rank.declared += seconds;
+  }
+
+  /** Counts the rank's wait from when it stopped running until `until` as blocked. */
+  private blockedSpan(rank: SimRank, until: number): void {
+    if (until <= rank.blockedSince) return;
+    rank.stats.blocked += until - rank.blockedSince;
+    this.span(rank, 'blocked', rank.blockedSince, until);
+    rank.blockedSince = until;
+  }
+
+  /** The rank's program ended: closes its books (its end time is the rank's last instant). */
+  finishRank(rank: SimRank): number {
+    const end = rank.running ? this.endSegment(rank) : Math.max(rank.readyAt, rank.blockedSince);
+    this.blockedSpan(rank, end);
+    rank.stats.end = end;
+    return end;
   }
 
   flopsTime(rank: SimRank, flops: number): number {
@@ -248,9 +333,10 @@ export class SimWorld {
     const resume = rank.resume;
     if (resume === null) return null;
     rank.resume = null;
-    rank.stats.blocked += entry.time - rank.blockedSince;
-    if (this.spans !== null && entry.time > rank.blockedSince) this.spans.push({ rank: rank.rank, kind: 'blocked', start: rank.blockedSince, end: entry.time });
-    this.beginSegment(rank, entry.time);
+    // Overhead charged while it waited may have pushed its ready time past the entry's.
+    const at = Math.max(entry.time, rank.readyAt);
+    this.blockedSpan(rank, at);
+    this.beginSegment(rank, at);
     resume();
     return rank;
   }

@@ -52,6 +52,14 @@ for (const mode of ['central', 'stealing']) {
       assert.equal(r.failed, 9); // ids 3, 10, ..., 59
       assert.equal(sum(r.tasksByRank), 60);
     });
+    test('asCompleted yields every task once, as it settles: values, errors and cancellations (issue 12)', async () => {
+      const r = (await runCase('settled', mode, 4)) as Report & { statuses: number[]; lateCancel: boolean };
+      // 40 tasks: 30-34 cancelled first; of the rest, 3, 10, 17, 24, 38 throw (x % 7 === 3).
+      const [fulfilled, rejected, cancelled] = r.statuses;
+      assert.equal(rejected, 5);
+      assert.equal(cancelled, 5 + (r.lateCancel ? 1 : 0));
+      assert.equal(fulfilled! + rejected! + cancelled!, 40);
+    });
     test('cancelled queued tasks never run; the rest do', async () => {
       assert.equal(sum((await runCase('cancel', mode, 4)).tasksByRank), 50);
     });

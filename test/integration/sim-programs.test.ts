@@ -60,7 +60,7 @@ test('a deadlock in virtual time names each waiting rank and what it waits for',
 test('a rank that throws fails the simulation, naming the rank and the error', { timeout: 60_000 }, async () => {
   const result = await tsmpi(['sim', '-n', '3', '--quiet', fixture('fail-throw.ts'), '2', 'throw']);
   assert.notEqual(result.code, 0, explain(result));
-  assert.match(result.stderr, /rank 2 failed in the simulation/);
+  assert.match(result.stderr, /tsmpi: rank 2 failed:/);
   assert.match(result.stderr, /deliberate failure on rank 2/);
 });
 

@@ -38,7 +38,8 @@ test('a rank that fails in one process ends the whole --procs job, naming it', {
   assert.equal(result.signal, null, explain(result));
   assert.notEqual(result.code, 0, explain(result));
   assert.match(result.stderr, /tsmpi: rank 1 failed:\n.*deliberate failure on rank 1/);
-  assert.match(result.stderr, /process 1 \(ranks 1\.\.1\) exited with code 1; stopping the others/);
+  assert.match(result.stderr, /process 1 \(rank 1\) (reported a failed rank \(exit code 1\)|exited with code 1); stopping the others/);
+  assert.equal(result.code, 1, explain(result));
 });
 
 test('a stranger without the job secret is refused while the job completes', { timeout: 60_000 }, async () => {

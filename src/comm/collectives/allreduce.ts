@@ -10,6 +10,7 @@
  */
 import type { TypedArray } from '../codec.js';
 import { bytesOf } from '../codec.js';
+import { ErrorCode, TsmpiError } from '../errors.js';
 import { inPlaceCombiner, type ReduceOp } from '../ops.js';
 import { bcast } from './bcast.js';
 import { blockOffsets, floorPowerOfTwo, type CollectiveCall } from './call.js';
@@ -40,7 +41,7 @@ async function recursiveDoubling<T>(call: CollectiveCall, value: T, op: ReduceOp
       newRank = -1;
     } else {
       const lower = await call.recv<T>(rank - 1).wait();
-      acc = op.combine(lower, acc) as T;
+      acc = call.combine<T>(op, lower, acc, rank - 1, rank);
       newRank = rank >> 1;
     }
   } else {
@@ -51,7 +52,7 @@ async function recursiveDoubling<T>(call: CollectiveCall, value: T, op: ReduceOp
       const newDest = newRank ^ mask;
       const dest = newDest < rem ? newDest * 2 + 1 : newDest + rem;
       const other = await call.sendrecv<T>(acc, dest, dest);
-      acc = (dest < rank ? op.combine(other, acc) : op.combine(acc, other)) as T;
+      acc = dest < rank ? call.combine<T>(op, other, acc, dest, rank) : call.combine<T>(op, acc, other, rank, dest);
     }
   }
   if (rank < 2 * rem) {
@@ -77,14 +78,30 @@ async function ringAllreduce(call: CollectiveCall, value: TypedArray, op: Reduce
     const recvBlock = (rank - step - 1 + size) % size;
     const into = block(recvBlock);
     const incoming = scratch.subarray(0, into.length) as TypedArray;
-    await call.sendrecvBytes(bytesOf(block(sendBlock)), right, bytesOf(incoming), left);
+    await ringStep(call, op, value, bytesOf(block(sendBlock)), right, bytesOf(incoming), left);
     combineInto(into, incoming);
   }
   // Allgather: circulate the reduced blocks.
   for (let step = 0; step < size - 1; step++) {
     const sendBlock = (rank + 1 - step + size) % size;
     const recvBlock = (rank - step + size) % size;
-    await call.sendrecvBytes(bytesOf(block(sendBlock)), right, bytesOf(block(recvBlock)), left);
+    await ringStep(call, op, value, bytesOf(block(sendBlock)), right, bytesOf(block(recvBlock)), left);
   }
   return acc;
+}
+
+/**
+ * One ring exchange whose incoming block must fill `into` exactly: a block of another size means
+ * the left neighbour passed a typed array of another length (a smaller one would otherwise be
+ * combined silently with stale bytes).
+ */
+async function ringStep(call: CollectiveCall, op: ReduceOp, own: TypedArray, bytes: Uint8Array, dest: number, into: Uint8Array, source: number): Promise<void> {
+  let arrived: number | undefined;
+  try {
+    arrived = (await call.sendrecvBytes(bytes, dest, into, source)).bytes;
+  } catch (error) {
+    if (error instanceof TsmpiError && error.code === ErrorCode.Truncate) throw call.blockMismatch(op, own, undefined, into.byteLength, source);
+    throw error;
+  }
+  if (arrived !== into.byteLength) throw call.blockMismatch(op, own, arrived, into.byteLength, source);
 }

@@ -5,7 +5,10 @@
  */
 import type { Settings } from '../../config/tunables.js';
 import type { Encoded } from '../codec.js';
+import type { CommunicatorLabel } from '../context-names.js';
 import type { Endpoint } from '../endpoint.js';
+import { ErrorCode, TsmpiError } from '../errors.js';
+import { describeOperand, type ReduceOp } from '../ops.js';
 import type { Request, Status } from '../request.js';
 
 export class CollectiveCall {
@@ -17,8 +20,10 @@ export class CollectiveCall {
   private readonly context: number;
   private readonly group: Int32Array;
   private readonly tag: number;
+  private readonly label: CommunicatorLabel;
 
-  constructor(endpoint: Endpoint, context: number, group: Int32Array, rank: number, tag: number, operation: string, settings: Settings) {
+  constructor(endpoint: Endpoint, context: number, group: Int32Array, rank: number, tag: number, operation: string, settings: Settings, label: CommunicatorLabel) {
+    this.label = label;
     this.endpoint = endpoint;
     this.context = context;
     this.group = group;
@@ -49,6 +54,45 @@ export class CollectiveCall {
     return this.endpoint.irecv(this.context, source, this.group[source]!, this.tag, bytes, this.operation) as Request<Status>;
   }
 
+  /**
+   * `lower op higher`, where `lower` holds the contributions of rank `lowerRank` (and ranks it
+   * combined before) and `higher` those of `higherRank`. Shapes survive every successful combine,
+   * so when a built-in op finds two shapes that differ, each is what its rank passed: the error
+   * names the collective, the communicator and both ranks.
+   */
+  combine<T>(op: ReduceOp, lower: unknown, higher: unknown, lowerRank: number, higherRank: number): T {
+    try {
+      return op.combine(lower, higher) as T;
+    } catch (error) {
+      if (!(error instanceof TsmpiError) || (error.code !== ErrorCode.Count && error.code !== ErrorCode.Op)) throw error;
+      const what = `${this.operation} (Op.${op.name}) on ${this.label.name}`;
+      const message =
+        error.code === ErrorCode.Count
+          ? `${this.rankName(lowerRank)} passed ${describeOperand(lower)} and ${this.rankName(higherRank)} ${describeOperand(higher)} to ${what}`
+          : `${what}: ${error.detail} (the operands of ${this.rankName(lowerRank)} and ${this.rankName(higherRank)})`;
+      throw new TsmpiError(error.code, message, { rank: this.endpoint.rank, operation: this.operation, hint: error.hint, cause: error });
+    }
+  }
+
+  /** `rank 1`, or `rank 1 (world rank 3)` on a communicator that numbers ranks otherwise. */
+  private rankName(rank: number): string {
+    const world = this.group[rank];
+    return world === undefined || world === rank ? `rank ${rank}` : `rank ${rank} (world rank ${world})`;
+  }
+
+  /**
+   * The error of a ring step whose incoming block is not the size this rank expects: the rank
+   * on the left passed a typed array of another length.
+   */
+  blockMismatch(op: ReduceOp, own: unknown, arrived: number | undefined, expected: number, from: number): TsmpiError {
+    const block = arrived === undefined ? `a block larger than the ${expected} bytes expected arrived` : `a block of ${arrived} bytes arrived where ${expected} were expected`;
+    return new TsmpiError(
+      ErrorCode.Count,
+      `${this.rankName(this.rank)} passed ${describeOperand(own)} to ${this.operation} (Op.${op.name}) on ${this.label.name}, but ${this.rankName(from)} passed one of another length (${block})`,
+      { rank: this.endpoint.rank, operation: this.operation, hint: 'every rank must pass the same kind and length of typed array' },
+    );
+  }
+
   /** Sends to `dest` and receives from `source` at the same time. */
   async sendrecv<T>(value: unknown, dest: number, source: number): Promise<T> {
     const receive = this.recv<T>(source);
@@ -58,12 +102,13 @@ export class CollectiveCall {
     return result;
   }
 
-  /** Sends bytes to `dest` while receiving bytes from `source` into `into`. */
-  async sendrecvBytes(bytes: Uint8Array, dest: number, into: Uint8Array, source: number): Promise<void> {
+  /** Sends bytes to `dest` while receiving bytes from `source` into `into`; the receive's status. */
+  async sendrecvBytes(bytes: Uint8Array, dest: number, into: Uint8Array, source: number): Promise<Status> {
     const receive = this.recvInto(into, source);
     const send = this.send(bytes, dest);
-    await receive.wait();
+    const status = await receive.wait();
     await send.wait();
+    return status;
   }
 }
 

@@ -23,7 +23,7 @@ export async function reduce<T>(call: CollectiveCall, value: T, op: ReduceOp, ro
     let acc: T | undefined;
     for (let r = 0; r < size; r++) {
       const v = r === root ? value : await receives[r]!.wait();
-      acc = r === 0 ? v : (op.combine(acc, v) as T);
+      acc = r === 0 ? v : call.combine<T>(op, acc, v, 0, r);
     }
     return acc;
   }
@@ -36,8 +36,9 @@ export async function reduce<T>(call: CollectiveCall, value: T, op: ReduceOp, ro
       break;
     }
     if (vrank + mask < size) {
-      const other = await call.recv<T>((vrank + mask + treeRoot) % size).wait();
-      acc = op.combine(acc, other) as T;
+      const from = (vrank + mask + treeRoot) % size;
+      const other = await call.recv<T>(from).wait();
+      acc = call.combine<T>(op, acc, other, rank, from);
     }
   }
   if (treeRoot !== root) {

@@ -15,10 +15,10 @@ export async function scan<T>(call: CollectiveCall, value: T, op: ReduceOp): Pro
     if (partner >= size) continue;
     const other = await call.sendrecv<T>(partial, partner, partner);
     if (partner < rank) {
-      partial = op.combine(other, partial) as T;
-      result = op.combine(other, result) as T;
+      partial = call.combine<T>(op, other, partial, partner, rank);
+      result = call.combine<T>(op, other, result, partner, rank);
     } else {
-      partial = op.combine(partial, other) as T;
+      partial = call.combine<T>(op, partial, other, rank, partner);
     }
   }
   return result;
@@ -34,11 +34,11 @@ export async function exscan<T>(call: CollectiveCall, value: T, op: ReduceOp): P
     if (partner >= size) continue;
     const other = await call.sendrecv<T>(partial, partner, partner);
     if (partner < rank) {
-      partial = op.combine(other, partial) as T;
-      result = have ? (op.combine(other, result) as T) : other;
+      partial = call.combine<T>(op, other, partial, partner, rank);
+      result = have ? call.combine<T>(op, other, result, partner, rank) : other;
       have = true;
     } else {
-      partial = op.combine(partial, other) as T;
+      partial = call.combine<T>(op, partial, other, rank, partner);
     }
   }
   return result;

@@ -12,9 +12,11 @@ export interface SimSummary {
   eventsPerSecond: number;
   compute: { min: number; mean: number; max: number };
   blocked: { min: number; mean: number; max: number };
+  /** Per-message CPU overhead (--message-overhead); compute + blocked + overhead = end, per rank. */
+  overhead: { min: number; mean: number; max: number };
   messages: number;
   bytes: number;
-  perRank: { rank: number; compute: number; blocked: number; end: number; messages: number; bytes: number }[];
+  perRank: { rank: number; compute: number; blocked: number; overhead: number; end: number; messages: number; bytes: number }[];
   links?: { name: string; bytes: number; busy: number; utilisation: number }[];
   /** Per rail: bytes over its links, and the mean and highest utilisation of the links it used. */
   rails?: { rail: number; bytes: number; linksUsed: number; meanUtilisation: number; maxUtilisation: number }[];
@@ -47,7 +49,7 @@ function stats(values: number[]): { min: number; mean: number; max: number } {
 }
 
 export function summarize(result: SimRunResult): SimSummary {
-  const perRank = result.ranks.map((r, rank) => ({ rank, compute: r.compute, blocked: r.blocked, end: r.end, messages: r.messagesSent, bytes: r.bytesSent }));
+  const perRank = result.ranks.map((r, rank) => ({ rank, compute: r.compute, blocked: r.blocked, overhead: r.overhead, end: r.end, messages: r.messagesSent, bytes: r.bytesSent }));
   const links: LinkSummary[] | undefined = result.network.linkReport?.().map((l) => ({
     name: l.name,
     bytes: l.bytes,
@@ -63,6 +65,7 @@ export function summarize(result: SimRunResult): SimSummary {
     eventsPerSecond: result.events / Math.max(result.wallSeconds, 1e-9),
     compute: stats(perRank.map((r) => r.compute)),
     blocked: stats(perRank.map((r) => r.blocked)),
+    overhead: stats(perRank.map((r) => r.overhead)),
     messages: perRank.reduce((n, r) => n + r.messages, 0),
     bytes: perRank.reduce((n, r) => n + r.bytes, 0),
     perRank,
@@ -70,7 +73,8 @@ export function summarize(result: SimRunResult): SimSummary {
   };
 }
 
-function seconds(s: number): string {
+/** A duration for people: us, ms or s with the digits that matter. */
+export function formatSeconds(s: number): string {
   if (s === 0) return '0 s';
   if (s < 1e-3) return `${(s * 1e6).toFixed(2)} us`;
   if (s < 1) return `${(s * 1e3).toFixed(3)} ms`;
@@ -78,9 +82,10 @@ function seconds(s: number): string {
 }
 
 export function printSummary(summary: SimSummary, out: (line: string) => void = (l) => void process.stdout.write(`${l}\n`)): void {
-  out(`makespan ${seconds(summary.makespan)} (${summary.makespan} s) on ${summary.ranks} ranks`);
-  out(`compute per rank: min ${seconds(summary.compute.min)}, mean ${seconds(summary.compute.mean)}, max ${seconds(summary.compute.max)}`);
-  out(`blocked per rank: min ${seconds(summary.blocked.min)}, mean ${seconds(summary.blocked.mean)}, max ${seconds(summary.blocked.max)}`);
+  out(`makespan ${formatSeconds(summary.makespan)} (${summary.makespan} s) on ${summary.ranks} ranks`);
+  out(`compute per rank: min ${formatSeconds(summary.compute.min)}, mean ${formatSeconds(summary.compute.mean)}, max ${formatSeconds(summary.compute.max)}`);
+  out(`blocked per rank: min ${formatSeconds(summary.blocked.min)}, mean ${formatSeconds(summary.blocked.mean)}, max ${formatSeconds(summary.blocked.max)}`);
+  if (summary.overhead.max > 0) out(`message overhead per rank: min ${formatSeconds(summary.overhead.min)}, mean ${formatSeconds(summary.overhead.mean)}, max ${formatSeconds(summary.overhead.max)}`);
   out(`messages ${summary.messages} (frames, protocol included), ${summary.bytes} payload bytes`);
   if (summary.links && summary.links.length > 0) {
     const busiest = [...summary.links].sort((a, b) => b.utilisation - a.utilisation).slice(0, 5);
