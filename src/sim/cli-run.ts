@@ -37,6 +37,8 @@ export interface SimCliOptions {
   quiet: boolean;
 }
 
+const compact = new Intl.NumberFormat('en-US', { notation: 'compact', maximumFractionDigits: 1 });
+
 function simError(message: string, hint: string): TsmpiError {
   return new TsmpiError(ErrorCode.Arg, message, { operation: 'tsmpi sim', hint });
 }
@@ -95,7 +97,7 @@ export async function runSimulation(programPath: string | undefined, args: strin
     const now = performance.now();
     const rate = now > last.wall ? ((p.events - last.events) * 1000) / (now - last.wall) : 0;
     last = { wall: now, events: p.events };
-    return `simulating: ${formatSeconds(p.virtualTime)} virtual | ${p.events.toLocaleString('en-US')} events (${Math.round(rate).toLocaleString('en-US')}/s) | ${p.finished}/${p.ranks} ranks done | ${((now - started) / 1000).toFixed(0)} s`;
+    return `simulating: ${formatSeconds(p.virtualTime)} virtual, ${compact.format(p.events)} events (${compact.format(rate)}/s), ${p.finished}/${p.ranks} ranks done, ${((now - started) / 1000).toFixed(0)} s`;
   };
   let result: SimRunResult;
   try {

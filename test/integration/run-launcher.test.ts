@@ -40,11 +40,56 @@ test('a JavaScript program runs as it is', async () => {
   assert.match(result.stdout, /js ok \[0,2\]/);
 });
 
-test('the exit code is the highest rank exit code', async () => {
+test('a rank that exits with 3 while the others finish: the job exits 3', async () => {
   const result = await runFixture('fail-throw.ts', 3, ['2', 'exit3']);
   assert.equal(result.code, 3, explain(result));
   assert.match(result.stderr, /rank 2 exited with code 3/);
   assert.match(result.stdout, /rank 0 done/);
+});
+
+test('-np N, as mpirun spells it, works for run and sim; the program keeps its own -np (issue 12)', async () => {
+  for (const command of [['run'], ['run', '--procs'], ['sim', '--quiet']]) {
+    const result = await tsmpi([command[0]!, '-np', '2', ...command.slice(1), fixture('env-report.ts'), '-np', '7']);
+    assert.equal(result.code, 0, explain(result));
+    const lines = result.stdout.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as { size: number; argv: string[] });
+    assert.equal(lines.length, command[0] === 'sim' ? 2 : 2, explain(result));
+    for (const line of lines) {
+      assert.equal(line.size, 2);
+      assert.deepStrictEqual(line.argv, ['-np', '7']);
+    }
+  }
+});
+
+test('program arguments reach process.argv.slice(2) in every launch mode (issue 12)', async () => {
+  const args = ['input.dat', '--steps=3', '-v', '--', 'x y'];
+  for (const command of [['run', '-n', '2'], ['run', '-n', '2', '--procs'], ['run', '-n', '2', '--ranks-per-proc', '2'], ['sim', '-n', '2', '--quiet']]) {
+    const result = await tsmpi([...command, fixture('env-report.ts'), ...args]);
+    assert.equal(result.code, 0, explain(result));
+    const lines = result.stdout.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as { argv: string[]; argv1: string });
+    assert.equal(lines.length, 2, explain(result));
+    for (const line of lines) {
+      assert.deepStrictEqual(line.argv, args, command.join(' '));
+      assert.equal(line.argv1, fixture('env-report.ts'));
+    }
+  }
+});
+
+test('a usage error prints the error and where help is, not the whole help, and exits 2 (issue 12)', async () => {
+  const cases: [string[], RegExp][] = [
+    [['run', '-n', '0', fixture('plain.mjs')], /-n\/--np takes a whole number >= 1, got "0"/],
+    [['run', '-n', 'abc', fixture('plain.mjs')], /-n\/--np takes a whole number >= 1, got "abc"/],
+    [['run', fixture('plain.mjs')], /required option '-n, --np <N>' not specified/],
+    [['sim', '-n', '-3', fixture('plain.mjs')], /-n\/--np takes a whole number >= 1, got "-3"|unknown option '-3'/],
+    [['run', '-n', '2', '--no-such-flag', fixture('plain.mjs')], /unknown option '--no-such-flag'/],
+  ];
+  for (const [args, error] of cases) {
+    const result = await tsmpi(args);
+    assert.equal(result.code, 2, explain(result));
+    assert.match(result.stderr, error);
+    assert.match(result.stderr, new RegExp(`\\(run 'tsmpi ${args[0]} --help' for its options\\)`));
+    assert.doesNotMatch(result.stderr, /Options:|--tag-output|Usage:/, `the whole help was printed\n${result.stderr}`);
+    assert.ok(result.stderr.trim().split('\n').length <= 2, result.stderr);
+  }
 });
 
 test('bad options name the option and what it takes', async () => {

@@ -53,6 +53,14 @@ describe('SLURM, one node', { skip }, () => {
     assert.match(result.stderr, /STEP \d+\.\d+ ON \S+ CANCELLED/);
   });
 
+  test('a task that exits 3 while the others wait in a barrier ends the step, naming its code (issue 12)', { timeout: 120_000 }, async () => {
+    const result = await srunExec(['-n', '3'], fixture('fail-throw.ts'), ['1', 'exit3-barrier'], {}, 60_000);
+    assert.equal(result.signal, null, `the job did not end\n${explain(result)}`);
+    assert.notEqual(result.code, 0, explain(result));
+    assert.match(result.stderr, /tsmpi: rank 1 exited with code 3/);
+    assert.match(result.stderr, /STEP \d+\.\d+ ON \S+ CANCELLED/);
+  });
+
   test('TSMPI_CG_PER_PROCESS=2 under srun: tasks 0 and 2 form the world', { timeout: 120_000 }, async () => {
     const result = await srunExec(['-n', '4'], fixture('partial-init.ts'), [], { TSMPI_CG_PER_PROCESS: '2' });
     assert.equal(result.code, 0, explain(result));

@@ -1,5 +1,6 @@
 // Property tests of the value codec: whatever a program sends arrives equal.
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import { PayloadKind, decodeValue, encodeValue, isRawKind, rawKindOf } from '../../src/comm/codec.ts';
@@ -104,4 +105,20 @@ test('codec: a cycle survives', () => {
   const back = roundTrip(a) as typeof a;
   assert.equal(back.self, back);
   assert.equal(back.list[0], back);
+});
+
+test('codec: a hole in a sparse array arrives as a present undefined (documented beside -0; issue 12)', () => {
+  // msgpack has no holes: structured clone would keep `1 in back` false, tsmpi's encoding cannot.
+  // docs/guide.md says so; this test fails if either side changes without the other.
+  // eslint-disable-next-line no-sparse-arrays
+  const sparse = [1, , 3];
+  const back = roundTrip(sparse) as unknown[];
+  assert.equal(back.length, 3);
+  assert.deepStrictEqual([back[0], back[1], back[2]], [1, undefined, 3]);
+  assert.equal(1 in back, true);
+  const nested = roundTrip({ list: new Array(4) }) as { list: unknown[] };
+  assert.equal(nested.list.length, 4);
+  assert.equal(Object.keys(nested.list).length, 4);
+  const guide = readFileSync(new URL('../../docs/guide.md', import.meta.url), 'utf8');
+  assert.match(guide, /holes? in (a )?sparse arrays? arrives? as (a present )?`undefined`/);
 });

@@ -82,7 +82,7 @@ export function formatSeconds(s: number): string {
 }
 
 export function printSummary(summary: SimSummary, out: (line: string) => void = (l) => void process.stdout.write(`${l}\n`)): void {
-  out(`makespan ${formatSeconds(summary.makespan)} (${summary.makespan} s) on ${summary.ranks} ranks`);
+  out(`makespan ${formatSeconds(summary.makespan)} (${summary.makespan} s) on ${summary.ranks} rank${summary.ranks === 1 ? '' : 's'}`);
   out(`compute per rank: min ${formatSeconds(summary.compute.min)}, mean ${formatSeconds(summary.compute.mean)}, max ${formatSeconds(summary.compute.max)}`);
   out(`blocked per rank: min ${formatSeconds(summary.blocked.min)}, mean ${formatSeconds(summary.blocked.mean)}, max ${formatSeconds(summary.blocked.max)}`);
   if (summary.overhead.max > 0) out(`message overhead per rank: min ${formatSeconds(summary.overhead.min)}, mean ${formatSeconds(summary.overhead.mean)}, max ${formatSeconds(summary.overhead.max)}`);
