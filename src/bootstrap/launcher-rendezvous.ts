@@ -47,10 +47,16 @@ export class RendezvousServer {
   private readonly waiting = new Map<number, Socket>();
   private readonly log: (line: string) => void;
 
-  private readonly onAbort: (process: number, code: number, message: string) => void;
+  private readonly onAbort: (process: number, code: number, consequence: boolean) => void;
+  /** Authenticated connections of each process, until they close. */
+  private readonly connections = new Map<number, Set<Socket>>();
+  private readonly closeWaiters = new Map<number, (() => void)[]>();
 
-  /** `onAbort` hears each process that reports a failed rank (its index, the code, why). */
-  constructor(secret: Buffer, jobId: string, expected: number, log: (line: string) => void, onAbort: (process: number, code: number, message: string) => void = () => {}) {
+  /**
+   * `onAbort` hears each process that reports a failed rank: its index, the code, and whether the
+   * rank failed because a link to a peer broke (a consequence of another failure).
+   */
+  constructor(secret: Buffer, jobId: string, expected: number, log: (line: string) => void, onAbort: (process: number, code: number, consequence: boolean) => void = () => {}) {
     this.secret = secret;
     this.tag = jobTag(jobId);
     this.expected = expected;
@@ -75,10 +81,17 @@ export class RendezvousServer {
     socket.on('error', () => socket.destroy());
     acceptHandshake(socket, this.secret, LAUNCHER_RANK, this.tag).then(
       ({ peer, rest }) => {
+        const open = this.connections.get(peer) ?? new Set<Socket>();
+        this.connections.set(peer, open);
+        open.add(socket);
+        socket.once('close', () => {
+          open.delete(socket);
+          if (open.size === 0) for (const wake of this.closeWaiters.get(peer)?.splice(0) ?? []) wake();
+        });
         lines(socket, rest, (message) => {
           if (message.type === 'abort') {
             const code = Number(message.code);
-            this.onAbort(peer, Number.isInteger(code) && code > 0 ? code : 1, String(message.message ?? ''));
+            this.onAbort(peer, Number.isInteger(code) && code > 0 ? code : 1, message.consequence === true);
             return;
           }
           if (message.type !== 'exchange') return;
@@ -95,6 +108,23 @@ export class RendezvousServer {
         socket.destroy();
       },
     );
+  }
+
+  /**
+   * Resolves once every connection of `process` has closed (all it sent has been read), or after
+   * `timeoutMs`: a process that exited may still have bytes on the way.
+   */
+  drained(process: number, timeoutMs: number): Promise<void> {
+    if ((this.connections.get(process)?.size ?? 0) === 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, timeoutMs);
+      const waiters = this.closeWaiters.get(process) ?? [];
+      this.closeWaiters.set(process, waiters);
+      waiters.push(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
   }
 
   close(): void {
@@ -157,8 +187,8 @@ export class LauncherRendezvous implements Rendezvous {
   }
 
   /** Tells the launcher that a rank failed, before the process ends (connecting first if need be). */
-  abort(code: number, message: string): void {
-    const line = `${JSON.stringify({ type: 'abort', code, message })}\n`;
+  abort(code: number, message: string, consequence = false): void {
+    const line = `${JSON.stringify({ type: 'abort', code, message, consequence })}\n`;
     const socket = this.socket;
     if (socket !== undefined && !socket.destroyed) {
       socket.write(line);

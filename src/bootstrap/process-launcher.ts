@@ -5,6 +5,7 @@
  * processes. The first failure sets the job's exit code (as mpirun): a process reports a failed
  * rank with its code through the rendezvous before it ends, or exits non-zero; the launcher then
  * takes the others down (SIGTERM, then SIGKILL after 1.5 s), and their own exits do not count.
+ * Failures caused by another (a link to a dead peer) yield to their cause (first-failure.ts).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -12,6 +13,7 @@ import { constants as osConstantsAll } from 'node:os';
 const osConstants = osConstantsAll as { signals: Record<string, number> };
 import { fileURLToPath } from 'node:url';
 import { secretKey } from './exec-host.js';
+import { FailureArbiter } from './first-failure.js';
 import { RendezvousServer } from './launcher-rendezvous.js';
 
 export interface ProcessJobOptions {
@@ -30,6 +32,10 @@ export interface ProcessJobOptions {
 
 const cli = fileURLToPath(new URL('../cli/main.js', import.meta.url));
 const KILL_GRACE_MS = 1500;
+/** How long a rank's "link to a peer broke" waits for that peer's own failure (ms). */
+const CONSEQUENCE_GRACE_MS = 1000;
+/** How long the exit of a process waits for the rest of its rendezvous connection (ms). */
+const DRAIN_WAIT_MS = 200;
 
 export async function runProcessJob(options: ProcessJobOptions): Promise<number> {
   const log = options.log ?? ((line: string) => void process.stderr.write(`${line}\n`));
@@ -39,8 +45,6 @@ export async function runProcessJob(options: ProcessJobOptions): Promise<number>
   // The processes hash the secret text the same way a user-supplied TSMPI_JOB_SECRET is hashed.
   const children: ChildProcess[] = [];
   const codes: (number | undefined)[] = new Array(processes).fill(undefined);
-  /** The job's exit code once something failed: the first failure's own code. */
-  let failureCode: number | undefined;
   let resolveDone!: (code: number) => void;
   const done = new Promise<number>((resolve) => {
     resolveDone = resolve;
@@ -53,18 +57,24 @@ export async function runProcessJob(options: ProcessJobOptions): Promise<number>
       for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     }, KILL_GRACE_MS).unref();
   };
-  const failed = (index: number, code: number, why: string): void => {
-    if (failureCode !== undefined) return;
-    failureCode = code;
-    log(`tsmpi: process ${index} (${rankRange(index)}) ${why}; stopping the others`);
-    killOthers(index);
-  };
   const rankRange = (index: number): string => {
     const first = index * options.ranksPerProcess;
     const last = Math.min(first + options.ranksPerProcess, options.np) - 1;
     return first === last ? `rank ${first}` : `ranks ${first}..${last}`;
   };
-  const server = new RendezvousServer(Buffer.from(secretKey(secret), 'hex'), jobId, processes, log, (index, code) => failed(index, code, `reported a failed rank (exit code ${code})`));
+  // The job's code is the first failure's own; a rank that failed because its link to a dying
+  // peer broke waits a moment for that peer's own report (first-failure.ts).
+  const arbiter = new FailureArbiter({
+    graceMs: CONSEQUENCE_GRACE_MS,
+    schedule: (callback, ms) => void setTimeout(callback, ms).unref(),
+    onVerdict: ({ process: index, why }) => {
+      log(`tsmpi: process ${index} (${rankRange(index)}) ${why}; stopping the others`);
+      killOthers(index);
+    },
+  });
+  const server = new RendezvousServer(Buffer.from(secretKey(secret), 'hex'), jobId, processes, log, (index, code, consequence) =>
+    arbiter.report(index, code, `reported a failed rank (exit code ${code})`, consequence),
+  );
   const rendezvous = await server.listen(options.rendezvousAddress ?? '127.0.0.1');
   for (let index = 0; index < processes; index++) {
     const first = index * options.ranksPerProcess;
@@ -86,9 +96,12 @@ export async function runProcessJob(options: ProcessJobOptions): Promise<number>
     children.push(child);
     child.on('exit', (code, signal) => {
       const value = code ?? (signal ? 128 + (osConstants.signals[signal] ?? 15) : 1);
-      codes[index] = value;
-      if (value !== 0) failed(index, value, signal ? `was killed by ${signal}` : `exited with code ${value}`);
-      if (codes.every((c) => c !== undefined)) resolveDone(failureCode ?? 0);
+      // What the process said before it died arrives on its rendezvous connection: read it first.
+      void server.drained(index, DRAIN_WAIT_MS).then(() => {
+        codes[index] = value;
+        if (value !== 0) arbiter.exited(index, value, signal ? `was killed by ${signal}` : `exited with code ${value}`);
+        if (codes.every((c) => c !== undefined)) resolveDone(arbiter.finish()?.code ?? 0);
+      });
     });
   }
   const forward = (signal: NodeJS.Signals): void => {

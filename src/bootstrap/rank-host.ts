@@ -246,7 +246,9 @@ export class RankHost {
       this.options.log(`tsmpi: aborting the job (${count}${this.options.remote ? ' in this process' : ''}) because ${this.describe(r)} failed`);
     }
     this.failed.add(r);
-    this.fail(1, `${this.describe(r)} failed`);
+    // A broken link to another rank is most likely that rank's failure seen from here.
+    const consequence = (error as { code?: unknown } | null)?.code === ErrorCode.Transport;
+    this.fail(1, `${this.describe(r)} failed`, consequence);
   }
 
   private onExit(r: HostedRank, code: number): void {
@@ -264,9 +266,9 @@ export class RankHost {
    * under SLURM) and terminates every local rank. Later failures, often caused by the first
    * (links closing), change nothing.
    */
-  private fail(code: number, why: string): void {
+  private fail(code: number, why: string, consequence = false): void {
     if (this.aborting) return;
-    this.options.remote?.rendezvous.abort?.(code, `tsmpi: ${why}`);
+    this.options.remote?.rendezvous.abort?.(code, `tsmpi: ${why}`, consequence);
     this.stop(code);
   }
 

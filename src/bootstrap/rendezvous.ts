@@ -11,10 +11,10 @@ export interface Rendezvous {
   /** A value any process published (after exchange); undefined when nobody published the key. */
   get(key: string): Promise<string | undefined>;
   /**
-   * Asks the job manager to end every process of the job (a rank failed). Job managers that
-   * watch their processes themselves (tsmpi run --procs) need not implement it.
+   * Asks the job manager to end every process of the job (a rank failed with `code`;
+   * `consequence`: because a link to another rank broke, so probably after that rank failed).
    */
-  abort?(code: number, message: string): void;
+  abort?(code: number, message: string, consequence?: boolean): void;
   close(): void;
 }
 
