@@ -75,7 +75,8 @@ if (pool.isMaster) {
       done++;
     } else if (task.status === 'rejected') {
       // task.error is a TaskError; its cause is the handler's own error (name and message kept).
-      const cause = task.error.cause instanceof Error ? `${task.error.cause.name}: ${task.error.cause.message}` : task.error.message;
+      const error = task.error;
+      const cause = error.cause instanceof Error ? `${error.cause.name}: ${error.cause.message}` : error.message;
       failed.push(`task ${task.id}: ${cause}`);
       redo.push(task.id);
     } else {

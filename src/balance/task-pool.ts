@@ -7,8 +7,8 @@
  * const pool = await TaskPool.open(comm, { slice: ({ lo, hi }: Slice) => integrate(lo, hi) });
  * if (pool.isMaster) {
  *   const parts = await pool.map('slice', slices);          // in order
- *   for await (const done of pool.asCompleted(handles)) ...   // every one as it settles:
- *     // done.status 'fulfilled' (done.value), 'rejected' or 'cancelled' (done.error)
+ *   for await (const task of pool.asCompleted(handles)) ...   // every handle as it settles:
+ *     // task.status 'fulfilled' (task.value), 'rejected' or 'cancelled' (task.error)
  * }
  * const stats = await pool.close();   // every rank: the master waits for its tasks, workers stop
  * ```
@@ -79,20 +79,25 @@ export interface PoolStats {
 export type TaskStatus = 'pending' | 'fulfilled' | 'rejected' | 'cancelled';
 
 /**
- * A settled task, as `asCompleted` yields it (the shape of `Promise.allSettled`'s entries, with
- * cancellation told apart from failure).
+ * A settled task, as `asCompleted` hands it out: the shape of `Promise.allSettled`'s entries,
+ * with cancellation told apart from failure, and the handle itself.
  */
 export type SettledTask<R> =
   | { readonly id: number; readonly status: 'fulfilled'; readonly value: R; readonly handle: TaskHandle<R> }
   | { readonly id: number; readonly status: 'rejected' | 'cancelled'; readonly error: TaskError; readonly handle: TaskHandle<R> };
 
-/** A submitted task: awaitable (its result), with its id and a way to cancel it. */
+/**
+ * A submitted task: awaitable (its result), with its id, a way to cancel it, and, once it has
+ * settled, how: `status`, and `value` or `error`.
+ */
 export class TaskHandle<R> implements PromiseLike<R> {
   /** Settles with the handler's result, or rejects with a TaskError naming this id. */
   readonly result: Promise<R>;
-  #status: TaskStatus = 'pending';
-  /** The same result, settled as a {@link SettledTask} (never rejects). */
+  /** Resolves once the task settles, with how (never rejects). */
   readonly settled: Promise<SettledTask<R>>;
+  #status: TaskStatus = 'pending';
+  #value: R | undefined;
+  #error: TaskError | undefined;
 
   /** @internal */
   constructor(
@@ -103,20 +108,33 @@ export class TaskHandle<R> implements PromiseLike<R> {
     this.result = result;
     this.settled = result.then(
       (value): SettledTask<R> => {
+        this.#value = value;
         this.#status = 'fulfilled';
         return { id, status: 'fulfilled', value, handle: this };
       },
       (cause: unknown): SettledTask<R> => {
         const error = cause instanceof TaskError ? cause : new TaskError(ErrorCode.Task, String(cause), { taskId: id, task: '?', rank: -1, operation: 'task', cause });
-        this.#status = error.code === ErrorCode.Cancelled ? 'cancelled' : 'rejected';
-        return { id, status: this.#status, error, handle: this };
+        const status = error.code === ErrorCode.Cancelled ? 'cancelled' : 'rejected';
+        this.#error = error;
+        this.#status = status;
+        return { id, status, error, handle: this };
       },
     );
   }
 
-  /** 'pending' until the task settles; then how it ended. */
+  /** 'pending' until the task settles; then 'fulfilled', 'rejected' (its handler threw, or it was lost) or 'cancelled'. */
   get status(): TaskStatus {
     return this.#status;
+  }
+
+  /** The handler's result once the status is 'fulfilled' (undefined before, and for failures). */
+  get value(): R | undefined {
+    return this.#value;
+  }
+
+  /** Why it did not complete, once the status is 'rejected' or 'cancelled' (a TaskError). */
+  get error(): TaskError | undefined {
+    return this.#error;
   }
 
   then<A = R, B = never>(onfulfilled?: ((value: R) => A | PromiseLike<A>) | null, onrejected?: ((reason: unknown) => B | PromiseLike<B>) | null): Promise<A | B> {
@@ -257,33 +275,33 @@ export class TaskPool<H extends TaskHandlers> {
   }
 
   /**
-   * Yields every handle once it settles, in the order they settle: `{ id, status, handle }` with
-   * `value` when `status` is 'fulfilled', `error` (a TaskError) when 'rejected' or 'cancelled'.
-   * It never throws for a task, so one loop sees every outcome; tasks cancelled before the loop
-   * starts are yielded too. Handles may come from `submit` at any time before the call.
+   * Yields every task once it has settled, in the order they settle, whatever the outcome:
+   * `{ id, status: 'fulfilled', value, handle }`, or `{ id, status: 'rejected' | 'cancelled',
+   * error, handle }` (error: a TaskError). It never throws for a task, so one loop sees every
+   * value, failure and cancellation, tasks cancelled before the loop included.
    * @example
    * ```ts
-   * for await (const done of pool.asCompleted(handles)) {
-   *   if (done.status === 'fulfilled') total += done.value;
-   *   else console.error(`task ${done.id} ${done.status}: ${done.error.message}`);
+   * for await (const task of pool.asCompleted(handles)) {
+   *   if (task.status === 'fulfilled') total += task.value;
+   *   else console.error(`task ${task.id} ${task.status}: ${task.error.message}`);
    * }
    * ```
    */
   async *asCompleted<R>(handles: Iterable<TaskHandle<R>>): AsyncGenerator<SettledTask<R>, void, undefined> {
-    const queue: SettledTask<R>[] = [];
+    const ready: SettledTask<R>[] = [];
     let wake: (() => void) | undefined;
     let count = 0;
     for (const h of handles) {
       count++;
       void h.settled.then((settled) => {
-        queue.push(settled);
+        ready.push(settled);
         wake?.();
       });
     }
     for (let yielded = 0; yielded < count; yielded++) {
-      while (queue.length === 0) await new Promise<void>((resolve) => (wake = resolve));
+      while (ready.length === 0) await new Promise<void>((resolve) => (wake = resolve));
       wake = undefined;
-      yield queue.shift()!;
+      yield ready.shift()!;
     }
   }
 
