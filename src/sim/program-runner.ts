@@ -148,6 +148,34 @@ export async function runProgram(options: ProgramRunOptions): Promise<SimRunResu
   const failures: { rank: number; error: unknown }[] = [];
   let finished = 0;
   if (app !== undefined) process.argv = [process.execPath, app.path, ...options.args];
+  // Every rank shares this process: each sees its own TSMPI_RANK, TSMPI_SIZE, TSMPI_LOCAL_RANK
+  // and TSMPI_LOCAL_SIZE in process.env, as ranks of `tsmpi run` do.
+  const realEnv = process.env;
+  const onHost = new Map<number, number>();
+  const localRank = options.hostOf.map((host) => {
+    const seen = onHost.get(host) ?? 0;
+    onHost.set(host, seen + 1);
+    return seen;
+  });
+  const localSize = options.hostOf.map((host) => onHost.get(host)!);
+  const rankEnv = (key: string | symbol): string | undefined => {
+    const context = als.getStore()?.context;
+    if (context?.kind !== 'sim' || typeof key !== 'string') return undefined;
+    if (key === 'TSMPI_RANK') return String(context.rank);
+    if (key === 'TSMPI_SIZE') return String(options.np);
+    if (key === 'TSMPI_LOCAL_RANK') return String(localRank[context.rank]);
+    if (key === 'TSMPI_LOCAL_SIZE') return String(localSize[context.rank]);
+    return undefined;
+  };
+  process.env = new Proxy(realEnv, {
+    get: (target, key) => rankEnv(key) ?? Reflect.get(target, key),
+    has: (target, key) => rankEnv(key) !== undefined || Reflect.has(target, key),
+    ownKeys: (target) => [...new Set([...Reflect.ownKeys(target), ...(als.getStore() ? ['TSMPI_RANK', 'TSMPI_SIZE', 'TSMPI_LOCAL_RANK', 'TSMPI_LOCAL_SIZE'] : [])])],
+    getOwnPropertyDescriptor: (target, key) => {
+      const value = rankEnv(key);
+      return value !== undefined ? { value, enumerable: true, configurable: true, writable: true } : Reflect.getOwnPropertyDescriptor(target, key);
+    },
+  });
   // Every rank shares this process: exit() and uncaught errors of a rank end that rank (and so
   // the simulation, as a real job ends), never the simulator itself.
   const realExit = process.exit;
@@ -232,6 +260,7 @@ export async function runProgram(options: ProgramRunOptions): Promise<SimRunResu
       });
     }
   } finally {
+    process.env = realEnv;
     process.exit = realExit;
     process.off('uncaughtException', onStray);
     process.off('unhandledRejection', onStray);

@@ -49,6 +49,14 @@ for (const np of [2, 3]) {
   });
 }
 
+test('each simulated rank sees its own TSMPI_RANK, TSMPI_SIZE and TSMPI_LOCAL_RANK, as under tsmpi run', { timeout: 60_000 }, async () => {
+  const result = await tsmpi(['sim', '-n', '4', '--ranks-per-host', '2', '--quiet', fixture('env-report.ts')]);
+  assert.equal(result.code, 0, explain(result));
+  const seen = result.stdout.split('\n').filter((l) => l.startsWith('{')).map((l) => (JSON.parse(l) as { rank: number; env: Record<string, string> }));
+  assert.equal(seen.length, 4, explain(result));
+  for (const { rank, env } of seen) assert.deepStrictEqual([env.TSMPI_RANK, env.TSMPI_SIZE, env.TSMPI_LOCAL_RANK], [String(rank), '4', String(rank % 2)]);
+});
+
 test('a deadlock in virtual time names each waiting rank and what it waits for', { timeout: 60_000 }, async () => {
   const result = await tsmpi(['sim', '-n', '3', '--quiet', fixture('deadlock.ts')]);
   assert.notEqual(result.code, 0, explain(result));
