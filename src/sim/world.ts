@@ -303,8 +303,14 @@ export class SimWorld {
    */
   advanceNetwork(time: number): void {
     const heap = this.resumeHeap;
+    if (!(this.sim.peekTime() <= Math.min(time, heap.length > 0 ? heap[0]!.time : Infinity))) return;
+    // The simulator's own work (the flow model, other ranks' deliveries) is nobody's compute:
+    // the running rank's CPU meter stops while it runs, as it does between segments.
+    const running = this.current;
+    const started = running !== null && this.computeMode === 'measured' ? performance.now() : 0;
     // An event may wake a rank: the bound is read again after each one.
     while (this.sim.peekTime() <= Math.min(time, heap.length > 0 ? heap[0]!.time : Infinity)) this.sim.step();
+    if (running !== null && running.running && this.computeMode === 'measured') running.realStart += performance.now() - started;
   }
 
   /** Resolves when the running segment of `rank` ends. */
