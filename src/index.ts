@@ -15,7 +15,7 @@ export type { JobInfo } from './bootstrap/job-info.js';
 export { Communicator, ANY_SOURCE, ANY_TAG, TAG_UB, type Concatenated } from './comm/communicator.js';
 export { Request, waitAll, waitAny, testAll, testAny, type Status } from './comm/request.js';
 export { Op, type ReduceOp, type BuiltinOp, type AnyOp, type ValueIndex } from './comm/ops.js';
-export { TsmpiError, ErrorCode, isTsmpiError, type ErrorCodeValue, type TsmpiErrorData } from './comm/errors.js';
+export { TsmpiError, ErrorCode, isTsmpiError, type ErrorCodeValue, type TsmpiErrorData } from './errors.js';
 export type { TypedArray, BufferLike } from './comm/codec.js';
 export type { Outgoing, Incoming, ExchangeOptions } from './comm/exchange/exchange.js';
 export { Conveyor, type ConveyorOptions } from './comm/exchange/conveyor.js';

@@ -9,7 +9,7 @@
  * time, and a worker silent for `lostAfter` seconds while holding tasks is declared lost: its
  * tasks are queued again once (a second loss fails them with the task's id).
  */
-import { ErrorCode } from '../comm/errors.js';
+import { ErrorCode } from '../errors.js';
 import { tasksToSend, type DispatchOptions } from '../policy/balance/dispatch.js';
 import type { PoolMaster } from './pool-master.js';
 import { EventLoopTurns, PoolInbox, PoolTag, TaskRunner, type Arrival, type WireResults, type WireTask, type WorkerTotals } from './pool-wire.js';

@@ -19,7 +19,7 @@
  * simulator runs the same code (a program using the balancer runs unchanged under `tsmpi sim`).
  */
 import type { Communicator } from '../comm/communicator.js';
-import { ErrorCode, TsmpiError } from '../comm/errors.js';
+import { ErrorCode, TsmpiError } from '../errors.js';
 import { Op } from '../comm/ops.js';
 import type { Outgoing } from '../comm/exchange/exchange.js';
 import { defaultGossipRounds, gossipRng, GossipKnowledge, type GossipRecord } from '../policy/balance/gossip.js';

@@ -4,7 +4,7 @@
  * (central-pool.ts, stealing-pool.ts) move tasks; this keeps the books.
  */
 import type { Communicator } from '../comm/communicator.js';
-import type { ErrorCodeValue } from '../comm/errors.js';
+import type { ErrorCodeValue } from '../errors.js';
 import { TaskDeque } from './task-deque.js';
 import { TaskError } from './task-error.js';
 import { EventLoopTurns, type TaskRunner, type WireOutcome, type WireTask } from './pool-wire.js';

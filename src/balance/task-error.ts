@@ -2,7 +2,7 @@
  * The error a task's handle rejects with: it names the task (id and handler), the rank that ran it
  * and, for a throw inside the handler, carries the original name, message and stack.
  */
-import { ErrorCode, type ErrorCodeValue, TsmpiError } from '../comm/errors.js';
+import { ErrorCode, type ErrorCodeValue, TsmpiError } from '../errors.js';
 import type { WireError } from './pool-wire.js';
 
 export interface TaskErrorInit {

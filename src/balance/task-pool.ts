@@ -18,7 +18,7 @@
  * name on every rank (functions do not travel), arguments and results are any encodable value.
  */
 import type { Communicator } from '../comm/communicator.js';
-import { ErrorCode, TsmpiError, type ErrorCodeValue } from '../comm/errors.js';
+import { ErrorCode, TsmpiError, type ErrorCodeValue } from '../errors.js';
 import { readSettings } from '../config/tunables.js';
 import { defaultDispatchOptions } from '../policy/balance/dispatch.js';
 import { Rng } from '../rng.js';

@@ -15,7 +15,7 @@ import { isBuiltin, type SourceMapPayload } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, extname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { ErrorCode, TsmpiError } from '../comm/errors.js';
+import { ErrorCode, TsmpiError } from '../errors.js';
 import { StackMapper, type LineShift } from './stack-map.js';
 
 export interface PreparedApp {

@@ -6,7 +6,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { availableParallelism } from 'node:os';
-import { ErrorCode, TsmpiError } from '../comm/errors.js';
+import { ErrorCode, TsmpiError } from '../errors.js';
 import { readSettings } from '../config/tunables.js';
 import { prepareApp } from './app-loader.js';
 import { launcherJobInfo, slurmJobInfo } from './job-info.js';

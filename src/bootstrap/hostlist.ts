@@ -12,7 +12,7 @@
  * The reference is SchedMD/slurm src/common/hostlist.c; this is written from its documented
  * behaviour, not translated.
  */
-import { ErrorCode, TsmpiError } from '../comm/errors.js';
+import { ErrorCode, TsmpiError } from '../errors.js';
 
 function hostlistError(text: string, why: string): TsmpiError {
   return new TsmpiError(ErrorCode.Init, `cannot read the host list ${JSON.stringify(text)}: ${why}`, {

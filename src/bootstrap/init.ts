@@ -12,7 +12,7 @@ import { availableParallelism } from 'node:os';
 import { readSettings, type Settings } from '../config/tunables.js';
 import { Communicator } from '../comm/communicator.js';
 import { Endpoint } from '../comm/endpoint.js';
-import { ErrorCode, TsmpiError } from '../comm/errors.js';
+import { ErrorCode, TsmpiError } from '../errors.js';
 import { describeWait } from '../comm/context-names.js';
 import { HybridTransport } from '../transport/hybrid-transport.js';
 import { allocateShmArena } from '../transport/shm-arena.js';

@@ -5,7 +5,7 @@
  * publishes its node, pid and address.
  */
 import { hostname } from 'node:os';
-import { ErrorCode, TsmpiError } from '../comm/errors.js';
+import { ErrorCode, TsmpiError } from '../errors.js';
 import { expandHostlist, expandTaskCounts } from './hostlist.js';
 
 export interface JobInfo {

@@ -12,7 +12,7 @@
  * A process that fails before the exchange connects just to send its abort.
  */
 import { createServer, connect as netConnect, type Server, type Socket } from 'node:net';
-import { ErrorCode, TsmpiError } from '../comm/errors.js';
+import { ErrorCode, TsmpiError } from '../errors.js';
 import { acceptHandshake, connectHandshake, jobTag } from '../transport/handshake.js';
 import type { Rendezvous } from './rendezvous.js';
 

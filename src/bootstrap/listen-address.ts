@@ -5,7 +5,7 @@
  */
 import { isIPv4 } from 'node:net';
 import { hostname, networkInterfaces } from 'node:os';
-import { ErrorCode, TsmpiError } from '../comm/errors.js';
+import { ErrorCode, TsmpiError } from '../errors.js';
 
 function ipv4Addresses(): { name: string; address: string; internal: boolean }[] {
   const out: { name: string; address: string; internal: boolean }[] = [];

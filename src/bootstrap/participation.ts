@@ -15,7 +15,7 @@
  * (no agreement, no bootstrap messages: the seed's point).
  */
 import { readFileSync } from 'node:fs';
-import { ErrorCode, TsmpiError } from '../comm/errors.js';
+import { ErrorCode, TsmpiError } from '../errors.js';
 
 export type ParticipationRule = { kind: 'all' } | { kind: 'stride'; k: number } | { kind: 'mapping'; ids: readonly number[]; source: string };
 

@@ -16,7 +16,7 @@
  * them as base64url).
  */
 import { Socket } from 'node:net';
-import { ErrorCode, TsmpiError } from '../comm/errors.js';
+import { ErrorCode, TsmpiError } from '../errors.js';
 import type { Rendezvous } from './rendezvous.js';
 
 function pmiError(message: string): TsmpiError {

@@ -21,7 +21,7 @@
  * words on one coarse timer.
  */
 import { Worker } from 'node:worker_threads';
-import { ErrorCode, TsmpiError } from '../comm/errors.js';
+import { ErrorCode, TsmpiError } from '../errors.js';
 import type { Settings } from '../config/tunables.js';
 import { ControlArea, RankState } from '../transport/control-block.js';
 import { allocateShmArena, type ArenaLayout } from '../transport/shm-arena.js';

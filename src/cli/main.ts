@@ -3,7 +3,7 @@
  * The `tsmpi` command. One file per subcommand, each registering itself on the program.
  */
 import { Command, CommanderError } from 'commander';
-import { TsmpiError } from '../comm/errors.js';
+import { TsmpiError } from '../errors.js';
 import { registerBench } from './bench.js';
 import { registerExec } from './exec.js';
 import { registerInfo } from './info.js';

@@ -2,7 +2,7 @@
  * `tsmpi run -n N [options] app.ts [args...]`: starts N ranks of a program, as mpirun does.
  */
 import type { Command } from 'commander';
-import { ErrorCode, TsmpiError } from '../comm/errors.js';
+import { ErrorCode, TsmpiError } from '../errors.js';
 import { runProcessJob } from '../bootstrap/process-launcher.js';
 import { runThreadJob } from '../bootstrap/thread-launcher.js';
 import { applyExports, collect, nonNegativeNumber, positiveInteger } from './options.js';

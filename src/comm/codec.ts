@@ -8,7 +8,7 @@
 import { createRequire } from 'node:module';
 import type { Packr } from 'msgpackr';
 import { copyOut } from '../transport/copy-bytes.js';
-import { ErrorCode, TsmpiError } from './errors.js';
+import { ErrorCode, TsmpiError } from '../errors.js';
 
 /** Every typed array kind JavaScript has. */
 export type TypedArray =

@@ -22,7 +22,7 @@ import { reduce } from './collectives/reduce.js';
 import { scan, exscan } from './collectives/scan.js';
 import { scatter, scatterv } from './collectives/scatter.js';
 import type { Endpoint } from './endpoint.js';
-import { ErrorCode, TsmpiError } from './errors.js';
+import { ErrorCode, TsmpiError } from '../errors.js';
 import { ANY_SOURCE, ANY_TAG } from './matching.js';
 import type { CommunicatorLabel } from './context-names.js';
 import { checkOp, type AnyOp, type ReduceOp } from './ops.js';

@@ -17,7 +17,7 @@ import { FRAME_SPLITTABLE, type InboundFrame, type Link, type LinkEvents } from 
 import { copyBytes, copyOut } from '../transport/copy-bytes.js';
 import type { Transport } from '../transport/transport.js';
 import { PayloadKind, bytesOf, decodeValue, encodeValue, isRawKind, kindName, rawKindOf, viewAs, type Encoded } from './codec.js';
-import { ErrorCode, TsmpiError } from './errors.js';
+import { ErrorCode, TsmpiError } from '../errors.js';
 import {
   CTS_DISCARD,
   FRAME_HEADER_WORDS,

@@ -6,7 +6,7 @@
  * Reductions combine in rank order: result = x0 op x1 op ... op x(p-1).
  */
 import type { TypedArray } from './codec.js';
-import { ErrorCode, TsmpiError } from './errors.js';
+import { ErrorCode, TsmpiError } from '../errors.js';
 
 /** A (value, index) pair for `minloc` / `maxloc`. */
 export interface ValueIndex {

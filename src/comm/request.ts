@@ -5,7 +5,7 @@
  * engine re-checks the conditions of its waiters after every poll, so a request costs no promise
  * unless someone awaits it.
  */
-import { ErrorCode, TsmpiError } from './errors.js';
+import { ErrorCode, TsmpiError } from '../errors.js';
 
 /** What a completed receive or probe reports. */
 export interface Status {

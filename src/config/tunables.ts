@@ -5,7 +5,7 @@
  * set the same variables for the ranks.
  */
 import { availableParallelism } from 'node:os';
-import { ErrorCode, TsmpiError } from '../comm/errors.js';
+import { ErrorCode, TsmpiError } from '../errors.js';
 
 /** What a default may depend on. */
 export interface TunableContext {

@@ -3,7 +3,7 @@
  * and, once every member's addresses are known, the {@link MultiRailTransport}.
  */
 import { realClock } from '../clock.js';
-import { ErrorCode, TsmpiError } from '../comm/errors.js';
+import { ErrorCode, TsmpiError } from '../errors.js';
 import type { Settings } from '../config/tunables.js';
 import { createRailPolicy } from '../policy/rail/index.js';
 import { TcpTransport, type TcpEndpointAddress } from '../transport/tcp-transport.js';

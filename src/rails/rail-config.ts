@@ -7,7 +7,7 @@
  */
 import { isIPv4 } from 'node:net';
 import { hostname, networkInterfaces } from 'node:os';
-import { ErrorCode, TsmpiError } from '../comm/errors.js';
+import { ErrorCode, TsmpiError } from '../errors.js';
 
 export interface RailSpec {
   /** As written (an interface name or an address). */

@@ -5,7 +5,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { HANG_EXIT_CODE } from '../bootstrap/rank-host.js';
-import { ErrorCode, TsmpiError } from '../comm/errors.js';
+import { ErrorCode, TsmpiError } from '../errors.js';
 import { writeChromeTrace } from './output/chrome-trace.js';
 import { StatusLine } from './output/status-line.js';
 import { formatSeconds, printSummary, summarize } from './output/summary.js';

@@ -15,7 +15,7 @@ import { prepareApp } from '../bootstrap/app-loader.js';
 import type { JobInfo } from '../bootstrap/job-info.js';
 import { setRankResolver, type LauncherChannel, type RankContext } from '../bootstrap/rank-context.js';
 import { describeWait, type ContextNames } from '../comm/context-names.js';
-import { ErrorCode, TsmpiError } from '../comm/errors.js';
+import { ErrorCode, TsmpiError } from '../errors.js';
 import type { RequestDescription } from '../comm/request.js';
 import { Simulation } from './engine.js';
 import type { NetworkModel } from './network/model.js';

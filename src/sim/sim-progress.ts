@@ -6,7 +6,7 @@
  * loop without ever awaiting would stop the whole world, so after many fruitless polls its clock
  * moves on by a small quantum (as SMPI does for MPI_Test), and past a bound it is an error.
  */
-import { ErrorCode, TsmpiError } from '../comm/errors.js';
+import { ErrorCode, TsmpiError } from '../errors.js';
 import type { Progress, ProgressHost } from '../comm/progress.js';
 import type { Request, RequestDescription } from '../comm/request.js';
 import type { SimRank, SimWorld } from './world.js';

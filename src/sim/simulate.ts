@@ -4,7 +4,7 @@
  * progress bar and the summary; benchmarks and the SimGrid comparison call it directly.
  */
 import { init } from '../bootstrap/init.js';
-import { ErrorCode, TsmpiError } from '../comm/errors.js';
+import { ErrorCode, TsmpiError } from '../errors.js';
 import type { Simulation } from './engine.js';
 import { FlowModel, type FlowModelOptions } from './network/flow-model.js';
 import { DelayModel, type NetworkModel } from './network/model.js';

@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import { PayloadKind, decodeValue, encodeValue, isRawKind, rawKindOf } from '../../src/comm/codec.ts';
-import { ErrorCode, TsmpiError } from '../../src/comm/errors.ts';
+import { ErrorCode, TsmpiError } from '../../src/errors.ts';
 
 function roundTrip(value: unknown): unknown {
   const { kind, bytes } = encodeValue(value, 0, 'test');

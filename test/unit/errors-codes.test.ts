@@ -3,7 +3,7 @@
 // between ranks as data.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ErrorCode, TsmpiError, isTsmpiError } from '../../src/comm/errors.ts';
+import { ErrorCode, TsmpiError, isTsmpiError } from '../../src/errors.ts';
 
 const expectedCodes: Record<string, string> = {
   Rank: 'TSMPI_ERR_RANK',

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import { compressHostlist, compressTaskCounts, expandHostlist, expandTaskCounts } from '../../src/bootstrap/hostlist.ts';
-import { ErrorCode, TsmpiError } from '../../src/comm/errors.ts';
+import { ErrorCode, TsmpiError } from '../../src/errors.ts';
 
 const vectors: [string, string[]][] = [
   ['localhost', ['localhost']],

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { launcherJobInfo, slurmJobInfo } from '../../src/bootstrap/job-info.ts';
-import { ErrorCode, TsmpiError } from '../../src/comm/errors.ts';
+import { ErrorCode, TsmpiError } from '../../src/errors.ts';
 
 test('job info: SLURM step variables give size, resource id, nodes and the block layout', () => {
   const job = slurmJobInfo({

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { ErrorCode, TsmpiError } from '../../src/comm/errors.ts';
+import { ErrorCode, TsmpiError } from '../../src/errors.ts';
 import { Op, inPlaceCombiner, type BuiltinOp } from '../../src/comm/ops.ts';
 
 const scalar: Record<string, (a: number, b: number) => number> = {

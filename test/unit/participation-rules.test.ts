@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import { compact, parseMappingFile, participation, ruleFromEnv, whyNotMember } from '../../src/bootstrap/participation.ts';
-import { ErrorCode, TsmpiError } from '../../src/comm/errors.ts';
+import { ErrorCode, TsmpiError } from '../../src/errors.ts';
 
 test('participation: cg_per_process = k keeps ids % k == 0 as ranks id / k', () => {
   const part = participation({ kind: 'stride', k: 4 }, 10);

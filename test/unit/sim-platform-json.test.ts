@@ -5,7 +5,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { ErrorCode, TsmpiError } from '../../src/comm/errors.ts';
+import { ErrorCode, TsmpiError } from '../../src/errors.ts';
 import { platformFromJson } from '../../src/sim/platform/json.ts';
 import { loadPlatformFile } from '../../src/sim/platform/load.ts';
 import { bisectionBandwidth } from '../../src/sim/platform/topologies.ts';

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
-import { ErrorCode, TsmpiError } from '../../src/comm/errors.ts';
+import { ErrorCode, TsmpiError } from '../../src/errors.ts';
 import type { Platform } from '../../src/sim/platform/platform.ts';
 import { platformFromSimGridXml } from '../../src/sim/platform/simgrid-xml.ts';
 import { fatTree } from '../../src/sim/platform/topologies.ts';

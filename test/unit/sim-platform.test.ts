@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { ErrorCode, TsmpiError } from '../../src/comm/errors.ts';
+import { ErrorCode, TsmpiError } from '../../src/errors.ts';
 import type { Platform } from '../../src/sim/platform/platform.ts';
 import { bisectionBandwidth, crossbar, fatTree, kAryFatTreeShape, type FatTreeShape } from '../../src/sim/platform/topologies.ts';
 

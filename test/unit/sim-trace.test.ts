@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
-import { ErrorCode, TsmpiError } from '../../src/comm/errors.ts';
+import { ErrorCode, TsmpiError } from '../../src/errors.ts';
 import type { Action } from '../../src/sim/replay/actions.ts';
 import { formatTiTrace, loadTiTraces, parseTiTrace } from '../../src/sim/replay/ti-trace.ts';
 import { checkMatched } from '../../src/sim/workloads/check.ts';

@@ -5,7 +5,7 @@
 // wavefront).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ErrorCode, TsmpiError } from '../../src/comm/errors.ts';
+import { ErrorCode, TsmpiError } from '../../src/errors.ts';
 import { COLLECTIVE_OPS, type Action } from '../../src/sim/replay/actions.ts';
 import { formatTiTrace, parseTiTrace } from '../../src/sim/replay/ti-trace.ts';
 import { allToAll } from '../../src/sim/workloads/all-to-all.ts';

@@ -1,7 +1,7 @@
 // Every tunable parses its documented forms and rejects the rest with an error naming the variable.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ErrorCode, TsmpiError } from '../../src/comm/errors.ts';
+import { ErrorCode, TsmpiError } from '../../src/errors.ts';
 import { readSettings, tunables } from '../../src/config/tunables.ts';
 
 test('tunables: defaults depend on ranks per process and cores', () => {

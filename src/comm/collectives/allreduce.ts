@@ -10,7 +10,7 @@
  */
 import type { TypedArray } from '../codec.js';
 import { bytesOf } from '../codec.js';
-import { ErrorCode, TsmpiError } from '../errors.js';
+import { ErrorCode, TsmpiError } from '../../errors.js';
 import { inPlaceCombiner, type ReduceOp } from '../ops.js';
 import { bcast } from './bcast.js';
 import { blockOffsets, floorPowerOfTwo, type CollectiveCall } from './call.js';

@@ -7,7 +7,7 @@
  * given), then pairwise rounds that receive every block straight into its place.
  */
 import { allocateLike, bytesOf, type TypedArray } from '../codec.js';
-import { ErrorCode, TsmpiError } from '../errors.js';
+import { ErrorCode, TsmpiError } from '../../errors.js';
 import type { CollectiveCall } from './call.js';
 import { checkCounts, displacements, type Concatenated } from './gather.js';
 import { selectAlltoall } from './select.js';

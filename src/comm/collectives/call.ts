@@ -7,7 +7,7 @@ import type { Settings } from '../../config/tunables.js';
 import type { Encoded } from '../codec.js';
 import type { CommunicatorLabel } from '../context-names.js';
 import type { Endpoint } from '../endpoint.js';
-import { ErrorCode, TsmpiError } from '../errors.js';
+import { ErrorCode, TsmpiError } from '../../errors.js';
 import { describeOperand, type ReduceOp } from '../ops.js';
 import type { Request, Status } from '../request.js';
 

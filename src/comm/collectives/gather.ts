@@ -7,7 +7,7 @@
  * given), then the root receives each rank's bytes straight into its place in the result.
  */
 import { allocateLike, bytesOf, type TypedArray } from '../codec.js';
-import { ErrorCode, TsmpiError } from '../errors.js';
+import { ErrorCode, TsmpiError } from '../../errors.js';
 import type { CollectiveCall } from './call.js';
 import { selectGather } from './select.js';
 

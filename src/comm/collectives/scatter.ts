@@ -7,7 +7,7 @@
  * root's array (no copies).
  */
 import { allocateLike, type TypedArray } from '../codec.js';
-import { ErrorCode, TsmpiError } from '../errors.js';
+import { ErrorCode, TsmpiError } from '../../errors.js';
 import type { CollectiveCall } from './call.js';
 import { checkCounts, displacements } from './gather.js';
 import { selectScatter } from './select.js';

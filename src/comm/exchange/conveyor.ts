@@ -13,7 +13,7 @@
  * order.
  */
 import type { Communicator } from '../communicator.js';
-import { ErrorCode, TsmpiError } from '../errors.js';
+import { ErrorCode, TsmpiError } from '../../errors.js';
 import type { Request } from '../request.js';
 
 export interface ConveyorOptions {

@@ -32,7 +32,7 @@ import { planBatch, reorderDestinations } from '../../policy/batch/planners.js';
 import type { PlannerName, PlannerOptions } from '../../policy/batch/types.js';
 import { decodeValue, encodeValue, type Encoded } from '../codec.js';
 import type { Communicator } from '../communicator.js';
-import { ErrorCode, TsmpiError } from '../errors.js';
+import { ErrorCode, TsmpiError } from '../../errors.js';
 import { ANY_SOURCE } from '../matching.js';
 import { Op } from '../ops.js';
 import { waitAll, type Request } from '../request.js';

@@ -16,7 +16,7 @@
  * p.routeLatency(0, 3);   // 2e-6
  * ```
  */
-import { ErrorCode, TsmpiError } from '../../comm/errors.js';
+import { ErrorCode, TsmpiError } from '../../errors.js';
 
 /** From `time` (seconds) on, the host gives us `factor` (0..1) of its speed (until the next step). */
 export interface LoadStep {

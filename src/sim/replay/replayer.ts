@@ -10,7 +10,7 @@
  */
 import type { Communicator } from '../../comm/communicator.js';
 import { ANY_SOURCE as COMM_ANY_SOURCE, ANY_TAG as COMM_ANY_TAG } from '../../comm/communicator.js';
-import { ErrorCode, TsmpiError } from '../../comm/errors.js';
+import { ErrorCode, TsmpiError } from '../../errors.js';
 import { Op } from '../../comm/ops.js';
 import { waitAll, type Request } from '../../comm/request.js';
 import { markUnchanging } from '../sim-transport.js';

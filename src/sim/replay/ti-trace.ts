@@ -16,7 +16,7 @@
  */
 import { access, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, resolve } from 'node:path';
-import { ErrorCode, TsmpiError } from '../../comm/errors.js';
+import { ErrorCode, TsmpiError } from '../../errors.js';
 import { ACTION_OPS, ANY_SOURCE, ANY_TAG, type Action } from './actions.js';
 import {
   DEFAULT_DATATYPE_SIZE, INIT_ARG_DATATYPE_SIZE, SMPI_ANY_SOURCE, SMPI_ANY_TAG, SMPI_DATATYPE_SIZES,

@@ -3,7 +3,7 @@
  * parameter, says what is allowed, and throws TsmpiError(Config). A missing value takes the
  * generator's default.
  */
-import { ErrorCode, TsmpiError } from '../../comm/errors.js';
+import { ErrorCode, TsmpiError } from '../../errors.js';
 
 function fail(workload: string, name: string, want: string, got: unknown): never {
   throw new TsmpiError(ErrorCode.Config, `parameter ${name} must be ${want}, got ${JSON.stringify(got)}`, {

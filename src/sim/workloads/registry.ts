@@ -3,7 +3,7 @@
  * one-line description and its parameters (kind, meaning, default), so the CLI can list them and
  * turn `k=v` strings into a generator's options. The generators check the values themselves.
  */
-import { ErrorCode, TsmpiError } from '../../comm/errors.js';
+import { ErrorCode, TsmpiError } from '../../errors.js';
 import type { Action } from '../replay/actions.js';
 import { gridDims } from './builder.js';
 import { ALL_TO_ALL_DEFAULTS, allToAll, type AllToAllOptions } from './all-to-all.js';
