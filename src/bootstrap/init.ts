@@ -15,6 +15,7 @@ import { Endpoint } from '../comm/endpoint.js';
 import { ErrorCode, TsmpiError } from '../errors.js';
 import { describeWait } from '../comm/context-names.js';
 import { HybridTransport } from '../transport/hybrid-transport.js';
+import { ProgressEngine } from '../transport/progress.js';
 import { allocateShmArena } from '../transport/shm-arena.js';
 import { ShmTransport } from '../transport/shm-transport.js';
 import { TcpTransport } from '../transport/tcp-transport.js';
@@ -35,6 +36,7 @@ const TCP_FRAME_PAYLOAD = 1024 * 1024;
 interface Runtime {
   world: Communicator;
   endpoint: Endpoint | undefined;
+  settings: Settings;
   job: JobInfo;
   /** Shared-memory bytes reserved for this rank's process (0 for non-members). */
   arenaBytes: number;
@@ -198,38 +200,58 @@ export async function init(): Promise<Communicator> {
   const { context, channel, cache } = installedContext();
   const existing = cache.get(RUNTIME) as Runtime | undefined;
   if (existing !== undefined) return existing.world;
+  const runtime = await buildRuntime(context, channel);
+  cache.set(RUNTIME, runtime);
+  const endpoint = runtime.endpoint;
+  if (endpoint !== undefined && context.kind === 'member') {
+    if (runtime.settings.tcpConnect === 'eager') endpoint.connectAll();
+    channel?.onMessage((message) => {
+      if (message.type === 'describe-waits') {
+        const waits = endpoint.engine.describeWaits().map((d) => describeWait(d, endpoint.names));
+        channel.post({ type: 'waits', rank: context.rank, state: waits.length > 0 ? 'waiting' : 'running', waits });
+      }
+    });
+  }
+  return runtime.world;
+}
+
+/** The rank's runtime: its transport and endpoint (members), and the world communicator, built in one place. */
+async function buildRuntime(context: RankContext, channel: LauncherChannel | undefined): Promise<Runtime> {
   if (context.kind === 'non-member') {
-    const world = new Communicator({ endpoint: undefined, notMember: context.reason, context: 0, group: new Int32Array(context.size), rank: -1, settings: readSettings({}), selfContext: 2 });
-    cache.set(RUNTIME, { world, endpoint: undefined, job: context.job, arenaBytes: 0, tcp: false } satisfies Runtime);
-    return world;
+    const settings = readSettings({});
+    return { world: worldCommunicator(undefined, context.size, -1, settings, context.reason), endpoint: undefined, settings, job: context.job, arenaBytes: 0, tcp: false };
   }
   if (context.kind === 'sim') {
+    // The simulator's transport brings its own way of waiting (and the rank's virtual clock).
     const settings = readSettings(context.env, { localRanks: 1, cores: availableParallelism(), remotePeers: true });
-    const endpoint = new Endpoint(context.transport, settings);
+    const transport = context.transport;
+    const endpoint = new Endpoint(transport, settings, (host) => transport.createProgress!(host, settings));
     endpoint.nodeOfWorld = context.job.nodeOfRank;
-    const group = new Int32Array(context.size);
-    for (let r = 0; r < context.size; r++) group[r] = r;
-    const world = new Communicator({ endpoint, context: 0, group, rank: context.rank, settings, selfContext: 2 });
-    cache.set(RUNTIME, { world, endpoint, job: context.job, arenaBytes: 0, tcp: false } satisfies Runtime);
-    return world;
+    return { world: worldCommunicator(endpoint, context.size, context.rank, settings), endpoint, settings, job: context.job, arenaBytes: 0, tcp: false };
   }
   const settings = readSettings(process.env, { localRanks: context.localSize, cores: availableParallelism(), remotePeers: context.tcp !== undefined });
   const { transport, job, rails } = await buildTransport(context, settings, channel);
-  const endpoint = new Endpoint(transport, settings);
+  const control = transport.control!;
+  const slot = transport.slot!;
+  const endpoint = new Endpoint(transport, settings, (host) => new ProgressEngine(host, control, slot, settings.spinMicros, settings.sleepLimitMs));
   endpoint.nodeOfWorld = job.nodeOfRank;
-  const group = new Int32Array(context.size);
-  for (let r = 0; r < context.size; r++) group[r] = r;
-  const world = new Communicator({ endpoint, context: 0, group, rank: context.rank, settings, selfContext: 2 });
   const arenaBytes = context.arena.control.byteLength + context.arena.rings.reduce((n, sab) => n + sab.byteLength, 0);
-  cache.set(RUNTIME, { world, endpoint, job, arenaBytes, tcp: context.tcp !== undefined, ...(rails ? { rails, railPolicy: settings.railPolicy } : {}) } satisfies Runtime);
-  if (settings.tcpConnect === 'eager') endpoint.connectAll();
-  channel?.onMessage((message) => {
-    if (message.type === 'describe-waits') {
-      const waits = endpoint.engine.describeWaits().map((d) => describeWait(d, endpoint.names));
-      channel.post({ type: 'waits', rank: context.rank, state: waits.length > 0 ? 'waiting' : 'running', waits });
-    }
-  });
-  return world;
+  return {
+    world: worldCommunicator(endpoint, context.size, context.rank, settings),
+    endpoint,
+    settings,
+    job,
+    arenaBytes,
+    tcp: context.tcp !== undefined,
+    ...(rails ? { rails, railPolicy: settings.railPolicy } : {}),
+  };
+}
+
+/** The world communicator: every rank, context 0 (its collectives 1), SELF at 2. */
+function worldCommunicator(endpoint: Endpoint | undefined, size: number, rank: number, settings: Settings, notMember?: string): Communicator {
+  const group = new Int32Array(size);
+  for (let r = 0; r < size; r++) group[r] = r;
+  return new Communicator({ endpoint, ...(notMember !== undefined ? { notMember } : {}), context: 0, group, rank, settings, selfContext: 2 });
 }
 
 /**

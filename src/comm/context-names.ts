@@ -35,6 +35,7 @@ export class ContextNames {
  * (color 0)`; a collective's internal tag is left out (`barrier from rank 0 on world`).
  */
 export function describeWait(d: RequestDescription, names?: ContextNames): string {
+  if (d.context < 0) return d.operation; // not on a communicator: sleep, finalize
   const sending = /send/i.test(d.operation);
   const known = names?.labelOf(d.context);
   const world = known !== undefined && d.peer >= 0 ? known.label.group[d.peer] : undefined;

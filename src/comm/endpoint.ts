@@ -36,7 +36,7 @@ import {
 } from './frame-header.js';
 import { ContextNames } from './context-names.js';
 import { MatchQueues, ReceiveRequest, type IncomingMessage, type UnexpectedMessage } from './matching.js';
-import { ProgressEngine, type Progress } from './progress.js';
+import type { Progress, ProgressHost } from '../transport/progress.js';
 import { Request, type RequestDescription, type RequestDriver, type Status } from './request.js';
 
 /** A frame waiting for room in its link. */
@@ -108,16 +108,14 @@ export class Endpoint implements RequestDriver {
   /** Node of each world rank (the job's node map), for topology-aware planners; empty: one node. */
   nodeOfWorld: ArrayLike<number> = [];
 
-  constructor(transport: Transport, settings: Settings) {
+  /** `progress` builds how this rank waits (and its clock) around the endpoint's polling. */
+  constructor(transport: Transport, settings: Settings, progress: (host: ProgressHost) => Progress) {
     this.transport = transport;
     this.settings = settings;
     this.rank = transport.rank;
     this.size = transport.size;
     this.peers = new Array(transport.size);
-    if (transport.createProgress !== undefined) this.engine = transport.createProgress(this, settings);
-    else if (transport.control !== undefined && transport.slot !== undefined) {
-      this.engine = new ProgressEngine(this, transport.control, transport.slot, settings.spinMicros, settings.sleepLimitMs);
-    } else throw new Error('a transport must offer a control area or its own progress');
+    this.engine = progress(this);
     this.events = {
       frame: (link, frame) => this.onFrame(link, frame),
       drain: () => this.engine.kick(),

@@ -6,6 +6,7 @@
  * unless someone awaits it.
  */
 import { ErrorCode, TsmpiError } from '../errors.js';
+import type { WaitDescription } from '../transport/progress.js';
 
 /** What a completed receive or probe reports. */
 export interface Status {
@@ -16,14 +17,8 @@ export interface Status {
   readonly bytes: number;
 }
 
-/** Describes an operation for hang reports: `recv from rank 3, tag 7, context 0`. */
-export interface RequestDescription {
-  readonly operation: string;
-  /** Peer in the communicator; -1 for any source. */
-  readonly peer: number;
-  readonly tag: number;
-  readonly context: number;
-}
+/** Describes an operation for hang reports: `recv from rank 3, tag 7, on world`. */
+export type RequestDescription = WaitDescription;
 
 /** What a Request needs from the engine that completes it. */
 export interface RequestDriver {

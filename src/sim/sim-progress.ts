@@ -1,5 +1,5 @@
 /**
- * How a simulated rank waits (the Progress contract of src/comm/progress.ts). Waiting ends the
+ * How a simulated rank waits (the Progress contract of src/transport/progress.ts). Waiting ends the
  * rank's segment: the world then runs other ranks and network events, and resumes this one at
  * the virtual time an arrival satisfied one of its waiters. A poll (test, iprobe) runs the network
  * events due by the rank's own clock, so it sees what has arrived by then; a rank that polls in a
@@ -7,14 +7,14 @@
  * moves on by a small quantum (as SMPI does for MPI_Test), and past a bound it is an error.
  */
 import { ErrorCode, TsmpiError } from '../errors.js';
-import type { Progress, ProgressHost } from '../comm/progress.js';
-import type { Request, RequestDescription } from '../comm/request.js';
+import type { Clock, TimerHandle } from '../clock.js';
+import type { Completable, Progress, ProgressHost, WaitDescription } from '../transport/progress.js';
 import type { SimRank, SimWorld } from './world.js';
 
 interface Waiter {
   condition: () => boolean;
   resolve: () => void;
-  description: RequestDescription;
+  description: WaitDescription;
 }
 
 const resolved = Promise.resolve();
@@ -23,7 +23,39 @@ const POLL_QUANTUM = 1e-6;
 const POLLS_BEFORE_QUANTUM = 16;
 const MAX_POLL_SECONDS = 3600;
 
+/**
+ * A simulated rank's clock: its virtual time (segment start plus what it computed since), and
+ * timers that are events of the simulation at that rank's time. A timer due while the rank's own
+ * code runs (a poll ran the network up to it) fires once that code awaits, as a real timer
+ * would: never in the middle of a call.
+ */
+export class RankClock implements Clock {
+  private readonly world: SimWorld;
+  private readonly rank: SimRank;
+
+  constructor(world: SimWorld, rank: SimRank) {
+    this.world = world;
+    this.rank = rank;
+  }
+
+  now(): number {
+    return this.world.rankNow(this.rank);
+  }
+
+  schedule(seconds: number, fn: () => void): TimerHandle {
+    return this.world.sim.at(this.now() + Math.max(0, seconds), () => {
+      if (this.world.current === this.rank) queueMicrotask(fn);
+      else fn();
+    });
+  }
+
+  cancel(handle: TimerHandle): void {
+    this.world.sim.cancel(handle);
+  }
+}
+
 export class SimProgress implements Progress {
+  readonly clock: Clock;
   private readonly world: SimWorld;
   private readonly rank: SimRank;
   private readonly host: ProgressHost;
@@ -35,10 +67,21 @@ export class SimProgress implements Progress {
     this.world = world;
     this.rank = rank;
     this.host = host;
+    this.clock = new RankClock(world, rank);
     rank.onArrival = () => this.progressed();
   }
 
-  waitUntil(condition: () => boolean, description: RequestDescription): Promise<void> {
+  /** The rank waits `seconds` of virtual time (blocked, not computing); other ranks run meanwhile. */
+  sleep(seconds: number): Promise<void> {
+    let due = false;
+    this.world.sim.at(this.world.rankNow(this.rank) + Math.max(0, seconds), () => {
+      due = true;
+      this.progressed();
+    });
+    return this.waitUntil(() => due, { operation: 'sleep', peer: -1, tag: -1, context: -1 });
+  }
+
+  waitUntil(condition: () => boolean, description: WaitDescription): Promise<void> {
     if (condition()) return resolved;
     this.spinNetwork();
     if (condition()) return resolved;
@@ -53,7 +96,7 @@ export class SimProgress implements Progress {
   }
 
   /** A poll: run the network events due by this rank's clock, moving it on after fruitless polls. */
-  spinFor(request: Request<unknown>): void {
+  spinFor(request: Completable): void {
     this.spinNetwork();
     if (request.done) {
       this.fruitless = 0;
@@ -110,7 +153,7 @@ export class SimProgress implements Progress {
   retain(): void {}
   release(): void {}
 
-  describeWaits(): RequestDescription[] {
+  describeWaits(): WaitDescription[] {
     return this.waiters.map((w) => w.description);
   }
 

@@ -12,7 +12,7 @@
  */
 import { copyOut } from '../transport/copy-bytes.js';
 import { FrameType, frameType, H_TYPE } from '../comm/frame-header.js';
-import type { Progress, ProgressHost } from '../comm/progress.js';
+import type { Progress, ProgressHost } from '../transport/progress.js';
 import type { Settings } from '../config/tunables.js';
 import { FRAME_HEADER_BYTES, FRAME_HEADER_WORDS, type InboundFrame, type Link, type LinkEvents, type LinkLimits } from '../transport/link.js';
 import type { Transport } from '../transport/transport.js';

@@ -4,7 +4,7 @@
  * processes), and it tells the endpoint which peers started writing to it, so the endpoint polls
  * only links that carry traffic. It also owns the doorbell the rank sleeps on.
  */
-import type { Progress, ProgressHost } from '../comm/progress.js';
+import type { Progress, ProgressHost } from './progress.js';
 import type { Settings } from '../config/tunables.js';
 import type { ControlArea } from './control-block.js';
 import type { Link, LinkEvents } from './link.js';

@@ -12,19 +12,43 @@
  *
  * TSMPI_SPIN_US=0 turns the spinning fast path off (every wait sleeps at once).
  */
-import { ControlArea, RankState } from '../transport/control-block.js';
-import type { Request, RequestDescription } from './request.js';
+import type { Clock } from '../clock.js';
+import { realClock } from '../clock.js';
+import { ControlArea, RankState } from './control-block.js';
+
+/** What a rank waits for, for hang reports (a request's operation, peer, tag and context). */
+export interface WaitDescription {
+  readonly operation: string;
+  /** Peer in the communicator; -1 for any source. */
+  readonly peer: number;
+  readonly tag: number;
+  readonly context: number;
+}
+
+/** Something that completes (a request): what a spin waits for. */
+export interface Completable {
+  readonly done: boolean;
+}
 
 /**
- * How an endpoint waits: the contract between the protocol engine and whatever drives time. The
- * runtime's ProgressEngine (below) spins and sleeps on real threads; the simulator's SimProgress
- * (src/sim/sim-progress.ts) parks waiters until virtual-time events satisfy them.
+ * How a rank waits, and its clock: the contract between the protocol engine (src/comm) and
+ * whatever drives time. The runtime's ProgressEngine (below) spins and sleeps on real threads
+ * with the real clock; the simulator's SimProgress (src/sim/sim-progress.ts) parks waiters until
+ * virtual-time events satisfy them, on the rank's virtual clock. init() builds one per rank and
+ * hands it to the endpoint.
  */
 export interface Progress {
+  /**
+   * The rank's clock: everything above the link takes time and timers from it (real:
+   * performance.now and unref'd timers; simulated: the rank's virtual time and engine events).
+   */
+  readonly clock: Clock;
   /** Resolves once `condition()` holds. */
-  waitUntil(condition: () => boolean, description: RequestDescription): Promise<void>;
-  /** Polls until `request` is done or the spin budget is spent (never sleeps). */
-  spinFor(request: Request<unknown>): void;
+  waitUntil(condition: () => boolean, description: WaitDescription): Promise<void>;
+  /** Polls until `target` is done or the spin budget is spent (never sleeps). */
+  spinFor(target: Completable): void;
+  /** Resolves after `seconds` of the rank's time, the rank meanwhile waiting (not computing). */
+  sleep(seconds: number): Promise<void>;
   /** Something outside the polled links changed: let the waiting loop look again. */
   kick(): void;
   /** Event-driven links delivered frames: settle the waiters they satisfied. */
@@ -33,7 +57,7 @@ export interface Progress {
   /** Keeps the rank alive until a matching release (pending sends). */
   retain(): void;
   release(): void;
-  describeWaits(): RequestDescription[];
+  describeWaits(): WaitDescription[];
   finish(): void;
   /**
    * Declared computation (the simulator: the rank's clock moves on by that much). The runtime
@@ -54,12 +78,13 @@ export interface ProgressHost {
 interface Waiter {
   condition: () => boolean;
   resolve: () => void;
-  description: RequestDescription;
+  description: WaitDescription;
 }
 
 const resolved = Promise.resolve();
 
 export class ProgressEngine implements Progress {
+  readonly clock: Clock = realClock;
   private readonly host: ProgressHost;
   private readonly control: ControlArea;
   private readonly slot: number;
@@ -87,7 +112,7 @@ export class ProgressEngine implements Progress {
   }
 
   /** Resolves once `condition()` holds. */
-  waitUntil(condition: () => boolean, description: RequestDescription): Promise<void> {
+  waitUntil(condition: () => boolean, description: WaitDescription): Promise<void> {
     if (condition() || this.spin(condition)) return resolved;
     return new Promise<void>((resolve) => {
       this.waiters.push({ condition, resolve, description });
@@ -162,7 +187,7 @@ export class ProgressEngine implements Progress {
   }
 
   /** What every waiter of this rank waits for (hang reports). */
-  describeWaits(): RequestDescription[] {
+  describeWaits(): WaitDescription[] {
     return this.waiters.map((w) => w.description);
   }
 
@@ -174,13 +199,18 @@ export class ProgressEngine implements Progress {
     clearInterval(this.keepAlive);
   }
 
-  /** Polls until `request` is done or the spin budget is spent. */
-  spinFor(request: Request<unknown>): void {
+  /** Resolves after `seconds` (a timer that keeps the thread alive meanwhile). */
+  sleep(seconds: number): Promise<void> {
+    return new Promise((resolve) => setTimeout(resolve, Math.max(0, seconds * 1000)));
+  }
+
+  /** Polls until `target` is done or the spin budget is spent. */
+  spinFor(target: Completable): void {
     const host = this.host;
     host.poll();
-    if (request.state !== 0 || this.spinMillis <= 0) return;
+    if (target.done || this.spinMillis <= 0) return;
     const deadline = performance.now() + this.spinMillis;
-    for (let i = 1; request.state === 0; i++) {
+    for (let i = 1; !target.done; i++) {
       host.poll();
       if ((i & 31) === 0 && performance.now() >= deadline) return;
     }
