@@ -9,6 +9,7 @@
  * the addresses of every member (the host runs the exchange); connections open on first use.
  */
 import { availableParallelism } from 'node:os';
+import { realClock } from '../clock.js';
 import { readSettings, type Settings } from '../config/tunables.js';
 import { Communicator } from '../comm/communicator.js';
 import { Endpoint } from '../comm/endpoint.js';
@@ -169,7 +170,8 @@ async function buildRailTransport(
   log: (line: string) => void,
 ): Promise<{ transport: Transport; job: JobInfo; rails?: MultiRailTransport }> {
   const world = awaitWorld(channel);
-  const listeners = await openRails({ rank: context.rank, jobId, rails, settings, maxFramePayload: TCP_FRAME_PAYLOAD, maxFrameBytes: MAX_TCP_FRAME, log });
+  // The rank's clock is the real one here (its ProgressEngine's); the simulator gives its rails a virtual one.
+  const listeners = await openRails({ rank: context.rank, jobId, rails, settings, maxFramePayload: TCP_FRAME_PAYLOAD, maxFrameBytes: MAX_TCP_FRAME, clock: realClock, log });
   const first = listeners.addresses[0]!;
   channel.post({ type: 'listening', rank: context.rank, host: first.host, port: first.port, rails: listeners.addresses });
   const { records, secret } = await world;

@@ -13,7 +13,7 @@
  * {@link ProgressEngine}.
  */
 import type { Settings } from '../config/tunables.js';
-import { FRAME_SPLITTABLE, type InboundFrame, type Link, type LinkEvents } from '../transport/link.js';
+import { FRAME_SPLITTABLE, FRAME_UNORDERED, type InboundFrame, type Link, type LinkEvents } from '../transport/link.js';
 import { copyBytes, copyOut } from '../transport/copy-bytes.js';
 import type { Transport } from '../transport/transport.js';
 import { PayloadKind, bytesOf, decodeValue, encodeValue, isRawKind, kindName, rawKindOf, viewAs, type Encoded } from './codec.js';
@@ -255,7 +255,9 @@ export class Endpoint implements RequestDriver {
     const header = this.header;
     const total = send.bytes.length;
     const chunk = this.chunkFor(link);
-    header[H_TYPE] = send.dataType | FRAME_SPLITTABLE;
+    // DATA lands by offset in a posted buffer: any order, any pieces. EAGER_DATA must follow its
+    // EAGER frame (which creates the message it belongs to), so it keeps the link's order.
+    header[H_TYPE] = send.dataType | FRAME_SPLITTABLE | (send.dataType === FrameType.Data ? FRAME_UNORDERED : 0);
     header[H_SEQ] = send.receiverId;
     while (send.offset < total) {
       const length = Math.min(chunk, total - send.offset);
@@ -389,7 +391,8 @@ export class Endpoint implements RequestDriver {
 
   private matchRendezvous(posted: ReceiveRequest, source: number, tag: number, kind: number, total: number, peer: number, senderRequest: number): void {
     const header = this.header;
-    header[H_TYPE] = FrameType.Cts;
+    // A clear-to-send is found by the sender's request id: it need not queue behind other frames.
+    header[H_TYPE] = FrameType.Cts | FRAME_UNORDERED;
     header[H_LENGTH] = 0;
     header[H_AUX] = senderRequest;
     if (posted.into !== null) {

@@ -18,22 +18,10 @@
  * whose eager limit exceeds one frame, such as TCP). RTS announces a large message; the receiver
  * answers with CTS once a receive matches (receiver request id -1: the receive failed, complete
  * without data); the sender then streams DATA frames straight into the matched receive's buffer.
- * DATA and EAGER_DATA are FRAME_SPLITTABLE: a link may deliver them in pieces.
- *
- * Multi-rail links (src/rails/) add two frame types that never reach the endpoint: a DATA frame
- * cut into segments travels as RAIL_SEGMENT frames on several rails, and the receiver answers
- * each with a RAIL_ACK on the control rail.
- * ```
- * word  RAIL_SEGMENT                         RAIL_ACK
- * 0     type | SPLITTABLE                    type
- * 1     segment id (sender's)                segment id
- * 2     offset of the DATA frame             segment id (0: none)
- * 3     rail                                 segment id (0: none)
- * 4     segment bytes                        0
- * 5     offset of the segment in message     segment id (0: none)
- * 6     receiver id                          segment id (0: none)
- * 7     bytes of the DATA frame              segment id (0: none)
- * ```
+ * DATA and EAGER_DATA are FRAME_SPLITTABLE: a link may deliver them in pieces. CTS and DATA are
+ * FRAME_UNORDERED: found by request id, they need not keep the link's order (a multi-rail link
+ * spreads DATA over its rails; the simulator lets them overtake). Bits 28-31 of word 0 are the
+ * links' (transport/link.ts); the protocol keeps to bits 0-15.
  */
 export { FRAME_HEADER_WORDS } from '../transport/link.js';
 
@@ -52,8 +40,6 @@ export const FrameType = {
   Cts: 3,
   Data: 4,
   EagerData: 5,
-  RailSegment: 6,
-  RailAck: 7,
 } as const;
 
 export function frameType(word0: number): number {

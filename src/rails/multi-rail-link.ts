@@ -1,57 +1,63 @@
 /**
- * A Link to one peer over several rails (one TCP send link per rail). Upper layers see one link:
+ * A Link to one peer over several rails: one Link per rail, of any kind (TCP sockets, simulated
+ * links), made by the owner's `openRail`. Upper layers see one link; this one reads nothing of
+ * their frames but the link flags of word 0 (transport/link.ts):
  *
- * - Control frames (matching headers, eager messages, clear-to-send, DATA frames smaller than
- *   TSMPI_RAIL_MIN_SPLIT) go on rail 0, the control rail, in order: MPI's ordering rides on it.
- * - A larger DATA frame (the link offers 1 GiB frames, so a rendezvous message arrives whole)
- *   goes to the {@link RailScheduler}, which cuts it into RAIL_SEGMENT frames by the rail policy.
- *   Segments carry their offset, so they may land in any order (the receive buffer is posted
- *   before DATA flows); the receiver acknowledges each, and the send's memory is released (the
- *   send completes) when every segment is acknowledged.
- * - A data rail whose link closes, or that holds segments unacknowledged for
- *   TSMPI_RAIL_ACK_TIMEOUT, leaves the set: its segments go again on the others, and its
- *   connection is retried every `retryInterval` until it is back. The control rail failing fails
- *   the link, with an error naming the rail (control frames in flight cannot be recovered).
+ * - Frames go on rail 0, the control rail, in order (the upper layer's ordering rides on it),
+ *   unless they are FRAME_UNORDERED and FRAME_SPLITTABLE (bulk data the receiver places by
+ *   offset) and at least `minSplit` bytes: those go to the {@link RailScheduler}, which cuts them
+ *   into segments by the rail policy (rail-frames.ts has the wire format). Segments may land in
+ *   any order; the receiver acknowledges each, and the frame's memory is released (its send
+ *   completes, see `whenReleased`) when every segment is acknowledged.
+ * - A data rail whose link closes, or that holds segments unacknowledged for `ackTimeout`, leaves
+ *   the set: its segments go again on the others, and its link is opened again every
+ *   `retryInterval` until it is back. The control rail failing fails the link, with an error
+ *   naming the rail (control frames in flight cannot be recovered).
+ *
+ * Time and timers come from the rank's clock, so the same code runs in the simulator.
  */
-import { copyOut } from '../transport/copy-bytes.js';
 import type { Clock, TimerHandle } from '../clock.js';
-import { FrameType, H_AUX, H_CONTEXT, H_LENGTH, H_SEQ, H_SOURCE, H_TAG, H_TOTAL, H_TYPE } from '../comm/frame-header.js';
 import type { RailPolicy } from '../policy/rail/types.js';
-import { FRAME_HEADER_WORDS, FRAME_SPLITTABLE, type Link, type LinkEvents, type LinkLimits } from '../transport/link.js';
-import { RailScheduler, type RailMessage, type RailSegment, type RailSettings } from './rail-scheduler.js';
+import { copyOut } from '../transport/copy-bytes.js';
+import { FRAME_HEADER_WORDS, FRAME_SPLITTABLE, FRAME_UNORDERED, type Link, type LinkEvents, type LinkLimits } from '../transport/link.js';
+import { ACK_IDS, ACK_WORD, ANNOUNCE_WORD, R_FRAME, R_FRAME_BYTES, R_LENGTH, R_OFFSET, R_SEGMENT, SEGMENT_WORD, headerBytes } from './rail-frames.js';
+import { RailScheduler, type RailSegment, type RailSettings } from './rail-scheduler.js';
 
-/** What a multi-rail DATA frame holds while its segments travel. */
+/** What a split frame holds while its segments travel. */
 export interface RailFrame {
+  readonly id: number;
+  /** The frame's header words (a copy) and its payload, from `base`. */
   readonly header: Int32Array;
   readonly payload: Uint8Array;
   readonly base: number;
+  /** Rails that carried its announce. */
+  readonly announced: Set<number>;
 }
 
 export interface MultiRailLinkOptions {
   peer: number;
-  /** Opens rail `rail`'s send link to the peer (again after a failure). */
+  /** Opens rail `rail`'s link to the peer (again after a failure). */
   openRail: (rail: number, events: LinkEvents) => Link;
   rails: readonly RailSettings[];
   policy: RailPolicy;
   clock: Clock;
-  /** DATA frames below this go whole on the control rail. */
+  /** Splittable frames below this go whole on the control rail. */
   minSplit: number;
   ackTimeout: number;
-  /** Seconds between reconnection attempts of a failed rail. @default 1 */
+  /** Seconds between attempts to open a failed rail again. @default 1 */
   retryInterval?: number;
   log: (line: string) => void;
   /** The rank, for messages. */
   rank: number;
 }
 
-/** Largest frame the link takes: a whole rendezvous message, up to 1 GiB per frame. */
+/** Largest frame the link takes: a whole bulk transfer, up to 1 GiB per frame. */
 const MAX_FRAME = 1 << 30;
-/** Header words of a RAIL_ACK frame that carry acknowledged segment ids (see frame-header.ts). */
-export const ACK_WORDS = [1, 2, 3, 5, 6, 7] as const;
+const SPLIT = FRAME_UNORDERED | FRAME_SPLITTABLE;
 
 export class MultiRailLink implements Link {
   readonly peer: number;
-  readonly direction = 'send' as const;
+  readonly direction: 'send' | 'receive' | undefined;
   readonly limits: LinkLimits;
   readonly scheduler: RailScheduler<RailFrame>;
   private readonly options: MultiRailLinkOptions;
@@ -59,14 +65,16 @@ export class MultiRailLink implements Link {
   private readonly railEvents: LinkEvents[];
   private events: LinkEvents;
   private wantsDrain = false;
+  private nextFrame = 1;
   private outstanding = 0;
   private releaseWaiters: (() => void)[] = [];
   private readonly acks: number[] = [];
   private readonly segmentHeader = new Int32Array(FRAME_HEADER_WORDS);
+  private readonly announceHeader = new Int32Array(FRAME_HEADER_WORDS);
   private readonly ackHeader = new Int32Array(FRAME_HEADER_WORDS);
-  private watchdog: ReturnType<typeof setInterval> | undefined;
+  private watchdog: TimerHandle | undefined;
   private drainTimer: TimerHandle | undefined;
-  private readonly retries = new Map<number, ReturnType<typeof setTimeout>>();
+  private readonly retries = new Map<number, TimerHandle>();
   private closed = false;
   /** Failures seen, per rail (diagnostics and tests). */
   readonly failures: number[];
@@ -78,12 +86,13 @@ export class MultiRailLink implements Link {
     this.failures = options.rails.map(() => 0);
     this.railEvents = options.rails.map((_, rail) => this.eventsFor(rail));
     this.links = options.rails.map((_, rail) => options.openRail(rail, this.railEvents[rail]!));
-    const control = this.links[0]!.limits;
+    const control = this.links[0]!;
+    this.direction = control.direction;
     this.limits = {
       maxFramePayload: MAX_FRAME,
-      ...(control.eagerLimit !== undefined ? { eagerLimit: control.eagerLimit } : {}),
+      ...(control.limits.eagerLimit !== undefined ? { eagerLimit: control.limits.eagerLimit } : {}),
       latency: Math.min(...options.rails.map((r) => r.latency)),
-      bandwidth: options.rails.reduce((sum, r) => sum + (r.nominalRate > 0 ? r.nominalRate : control.bandwidth), 0),
+      bandwidth: options.rails.reduce((sum, r) => sum + (r.nominalRate > 0 ? r.nominalRate : control.limits.bandwidth), 0),
       polled: false,
     };
     this.scheduler = new RailScheduler<RailFrame>({
@@ -92,7 +101,7 @@ export class MultiRailLink implements Link {
       clock: options.clock,
       ackTimeout: options.ackTimeout,
       transmit: (rail, segment) => this.transmit(rail, segment),
-      messageDone: () => this.messageDone(),
+      messageDone: (message) => this.frameDone(message.data),
     });
   }
 
@@ -112,10 +121,11 @@ export class MultiRailLink implements Link {
 
   trySend(header: Int32Array, payload: Uint8Array | null, offset: number, length: number, borrow = false): boolean {
     if (this.closed) return false;
-    if ((header[H_TYPE]! & 0xff) === FrameType.Data && payload !== null && length >= this.options.minSplit) {
+    if ((header[0]! & SPLIT) === SPLIT && payload !== null && length >= this.options.minSplit) {
       const data = borrow ? payload : copyOut(payload, offset, length);
       this.outstanding++;
-      this.scheduler.submit({ length, data: { header: header.slice(), payload: data, base: borrow ? offset : 0 } });
+      const frame: RailFrame = { id: this.nextFrame++, header: header.slice(0, FRAME_HEADER_WORDS), payload: data, base: borrow ? offset : 0, announced: new Set() };
+      this.scheduler.submit({ length, data: frame });
       this.arm();
       return true;
     }
@@ -128,12 +138,18 @@ export class MultiRailLink implements Link {
     return true;
   }
 
+  /** Once every split frame is acknowledged and rail 0 holds no borrowed payload either. */
   whenReleased(fn: () => void): void {
-    if (this.outstanding === 0) fn();
-    else this.releaseWaiters.push(fn);
+    const afterControl = (): void => {
+      const control = this.links[0];
+      if (control?.whenReleased !== undefined) control.whenReleased(fn);
+      else fn();
+    };
+    if (this.outstanding === 0) afterControl();
+    else this.releaseWaiters.push(afterControl);
   }
 
-  private messageDone(): void {
+  private frameDone(_frame: RailFrame): void {
     if (--this.outstanding === 0) {
       const waiters = this.releaseWaiters;
       this.releaseWaiters = [];
@@ -146,25 +162,32 @@ export class MultiRailLink implements Link {
     const link = this.links[rail];
     if (link === undefined) return false;
     const frame = segment.message.data;
+    if (!frame.announced.has(rail)) {
+      const a = this.announceHeader;
+      a.fill(0);
+      a[0] = ANNOUNCE_WORD;
+      a[R_FRAME] = frame.id;
+      a[R_FRAME_BYTES] = segment.message.length;
+      if (!link.trySend(a, headerBytes(frame.header), 0, FRAME_HEADER_WORDS * 4)) return false;
+      frame.announced.add(rail);
+    }
     const h = this.segmentHeader;
-    h[H_TYPE] = FrameType.RailSegment | FRAME_SPLITTABLE;
-    h[H_CONTEXT] = segment.id;
-    h[H_SOURCE] = frame.header[H_TOTAL]!;
-    h[H_TAG] = rail;
-    h[H_LENGTH] = segment.length;
-    h[H_TOTAL] = frame.header[H_TOTAL]! + segment.offset;
-    h[H_SEQ] = frame.header[H_SEQ]!;
-    h[H_AUX] = segment.message.length;
+    h.fill(0);
+    h[0] = SEGMENT_WORD;
+    h[R_FRAME] = frame.id;
+    h[R_SEGMENT] = segment.id;
+    h[R_OFFSET] = segment.offset;
+    h[R_LENGTH] = segment.length;
     return link.trySend(h, frame.payload, frame.base + segment.offset, segment.length, true);
   }
 
-  /** The peer's receiver acknowledged these segments (RAIL_ACK on our receive side). */
+  /** The peer's receiver acknowledged these segments (an ACK on our receive side). */
   acked(ids: readonly number[]): void {
     for (const id of ids) this.scheduler.acked(id);
     this.scheduler.pump();
   }
 
-  /** This side received segment `id` completely: acknowledge it to the peer (control rail). */
+  /** This side received segment `id` whole: acknowledge it to the peer (control rail). */
   acknowledge(id: number): void {
     this.acks.push(id);
     this.flushAcks();
@@ -176,9 +199,9 @@ export class MultiRailLink implements Link {
     const h = this.ackHeader;
     while (this.acks.length > 0) {
       h.fill(0);
-      h[H_TYPE] = FrameType.RailAck;
-      const n = Math.min(ACK_WORDS.length, this.acks.length);
-      for (let i = 0; i < n; i++) h[ACK_WORDS[i]!] = this.acks[i]!;
+      h[0] = ACK_WORD;
+      const n = Math.min(ACK_IDS, this.acks.length);
+      for (let i = 0; i < n; i++) h[1 + i] = this.acks[i]!;
       if (!control.trySend(h, null, 0, 0)) return;
       this.acks.splice(0, n);
     }
@@ -215,6 +238,8 @@ export class MultiRailLink implements Link {
     this.links[rail] = undefined;
     if (link?.abort !== undefined) link.abort(why);
     else link?.close(why);
+    // A new link on that rail carries no announce yet.
+    for (const frame of this.scheduler.pendingData()) frame.announced.delete(rail);
     const back = this.scheduler.railFailed(rail);
     // A peer closing an idle connection (its end of the job) is no failure worth a line.
     if (back > 0 || this.scheduler.busy) this.options.log(`tsmpi: rank ${this.options.rank}: rail ${rail} to rank ${this.peer} failed (${why}); ${back} segments go again on the other rails`);
@@ -223,23 +248,28 @@ export class MultiRailLink implements Link {
 
   private scheduleRetry(rail: number): void {
     if (this.closed || this.retries.has(rail)) return;
-    const timer = setTimeout(() => {
+    const timer = this.options.clock.schedule(this.options.retryInterval ?? 1, () => {
       this.retries.delete(rail);
       if (this.closed || this.links[rail] !== undefined) return;
       this.links[rail] = this.options.openRail(rail, this.railEvents[rail]!);
-    }, (this.options.retryInterval ?? 1) * 1000);
-    timer.unref();
+    });
     this.retries.set(rail, timer);
   }
 
-  /** Keeps the process alive and checks for silent rails while segments are out. */
+  /** Checks for silent rails while segments are out (and drains on the policy's interval). */
   private arm(): void {
-    if (this.watchdog === undefined) {
-      const period = Math.max(10, Math.min(100, (this.options.ackTimeout * 1000) / 4));
-      this.watchdog = setInterval(() => this.checkRails(), period);
-    }
+    if (this.watchdog === undefined) this.scheduleWatchdog();
     const interval = this.options.policy.drainInterval;
     if (interval !== undefined && this.drainTimer === undefined) this.scheduleDrain(interval);
+  }
+
+  private scheduleWatchdog(): void {
+    const period = Math.max(0.01, Math.min(0.1, this.options.ackTimeout / 4));
+    this.watchdog = this.options.clock.schedule(period, () => {
+      this.watchdog = undefined;
+      this.checkRails();
+      if (this.scheduler.busy && !this.closed) this.scheduleWatchdog();
+    });
   }
 
   private scheduleDrain(interval: number): void {
@@ -251,7 +281,7 @@ export class MultiRailLink implements Link {
   }
 
   private disarm(): void {
-    if (this.watchdog !== undefined) clearInterval(this.watchdog);
+    if (this.watchdog !== undefined) this.options.clock.cancel(this.watchdog);
     this.watchdog = undefined;
   }
 
@@ -259,7 +289,6 @@ export class MultiRailLink implements Link {
     for (const rail of this.scheduler.overdue(this.options.clock.now())) {
       this.failRail(rail, `no acknowledgement for ${this.options.ackTimeout} s`);
     }
-    if (!this.scheduler.busy) this.disarm();
   }
 
   /** The policy's learnt state (rates, weights, decisions). */
@@ -282,7 +311,7 @@ export class MultiRailLink implements Link {
     this.closed = true;
     this.disarm();
     if (this.drainTimer !== undefined) this.options.clock.cancel(this.drainTimer);
-    for (const t of this.retries.values()) clearTimeout(t);
+    for (const t of this.retries.values()) this.options.clock.cancel(t);
     for (const link of this.links) link?.close(reason);
   }
 }

@@ -1,39 +1,43 @@
 /**
- * The TCP side of a rank with several rails: one TcpTransport per rail (a listener on this node's
- * address on that rail; connections from it to the peer's address on the same rail, so the route,
- * which the destination picks, stays on the rail), and one {@link MultiRailLink} per peer on top.
+ * A rank's side of several rails: one link source per rail (a TcpTransport listening on this
+ * node's address on that rail, or a simulated rail), and one {@link MultiRailLink} per peer on
+ * top. Anything that makes links works as a rail; nothing here knows the protocol above.
  *
- * Frames received on any rail pass through here before the endpoint sees them: RAIL_ACK frames
- * go to the link of the peer that sent them; RAIL_SEGMENT frames are turned back into DATA pieces,
- * with bytes that arrived before (a segment sent again after a rail failure) dropped by the
- * {@link SegmentTracker}, and acknowledged once their last byte is in. Everything else passes.
+ * Frames received on any rail pass through here before the layer above sees them: frames
+ * without FRAME_LINK go up unchanged; the link layer's own frames (rail-frames.ts) do not.
+ * ANNOUNCEs open a frame (its header words are kept), SEGMENTs are handed up as pieces of that
+ * frame (the kept header, with the piece's offset in the frame), with bytes that arrived before
+ * (a segment sent again after a rail failure) dropped by the {@link SegmentTracker}, and each
+ * segment is acknowledged once its last byte is in; ACKs go to the link that sent the segments.
  */
 import type { Clock } from '../clock.js';
-import { FrameType, H_AUX, H_CONTEXT, H_LENGTH, H_SEQ, H_SOURCE, H_TOTAL, H_TYPE } from '../comm/frame-header.js';
 import type { RailPolicy } from '../policy/rail/types.js';
-import { FRAME_HEADER_WORDS, FRAME_SPLITTABLE, type InboundFrame, type Link, type LinkEvents } from '../transport/link.js';
-import type { TcpTransport } from '../transport/tcp-transport.js';
-import { ACK_WORDS, MultiRailLink } from './multi-rail-link.js';
+import { FRAME_HEADER_WORDS, FRAME_LINK, type InboundFrame, type Link, type LinkEvents } from '../transport/link.js';
+import type { LinkSource } from '../transport/transport.js';
+import { MultiRailLink } from './multi-rail-link.js';
+import { ACK_IDS, R_FRAME, R_FRAME_BYTES, R_LENGTH, R_OFFSET, R_SEGMENT, RailFrameType, railFrameType } from './rail-frames.js';
 import type { RailSettings } from './rail-scheduler.js';
 import { SegmentTracker } from './segment-tracker.js';
 
 export interface MultiRailTransportOptions {
   rank: number;
-  /** One TcpTransport per rail, rail 0 first (the control rail). */
-  rails: readonly TcpTransport[];
+  /** One link source per rail, rail 0 first (the control rail). */
+  rails: readonly LinkSource[];
   settings: readonly RailSettings[];
   /** A policy per peer link (each link learns its own rails' state). */
   policy: (peer: number) => RailPolicy;
   clock: Clock;
   minSplit: number;
   ackTimeout: number;
+  /** Seconds between attempts to open a failed rail again. @default 1 */
+  retryInterval?: number;
   log: (line: string) => void;
 }
 
-export class MultiRailTransport {
+export class MultiRailTransport implements LinkSource {
   private readonly options: MultiRailTransportOptions;
   private readonly links = new Map<number, MultiRailLink>();
-  private readonly tracker = new SegmentTracker();
+  private readonly tracker = new SegmentTracker<Int32Array>();
   private readonly scratch: InboundFrame = { words: new Int32Array(FRAME_HEADER_WORDS), headerIndex: 0, bytes: new Uint8Array(0), payloadOffset: 0, payloadLength: 0, pieceOffset: 0 };
   private readonly ackIds: number[] = [];
   /** Segment bytes dropped as duplicates (diagnostics and tests). */
@@ -41,6 +45,10 @@ export class MultiRailTransport {
 
   constructor(options: MultiRailTransportOptions) {
     this.options = options;
+  }
+
+  get railCount(): number {
+    return this.options.rails.length;
   }
 
   /** The link to `peer` (the same object for the endpoint and for acknowledgements). */
@@ -62,6 +70,7 @@ export class MultiRailTransport {
           clock: this.options.clock,
           minSplit: this.options.minSplit,
           ackTimeout: this.options.ackTimeout,
+          ...(this.options.retryInterval !== undefined ? { retryInterval: this.options.retryInterval } : {}),
           log: this.options.log,
           rank: this.options.rank,
         },
@@ -73,7 +82,7 @@ export class MultiRailTransport {
   }
 
   attach(events: LinkEvents): void {
-    this.options.rails.forEach((tcp, rail) => tcp.attach(this.receiveEvents(rail, events)));
+    this.options.rails.forEach((source, rail) => source.attach(this.receiveEvents(rail, events)));
   }
 
   private receiveEvents(rail: number, events: LinkEvents): LinkEvents {
@@ -82,8 +91,8 @@ export class MultiRailTransport {
       arrived: (link) => events.arrived(link),
       drain: (link) => events.drain(link),
       closed: (link, error) => {
-        // The control rail's connection carries the peer's control frames: its end is the
-        // peer's end. A data rail's end is handled by the sender (it sends its segments again).
+        // Rail 0 carries the peer's control frames: its end is the peer's end. A data rail's end
+        // is the sender's to handle (it sends its segments again).
         if (rail === 0) events.closed(link, error);
         else if (error !== undefined) this.options.log(`tsmpi: rank ${this.options.rank}: rail ${rail} from rank ${link.peer} closed: ${error.message}`);
       },
@@ -93,46 +102,54 @@ export class MultiRailTransport {
   private onFrame(link: Link, frame: InboundFrame, events: LinkEvents): void {
     const w = frame.words;
     const h = frame.headerIndex;
-    const type = w[h + H_TYPE]! & 0xff;
-    if (type === FrameType.RailAck) {
-      const ids = this.ackIds;
-      ids.length = 0;
-      for (const word of ACK_WORDS) {
-        const id = w[h + word]!;
-        if (id !== 0) ids.push(id);
-      }
-      this.linkTo(link.peer, events).acked(ids);
-      return;
-    }
-    if (type !== FrameType.RailSegment) {
+    const word0 = w[h]!;
+    if ((word0 & FRAME_LINK) === 0) {
       events.frame(link, frame);
       return;
     }
-    const segmentId = w[h + H_CONTEXT]!;
-    const frameStart = w[h + H_SOURCE]!;
-    const frameLength = w[h + H_AUX]!;
-    const segmentStart = w[h + H_TOTAL]!;
-    const segmentLength = w[h + H_LENGTH]!;
-    const receiverId = w[h + H_SEQ]!;
-    const start = segmentStart + frame.pieceOffset - frameStart;
-    const fresh = this.tracker.accept(`${link.peer}:${receiverId}:${frameStart}`, frameLength, start, start + frame.payloadLength);
-    let delivered = 0;
-    const out = this.scratch;
-    const sw = out.words;
-    sw[H_TYPE] = FrameType.Data | FRAME_SPLITTABLE;
-    sw[H_SEQ] = receiverId;
-    out.bytes = frame.bytes;
-    out.pieceOffset = 0;
-    for (const range of fresh) {
-      sw[H_TOTAL] = frameStart + range.start;
-      sw[H_LENGTH] = range.end - range.start;
-      out.payloadOffset = frame.payloadOffset + (range.start - start);
-      out.payloadLength = range.end - range.start;
-      delivered += out.payloadLength;
-      events.frame(link, out);
+    const key = `${link.peer}:${w[h + R_FRAME]!}`;
+    switch (railFrameType(word0)) {
+      case RailFrameType.Announce: {
+        const header = new Int32Array(FRAME_HEADER_WORDS);
+        new Uint8Array(header.buffer).set(frame.bytes.subarray(frame.payloadOffset, frame.payloadOffset + FRAME_HEADER_WORDS * 4));
+        this.tracker.open(key, w[h + R_FRAME_BYTES]!, header);
+        return;
+      }
+      case RailFrameType.Segment: {
+        const segmentStart = w[h + R_OFFSET]!;
+        const segmentLength = w[h + R_LENGTH]!;
+        const start = segmentStart + frame.pieceOffset;
+        const accepted = this.tracker.accept(key, start, start + frame.payloadLength);
+        let delivered = 0;
+        if (accepted !== undefined) {
+          const out = this.scratch;
+          out.words = accepted.data;
+          out.bytes = frame.bytes;
+          for (const range of accepted.fresh) {
+            out.pieceOffset = range.start;
+            out.payloadOffset = frame.payloadOffset + (range.start - start);
+            out.payloadLength = range.end - range.start;
+            delivered += out.payloadLength;
+            events.frame(link, out);
+          }
+        }
+        this.duplicateBytes += frame.payloadLength - delivered;
+        if (frame.pieceOffset + frame.payloadLength >= segmentLength) this.linkTo(link.peer, events).acknowledge(w[h + R_SEGMENT]!);
+        return;
+      }
+      case RailFrameType.Ack: {
+        const ids = this.ackIds;
+        ids.length = 0;
+        for (let i = 1; i <= ACK_IDS; i++) {
+          const id = w[h + i]!;
+          if (id !== 0) ids.push(id);
+        }
+        this.linkTo(link.peer, events).acked(ids);
+        return;
+      }
+      default:
+        this.options.log(`tsmpi: rank ${this.options.rank}: a rail frame of unknown type ${railFrameType(word0)} from rank ${link.peer} was dropped`);
     }
-    this.duplicateBytes += frame.payloadLength - delivered;
-    if (frame.pieceOffset + frame.payloadLength >= segmentLength) this.linkTo(link.peer, events).acknowledge(segmentId);
   }
 
   /** What each peer link's rails carried and how often they failed. */
@@ -152,6 +169,6 @@ export class MultiRailTransport {
 
   close(): void {
     for (const link of this.links.values()) link.close();
-    for (const tcp of this.options.rails) tcp.close();
+    for (const source of this.options.rails) source.close();
   }
 }

@@ -2,7 +2,7 @@
  * Sets up a rank's rails at init: a listener per rail (TSMPI_RAILS), the addresses to publish,
  * and, once every member's addresses are known, the {@link MultiRailTransport}.
  */
-import { realClock } from '../clock.js';
+import type { Clock } from '../clock.js';
 import { ErrorCode, TsmpiError } from '../errors.js';
 import type { Settings } from '../config/tunables.js';
 import { createRailPolicy } from '../policy/rail/index.js';
@@ -24,6 +24,8 @@ export interface OpenRailsOptions {
   settings: Settings;
   maxFramePayload: number;
   maxFrameBytes: number;
+  /** The rank's clock (the real one: the rails' timers and the policies' time). */
+  clock: Clock;
   log: (line: string) => void;
 }
 
@@ -64,7 +66,7 @@ export async function openRails(options: OpenRailsOptions): Promise<RailListener
         rails: transports,
         settings: options.rails.map((r) => ({ latency: RAIL_LATENCY, nominalRate: r.rate })),
         policy: (peer) => createRailPolicy(settings.railPolicy, { segMax: settings.segMax, seed: options.rank * 65599 + peer + 1 }),
-        clock: realClock,
+        clock: options.clock,
         minSplit: settings.railMinSplit,
         ackTimeout: settings.railAckTimeout,
         log: options.log,

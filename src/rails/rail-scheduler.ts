@@ -133,6 +133,11 @@ export class RailScheduler<T> {
     return this.unplanned.length > 0 || this.rails.some((r) => r.queuedSegments > 0);
   }
 
+  /** The data of every message not completely acknowledged yet. */
+  *pendingData(): IterableIterator<T> {
+    for (const message of this.remainingSegments.keys()) yield message.data;
+  }
+
   /** Bytes each rail carried (acknowledged), for reports. */
   ackedBytes(): number[] {
     return this.rails.map((r) => r.ackedBytes);

@@ -62,39 +62,54 @@ export class RangeSet {
 /** Frames remembered after completion, to drop late duplicates. */
 const REMEMBERED = 4096;
 
-export class SegmentTracker {
-  private readonly open = new Map<string, { ranges: RangeSet; length: number }>();
+/**
+ * The frames of one receiver: opened (announced) with their length and the owner's data for them
+ * (the multi-rail receiver keeps the frame's header), filled by ranges, forgotten when complete.
+ */
+export class SegmentTracker<T> {
+  private readonly frames = new Map<string, { ranges: RangeSet; length: number; data: T }>();
   private readonly done = new Set<string>();
   private readonly doneOrder: string[] = [];
 
   /** Frames partly received. */
   get openFrames(): number {
-    return this.open.size;
+    return this.frames.size;
+  }
+
+  /** Frame `key` of `length` bytes is announced (again: nothing changes; after completion: ignored). */
+  open(key: string, length: number, data: T): void {
+    if (this.done.has(key) || this.frames.has(key)) return;
+    if (length === 0) {
+      this.finish(key);
+      return;
+    }
+    this.frames.set(key, { ranges: new RangeSet(), length, data });
   }
 
   /**
-   * Bytes [start, end) of frame `key` (of `frameLength` bytes, offsets relative to the frame)
-   * arrived; returns the parts not delivered before (empty for a duplicate).
+   * Bytes [start, end) of frame `key` (offsets in the frame) arrived: the parts not delivered
+   * before (none for a duplicate) and the frame's data; undefined for a frame not open (complete
+   * and delivered already, or never announced).
    */
-  accept(key: string, frameLength: number, start: number, end: number): ByteRange[] {
-    if (this.done.has(key)) return [];
-    let entry = this.open.get(key);
-    if (entry === undefined) {
-      entry = { ranges: new RangeSet(), length: frameLength };
-      this.open.set(key, entry);
-    }
-    const fresh = entry.ranges.add(start, end);
+  accept(key: string, start: number, end: number): { fresh: ByteRange[]; data: T } | undefined {
+    const entry = this.frames.get(key);
+    if (entry === undefined) return undefined;
+    const fresh = entry.ranges.add(start, Math.min(end, entry.length));
     if (entry.ranges.bytes >= entry.length) {
-      this.open.delete(key);
-      this.done.add(key);
-      this.doneOrder.push(key);
-      if (this.doneOrder.length > REMEMBERED) this.done.delete(this.doneOrder.shift()!);
+      this.frames.delete(key);
+      this.finish(key);
     }
-    return fresh;
+    return { fresh, data: entry.data };
+  }
+
+  private finish(key: string): void {
+    this.done.add(key);
+    this.doneOrder.push(key);
+    if (this.doneOrder.length > REMEMBERED) this.done.delete(this.doneOrder.shift()!);
   }
 
   /** Forgets what came from one peer (its frames will not complete: the peer is gone). */
   forget(prefix: string): void {
-    for (const key of [...this.open.keys()]) if (key.startsWith(prefix)) this.open.delete(key);
+    for (const key of [...this.frames.keys()]) if (key.startsWith(prefix)) this.frames.delete(key);
   }
 }

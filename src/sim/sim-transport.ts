@@ -3,18 +3,17 @@
  * A frame sent at the sender's clock enters the network model then (an event), and is handed to
  * the receiver's endpoint when the model says its last byte arrived. Frames of one pair are
  * delivered in the order they were sent (a later small frame never overtakes an earlier large
- * one) where MPI's order depends on it: eager messages, rendezvous requests (RTS) and the pieces
- * of pipelined eager messages. A rendezvous' clear-to-send and its data are named by id and do
- * not queue behind the pair's other traffic, as on an RDMA network where they travel on their own
- * queue pair (and as SimGrid models a rendezvous: the transfer starts when both sides are there).
+ * one), except frames the protocol marks FRAME_UNORDERED (a rendezvous' clear-to-send and its
+ * data, named by id): those do not queue behind the pair's other traffic, as on an RDMA network
+ * where they travel on their own queue pair (and as SimGrid models a rendezvous: the transfer
+ * starts when both sides are there).
  * The link takes every frame at once (no backpressure): the model's bandwidth sharing is what
  * delays them.
  */
 import { copyOut } from '../transport/copy-bytes.js';
-import { FrameType, frameType, H_TYPE } from '../comm/frame-header.js';
 import type { Progress, ProgressHost } from '../transport/progress.js';
 import type { Settings } from '../config/tunables.js';
-import { FRAME_HEADER_BYTES, FRAME_HEADER_WORDS, type InboundFrame, type Link, type LinkEvents, type LinkLimits } from '../transport/link.js';
+import { FRAME_HEADER_BYTES, FRAME_HEADER_WORDS, FRAME_UNORDERED, type InboundFrame, type Link, type LinkEvents, type LinkLimits } from '../transport/link.js';
 import type { Transport } from '../transport/transport.js';
 import { SimProgress } from './sim-progress.js';
 import type { SimRank, SimWorld } from './world.js';
@@ -101,8 +100,7 @@ export class SimLink implements Link {
     world.chargeSend(this.from, this.to);
     const sentAt = world.rankNow(this.from);
     const rail = this.fabric.railOf(wire);
-    const type = frameType(words[H_TYPE]!);
-    if (type === FrameType.Cts || type === FrameType.Data) {
+    if ((words[0]! & FRAME_UNORDERED) !== 0) {
       world.sim.post(sentAt, () => {
         world.network.send(this.from.host, this.to.host, wire, rail, () => {
           this.deliverNow(words, bytes);

@@ -5,14 +5,7 @@
 import type { ControlArea } from './control-block.js';
 import type { Link, LinkEvents } from './link.js';
 import type { ShmTransport } from './shm-transport.js';
-import type { Transport } from './transport.js';
-
-/** What reaches the ranks of other processes: a TcpTransport, or a MultiRailTransport over several. */
-export interface RemoteTransport {
-  createLink(peer: number, events: LinkEvents): Link;
-  attach(events: LinkEvents): void;
-  close(): void;
-}
+import type { LinkSource, Transport } from './transport.js';
 
 export class HybridTransport implements Transport {
   readonly rank: number;
@@ -20,9 +13,10 @@ export class HybridTransport implements Transport {
   readonly control: ControlArea;
   readonly slot: number;
   private readonly shm: ShmTransport;
-  private readonly tcp: RemoteTransport;
+  private readonly tcp: LinkSource;
 
-  constructor(shm: ShmTransport, tcp: RemoteTransport) {
+  /** `tcp`: what reaches the ranks of other processes (a TcpTransport, or a MultiRailTransport over several). */
+  constructor(shm: ShmTransport, tcp: LinkSource) {
     this.shm = shm;
     this.tcp = tcp;
     this.rank = shm.rank;

@@ -24,7 +24,11 @@
  * Nothing above a link switches on what kind of link it is: it reads `limits`.
  */
 
-/** Header words of every frame (their meaning is the protocol's: see comm/frame-header.ts). */
+/**
+ * Header words of every frame. Their meaning is the protocol's (comm/frame-header.ts), except the
+ * top bits of word 0, which are the links' own: the flags below. The protocol's word 0 keeps to
+ * bits 0-15.
+ */
 export const FRAME_HEADER_WORDS = 8;
 export const FRAME_HEADER_BYTES = FRAME_HEADER_WORDS * 4;
 /**
@@ -32,6 +36,18 @@ export const FRAME_HEADER_BYTES = FRAME_HEADER_WORDS * 4;
  * `pieceOffset`), so a link may hand bytes on as they arrive instead of assembling the frame.
  */
 export const FRAME_SPLITTABLE = 1 << 30;
+/**
+ * A flag in header word 0: the frame need not arrive in order with the link's other frames (its
+ * receiver places it by its own fields). A link may deliver it as soon as it arrives, and a link
+ * over several rails may cut a frame that is also SPLITTABLE into pieces on all of them.
+ */
+export const FRAME_UNORDERED = 1 << 29;
+/**
+ * A flag in header word 0: a frame a link layer exchanges with its peer layer (a multi-rail
+ * link's segments and acknowledgements), which owns the rest of its header. It never reaches
+ * the layer above the link; that layer never sets it.
+ */
+export const FRAME_LINK = 1 << 28;
 
 /** What a link says about itself; upper layers decide from these numbers, never from its kind. */
 export interface LinkLimits {

@@ -9,6 +9,17 @@ import type { Settings } from '../config/tunables.js';
 import type { ControlArea } from './control-block.js';
 import type { Link, LinkEvents } from './link.js';
 
+/**
+ * What makes links to the peers of one network: TCP sockets, a simulated rail, or several of
+ * either (a multi-rail transport). `createLink` gives this rank's link to a peer; `attach` hands
+ * the owner's events to links the source accepts itself (incoming connections).
+ */
+export interface LinkSource {
+  createLink(peer: number, events: LinkEvents): Link;
+  attach(events: LinkEvents): void;
+  close(): void;
+}
+
 export interface Transport {
   /** World rank of the rank this transport serves. */
   readonly rank: number;

@@ -68,7 +68,7 @@ function run(s: Scenario): void {
   const received = sources.map((p) => new Uint8Array(p.bytes.length));
   const handedUp = sources.map(() => 0);
   const done = sources.map(() => 0);
-  const tracker = new SegmentTracker();
+  const tracker = new SegmentTracker<number>();
   const policy = createRailPolicy(s.policy, { segMax: s.segMax, seed: 7 });
   const scheduler: RailScheduler<Payload> = new RailScheduler<Payload>({
     rails: Array.from({ length: s.rails }, (_, i) => ({ latency: 1e-5 * (i + 1), nominalRate: 1e8 / (i + 1) })),
@@ -87,7 +87,10 @@ function run(s: Scenario): void {
       assert.equal(handedUp[i], sources[i]!.bytes.length, `message ${i} completed before all its bytes arrived`);
     },
   });
-  for (const p of sources) scheduler.submit({ length: p.bytes.length, data: p });
+  for (const p of sources) {
+    tracker.open(`0:${p.index}`, p.bytes.length, p.index);
+    scheduler.submit({ length: p.bytes.length, data: p });
+  }
 
   const deliver = (rail: number, budget: number): void => {
     const wire = wires[rail]!;
@@ -96,8 +99,8 @@ function run(s: Scenario): void {
       const { segment } = head;
       const n = Math.min(budget, segment.length - head.delivered);
       const start = segment.offset + head.delivered;
-      const key = `0:${segment.message.data.index}:0`;
-      for (const r of tracker.accept(key, segment.message.length, start, start + n)) {
+      const key = `0:${segment.message.data.index}`;
+      for (const r of tracker.accept(key, start, start + n)?.fresh ?? []) {
         received[segment.message.data.index]!.set(segment.message.data.bytes.subarray(r.start, r.end), r.start);
         handedUp[segment.message.data.index]! += r.end - r.start;
       }
@@ -170,10 +173,15 @@ test('range set: the fresh parts of any sequence of ranges add up to the union, 
   );
 });
 
-test('segment tracker: a frame is forgotten when complete, and late duplicates are dropped', () => {
-  const tracker = new SegmentTracker();
-  assert.deepEqual(tracker.accept('a', 10, 0, 6), [{ start: 0, end: 6 }]);
-  assert.deepEqual(tracker.accept('a', 10, 4, 10), [{ start: 6, end: 10 }]);
+test('segment tracker: a frame is forgotten when complete, and late duplicates and announces are dropped', () => {
+  const tracker = new SegmentTracker<string>();
+  assert.equal(tracker.accept('a', 0, 4), undefined, 'not announced');
+  tracker.open('a', 10, 'header of a');
+  tracker.open('a', 10, 'announced again on another rail');
+  assert.deepEqual(tracker.accept('a', 0, 6), { fresh: [{ start: 0, end: 6 }], data: 'header of a' });
+  assert.deepEqual(tracker.accept('a', 4, 10), { fresh: [{ start: 6, end: 10 }], data: 'header of a' });
   assert.equal(tracker.openFrames, 0);
-  assert.deepEqual(tracker.accept('a', 10, 0, 10), []);
+  assert.equal(tracker.accept('a', 0, 10), undefined, 'a late duplicate of a complete frame');
+  tracker.open('a', 10, 'a late announce');
+  assert.equal(tracker.openFrames, 0, 'a complete frame is not opened again');
 });
