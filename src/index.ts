@@ -17,8 +17,10 @@ export { Request, waitAll, waitAny, testAll, testAny, type Status } from './comm
 export { Op, type ReduceOp, type BuiltinOp, type AnyOp, type ValueIndex } from './comm/ops.js';
 export { TsmpiError, ErrorCode, isTsmpiError, type ErrorCodeValue, type TsmpiErrorData } from './errors.js';
 export type { TypedArray, BufferLike } from './comm/codec.js';
-export type { Outgoing, Incoming, ExchangeOptions } from './comm/exchange/exchange.js';
-export { Conveyor, type ConveyorOptions } from './comm/exchange/conveyor.js';
+export type { Outgoing, Incoming, ExchangeOptions } from './batch/exchange.js';
+export type { ConveyorOptions } from './batch/conveyor.js';
+// Also installs comm.exchange() and comm.conveyor().
+export { exchange, Conveyor } from './batch/communicator-methods.js';
 export type { PlannerName } from './policy/batch/types.js';
 export type { Clock, TimerHandle } from './clock.js';
 export { TaskPool, TaskHandle, TaskError, type SettledTask, type TaskStatus, type TaskPoolOptions, type SubmitOptions, type PoolStats, type PoolMode, type TaskHandlers, type TaskArg, type TaskResult, type TaskContext, type TaskHandler } from './balance/task-pool.js';

@@ -33,8 +33,10 @@ interface WorkerView {
 /** Runs the master until close() and the last task; returns each worker's totals (by rank; undefined for lost ones). */
 export async function runCentralMaster(master: PoolMaster, inbox: PoolInbox, options: CentralOptions): Promise<(WorkerTotals | undefined)[]> {
   const comm = master.comm;
+  // The rank's clock, in ms (virtual under the simulator).
+  const nowMs = (): number => comm.clock.now() * 1000;
   const workers: WorkerView[] = [];
-  for (let r = 0; r < comm.size; r++) if (r !== comm.rank) workers.push({ rank: r, held: new Set(), secondsPerTask: undefined, lastHeard: performance.now(), lost: false });
+  for (let r = 0; r < comm.size; r++) if (r !== comm.rank) workers.push({ rank: r, held: new Set(), secondsPerTask: undefined, lastHeard: nowMs(), lost: false });
   const byRank = new Map(workers.map((w) => [w.rank, w]));
   const totals: (WorkerTotals | undefined)[] = new Array(comm.size).fill(undefined);
   const live = (): WorkerView[] => workers.filter((w) => !w.lost);
@@ -42,7 +44,7 @@ export async function runCentralMaster(master: PoolMaster, inbox: PoolInbox, opt
 
   const handle = (arrival: Arrival): void => {
     const worker = byRank.get(arrival.source)!;
-    worker.lastHeard = performance.now();
+    worker.lastHeard = nowMs();
     if (arrival.tag !== PoolTag.Results) return;
     const results = arrival.value as WireResults;
     const done = results.outcomes.length;
@@ -76,7 +78,7 @@ export async function runCentralMaster(master: PoolMaster, inbox: PoolInbox, opt
       );
       if (count === 0) continue;
       // The silence clock of a worker starts when it has something to answer for.
-      if (w.held.size === 0) w.lastHeard = performance.now();
+      if (w.held.size === 0) w.lastHeard = nowMs();
       const batch: WireTask[] = [];
       for (const record of master.queue.takeFront(count)) {
         record.holder = w.rank;
@@ -103,7 +105,7 @@ export async function runCentralMaster(master: PoolMaster, inbox: PoolInbox, opt
 
   const checkLost = (): void => {
     if (options.lostAfter <= 0) return;
-    const now = performance.now();
+    const now = nowMs();
     for (const w of workers) {
       if (w.lost || w.held.size === 0 || now - w.lastHeard < options.lostAfter * 1000) continue;
       w.lost = true;
@@ -135,11 +137,11 @@ export async function runCentralMaster(master: PoolMaster, inbox: PoolInbox, opt
     if (master.finished) break;
     if (master.computes && master.queue.length > 0) {
       const before = master.runner.tasks;
-      const started = performance.now();
+      const started = nowMs();
       await master.computeFor(Math.max(options.dispatch.horizon / 4, 1e-4));
       const ran = master.runner.tasks - before;
       if (ran > 0) {
-        const perTask = (performance.now() - started) / 1000 / ran;
+        const perTask = (nowMs() - started) / 1000 / ran;
         masterSpeed.secondsPerTask = masterSpeed.secondsPerTask === undefined ? perTask : 0.5 * masterSpeed.secondsPerTask + 0.5 * perTask;
       }
       continue;
@@ -152,7 +154,7 @@ export async function runCentralMaster(master: PoolMaster, inbox: PoolInbox, opt
     }
     const waits: Promise<unknown>[] = [inbox.ready(), master.kicked()];
     if (options.lostAfter > 0 && workers.some((w) => !w.lost && w.held.size > 0)) {
-      waits.push(new Promise((resolve) => setTimeout(resolve, Math.max(1, options.lostAfter * 250)).unref()));
+      waits.push(comm.sleep(Math.max(0.001, options.lostAfter / 4)));
     }
     await master.runner.idle(Promise.race(waits));
   }
@@ -176,13 +178,14 @@ export async function runCentralMaster(master: PoolMaster, inbox: PoolInbox, opt
 
 /** A worker of the centralized pool: runs what it is sent, sends results back, until told to stop. */
 export async function runCentralWorker(comm: Communicator, inbox: PoolInbox, runner: TaskRunner, masterRank: number, dispatch: DispatchOptions): Promise<void> {
+  const nowMs = (): number => comm.clock.now() * 1000;
   const deque = new TaskDeque<WireTask>();
   let stopped = false;
   let outcomes: WireResults['outcomes'] = [];
   let seconds = 0;
   const flushEvery = Math.max(dispatch.horizon / 2, 1e-4) * 1000;
-  let lastFlush = performance.now();
-  const turns = new EventLoopTurns();
+  let lastFlush = nowMs();
+  const turns = new EventLoopTurns(comm);
 
   const take = (arrival: Arrival): void => {
     if (arrival.tag === PoolTag.Tasks) for (const task of arrival.value as WireTask[]) deque.pushBack(task);
@@ -196,7 +199,7 @@ export async function runCentralWorker(comm: Communicator, inbox: PoolInbox, run
     if (outcomes.length > 0) comm.isend({ seconds, outcomes } satisfies WireResults, masterRank, PoolTag.Results);
     outcomes = [];
     seconds = 0;
-    lastFlush = performance.now();
+    lastFlush = nowMs();
   };
 
   for (;;) {
@@ -209,9 +212,9 @@ export async function runCentralWorker(comm: Communicator, inbox: PoolInbox, run
     }
     while (deque.length > 0) {
       const task = deque.popFront()!;
-      const started = performance.now();
+      const started = nowMs();
       outcomes.push(await runner.run(task));
-      const now = performance.now();
+      const now = nowMs();
       seconds += (now - started) / 1000;
       if (now - lastFlush >= flushEvery) flush();
       await turns.maybeYield();

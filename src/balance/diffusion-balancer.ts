@@ -10,7 +10,7 @@
  *      and a quick exit when the worst rank is within `tolerance` of the ideal;
  *   3. gossip (policy/balance/gossip.ts): underloaded ranks advertise their deficits, and for
  *      `rounds` rounds every rank that learned something forwards all it knows to `fanout` random
- *      ranks (one comm.exchange per round);
+ *      ranks (one exchange per round);
  *   4. each overloaded rank splits its excess over the receivers it heard of, in proportion to
  *      their deficits (its row of the random migration matrix), and moves tasks from the TAIL of
  *      its queue (one more exchange). Arrivals go to the tail of the receiver's queue.
@@ -21,7 +21,7 @@
 import type { Communicator } from '../comm/communicator.js';
 import { ErrorCode, TsmpiError } from '../errors.js';
 import { Op } from '../comm/ops.js';
-import type { Outgoing } from '../comm/exchange/exchange.js';
+import { exchange, type Outgoing } from '../batch/exchange.js';
 import { defaultGossipRounds, gossipRng, GossipKnowledge, type GossipRecord } from '../policy/balance/gossip.js';
 import { advertisedRecord, defaultThreshold, senderRow, takeFromTail } from '../policy/balance/migration.js';
 import { createSpeedModel, type SpeedModel, type SpeedModelName } from '../policy/balance/speed-model.js';
@@ -135,7 +135,7 @@ export class DiffusionBalancer<T> {
     for (let round = 0; round < this.rounds; round++) {
       const { targets, records } = knowledge.nextRound(this.fanout, this.rng);
       const payload = encodeRecords(records);
-      const arrivals = await pcomm.exchange<Float64Array>(targets.map((dest) => ({ dest, tag: this.tag, payload })), { planner: 'direct' });
+      const arrivals = await exchange<Float64Array>(pcomm, targets.map((dest) => ({ dest, tag: this.tag, payload })), { planner: 'direct' });
       for (const arrival of arrivals) knowledge.learn(decodeRecords(arrival.payload));
     }
 
@@ -148,7 +148,7 @@ export class DiffusionBalancer<T> {
       sends.push({ dest, tag: this.tag, payload: tasks });
       sent += tasks.length;
     }
-    const arrivals = await pcomm.exchange<T[]>(sends, { planner: 'direct' });
+    const arrivals = await exchange<T[]>(pcomm, sends, { planner: 'direct' });
     let received = 0;
     for (const arrival of arrivals) {
       for (const task of arrival.payload) keep.push(task);

@@ -30,7 +30,7 @@ export class PoolMaster {
   closing = false;
   private wake: (() => void) | undefined;
   private wakeCalled = false;
-  private readonly turns = new EventLoopTurns();
+  private readonly turns: EventLoopTurns;
 
   constructor(
     readonly comm: Communicator,
@@ -38,7 +38,9 @@ export class PoolMaster {
     readonly handlerNames: readonly string[],
     /** Whether the master runs tasks itself between its polls (the seed's master does). */
     readonly computes: boolean,
-  ) {}
+  ) {
+    this.turns = new EventLoopTurns(comm);
+  }
 
   /** Tasks submitted and not settled. */
   get unsettled(): number {
@@ -94,14 +96,14 @@ export class PoolMaster {
 
   /** Runs up to `seconds` of queued tasks here (at least one), as the seed's master does between polls. */
   async computeFor(seconds: number): Promise<void> {
-    const until = performance.now() + seconds * 1000;
+    const until = this.comm.clock.now() + seconds;
     do {
       const record = this.queue.popFront();
       if (record === undefined) return;
       record.holder = this.comm.rank;
       record.attempts++;
       this.settle(await this.runner.run(this.wire(record)), this.comm.rank);
-    } while (performance.now() < until);
+    } while (this.comm.clock.now() < until);
     await this.turns.maybeYield();
   }
 }

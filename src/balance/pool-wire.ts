@@ -4,6 +4,7 @@
  * taken between tasks without blocking) and the task runner (runs a task by its handler's index,
  * times it, turns a throw into an error record).
  */
+import type { Clock } from '../clock.js';
 import type { Communicator } from '../comm/communicator.js';
 import { ANY_SOURCE, ANY_TAG } from '../comm/communicator.js';
 import type { Request } from '../comm/request.js';
@@ -64,26 +65,33 @@ export interface TaskContext {
 export type TaskHandler = (arg: never, context: TaskContext) => unknown;
 
 /**
- * Lets the event loop run: socket data (TCP peers) and timers are only handled there, and a loop
- * of synchronous handlers awaiting each other never gets back to it on its own. Two turns: a
- * setImmediate from inside a task may run before the loop's next poll for I/O.
+ * Lets other work run: socket data (TCP peers) and timers are only handled in the event loop, and
+ * a loop of synchronous handlers awaiting each other never gets back to it on its own (under the
+ * simulator: the other ranks). Two turns: a turn taken from inside a task may run before the
+ * loop's next poll for I/O.
  */
-export async function yieldToEventLoop(): Promise<void> {
-  await new Promise((resolve) => setImmediate(resolve));
-  await new Promise((resolve) => setImmediate(resolve));
+export async function yieldTurns(comm: Communicator): Promise<void> {
+  await comm.sleep(0);
+  await comm.sleep(0);
 }
 
-/** Milliseconds of tasks between two trips through the event loop (each costs ~0.1 ms with 8 ranks on 2 cores). */
-const YIELD_EVERY_MS = 4;
+/** Seconds of tasks between two trips through the event loop (each costs ~0.1 ms with 8 ranks on 2 cores). */
+const YIELD_EVERY = 0.004;
 
-/** Yields to the event loop if YIELD_EVERY_MS have passed since it last did. */
+/** Yields (see yieldTurns) when YIELD_EVERY seconds of the rank's clock have passed since it last did. */
 export class EventLoopTurns {
-  private last = performance.now();
+  private readonly comm: Communicator;
+  private last: number;
+
+  constructor(comm: Communicator) {
+    this.comm = comm;
+    this.last = comm.clock.now();
+  }
 
   async maybeYield(): Promise<void> {
-    if (performance.now() - this.last < YIELD_EVERY_MS) return;
-    await yieldToEventLoop();
-    this.last = performance.now();
+    if (this.comm.clock.now() - this.last < YIELD_EVERY) return;
+    await yieldTurns(this.comm);
+    this.last = this.comm.clock.now();
   }
 }
 
@@ -141,16 +149,18 @@ export class TaskRunner {
   idleSeconds = 0;
   readonly cancelled = new Set<number>();
 
+  /** `clock`: the rank's (busy and idle seconds are its time, virtual under the simulator). */
   constructor(
     private readonly handlers: readonly TaskHandler[],
     private readonly rank: number,
+    private readonly clock: Clock,
   ) {}
 
   /** Waits for `event` with nothing to run, counting the time as idle. */
   async idle(event: Promise<unknown>): Promise<void> {
-    const started = performance.now();
+    const started = this.clock.now();
     await event;
-    this.idleSeconds += (performance.now() - started) / 1000;
+    this.idleSeconds += this.clock.now() - started;
   }
 
   /** What this rank did, for the pool's statistics. */
@@ -161,7 +171,7 @@ export class TaskRunner {
   async run(task: WireTask): Promise<WireOutcome> {
     const [id, index, arg] = task;
     if (this.cancelled.delete(id)) return [id, 2];
-    const started = performance.now();
+    const started = this.clock.now();
     try {
       let value = this.handlers[index]!(arg as never, { id, rank: this.rank });
       if (value instanceof Promise) value = await value;
@@ -171,7 +181,7 @@ export class TaskRunner {
       return [id, 1, { name: e.name, message: e.message, ...(e.stack !== undefined && { stack: e.stack }) }];
     } finally {
       this.tasks++;
-      this.busySeconds += (performance.now() - started) / 1000;
+      this.busySeconds += this.clock.now() - started;
     }
   }
 }

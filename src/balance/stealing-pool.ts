@@ -35,6 +35,8 @@ export async function runStealingRank(
   options: StealingOptions,
   master?: PoolMaster,
 ): Promise<(WorkerTotals | undefined)[]> {
+  // The rank's clock, in ms (virtual under the simulator).
+  const nowMs = (): number => comm.clock.now() * 1000;
   const deque = new TaskDeque<WireTask>();
   const totals: (WorkerTotals | undefined)[] = new Array(comm.size).fill(undefined);
   /** Steal requests sent and not answered. */
@@ -48,9 +50,9 @@ export async function runStealingRank(
   let dealAt = 0;
   let outcomes: WireOutcome[] = [];
   let seconds = 0;
-  let lastFlush = performance.now();
+  let lastFlush = nowMs();
   const sliceMs = options.slice * 1000;
-  const turns = new EventLoopTurns();
+  const turns = new EventLoopTurns(comm);
 
   const handle = (arrival: Arrival): void => {
     switch (arrival.tag) {
@@ -97,7 +99,7 @@ export async function runStealingRank(
     if (outcomes.length > 0) comm.isend({ seconds, outcomes } satisfies WireResults, masterRank, PoolTag.Results);
     outcomes = [];
     seconds = 0;
-    lastFlush = performance.now();
+    lastFlush = nowMs();
   };
 
   // The master's extra duties: deal new tasks in even blocks, pass cancellations on, stop at the end.
@@ -145,16 +147,16 @@ export async function runStealingRank(
       if (stopSent && finals === comm.size - 1) break;
     }
     if (deque.length > 0) {
-      const until = performance.now() + sliceMs;
+      const until = nowMs() + sliceMs;
       do {
         const task = deque.popFront()!;
-        const started = performance.now();
+        const started = nowMs();
         const outcome = await runner.run(task);
-        seconds += (performance.now() - started) / 1000;
+        seconds += (nowMs() - started) / 1000;
         if (master !== undefined) master.settle(outcome, comm.rank);
         else outcomes.push(outcome);
-      } while (deque.length > 0 && performance.now() < until);
-      if (performance.now() - lastFlush >= sliceMs) flush();
+      } while (deque.length > 0 && nowMs() < until);
+      if (nowMs() - lastFlush >= sliceMs) flush();
       await turns.maybeYield();
       continue;
     }
@@ -163,7 +165,7 @@ export async function runStealingRank(
       if (stopped) break;
     }
     if (progressed) continue;
-    const now = performance.now();
+    const now = nowMs();
     if (failures >= comm.size - 1 && stealsOut === 0 && parkedUntil === 0) {
       parkedUntil = now + parkMs;
       parkMs = Math.min(parkMs * 2, PARK_MAX_MS);
@@ -183,7 +185,7 @@ export async function runStealingRank(
     }
     const waits: Promise<unknown>[] = [inbox.ready()];
     if (master !== undefined) waits.push(master.kicked());
-    if (parkedUntil !== 0) waits.push(new Promise((resolve) => setTimeout(resolve, Math.max(1, parkedUntil - now)).unref()));
+    if (parkedUntil !== 0) waits.push(comm.sleep(Math.max(1, parkedUntil - now) / 1000));
     await runner.idle(Promise.race(waits));
   }
   if (master === undefined) await comm.send(runner.totals(), masterRank, PoolTag.Final);

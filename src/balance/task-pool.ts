@@ -19,7 +19,6 @@
  */
 import type { Communicator } from '../comm/communicator.js';
 import { ErrorCode, TsmpiError, type ErrorCodeValue } from '../errors.js';
-import { readSettings } from '../config/tunables.js';
 import { defaultDispatchOptions } from '../policy/balance/dispatch.js';
 import { Rng } from '../rng.js';
 import { runCentralMaster, runCentralWorker } from './central-pool.js';
@@ -174,6 +173,7 @@ export class TaskPool<H extends TaskHandlers> {
     const runner = new TaskRunner(
       this.names.map((n) => handlers[n]!),
       comm.rank,
+      comm.clock,
     );
     const inbox = new PoolInbox(comm);
     const dispatch = { ...defaultDispatchOptions, horizon: options.horizon };
@@ -213,7 +213,7 @@ export class TaskPool<H extends TaskHandlers> {
     const master = options.master ?? 0;
     const fail = (message: string, hint: string): TsmpiError => new TsmpiError(ErrorCode.Arg, message, { rank: comm.rank, operation: 'TaskPool.open', hint });
     if (!Number.isInteger(master) || master < 0 || master >= comm.size) throw fail(`master ${String(master)} is not a rank of this communicator (size ${comm.size})`, 'pass a rank in 0 .. size-1');
-    const mode = options.mode ?? readSettings(process.env).poolMode;
+    const mode = options.mode ?? comm.settings.poolMode;
     if (mode !== 'central' && mode !== 'stealing') throw fail(`mode ${JSON.stringify(mode)} is unknown`, "use 'central' or 'stealing'");
     for (const [name, fn] of Object.entries(handlers)) if (typeof fn !== 'function') throw fail(`handler ${JSON.stringify(name)} is not a function`, 'pass { name: (arg) => result, ... }');
     const horizon = options.horizon ?? defaultDispatchOptions.horizon;

@@ -7,6 +7,7 @@
  *
  * Every rank of the group must call a collective, in the same order as the others.
  */
+import type { Clock } from '../clock.js';
 import type { Settings } from '../config/tunables.js';
 import { bytesOf, rawKindOf, type BufferLike, type TypedArray } from './codec.js';
 import { allgather, allgatherv } from './collectives/allgather.js';
@@ -15,8 +16,6 @@ import { alltoall, alltoallv } from './collectives/alltoall.js';
 import { barrier } from './collectives/barrier.js';
 import { bcast, bcastBytes } from './collectives/bcast.js';
 import { CollectiveCall } from './collectives/call.js';
-import { Conveyor, type ConveyorOptions } from './exchange/conveyor.js';
-import { exchange, TransferCosts, type ExchangeComms, type ExchangeHost, type ExchangeOptions, type Incoming, type Outgoing } from './exchange/exchange.js';
 import { gather, gatherv, type Concatenated } from './collectives/gather.js';
 import { reduce } from './collectives/reduce.js';
 import { scan, exscan } from './collectives/scan.js';
@@ -77,7 +76,6 @@ export class Communicator {
   readonly #label: CommunicatorLabel;
   #collectiveSeq = 0;
   #self: Communicator | undefined;
-  #exchangeHost: Promise<ExchangeHost> | undefined;
 
   /** @internal Communicators come from `init()`, `split()` and `dup()`. */
   constructor(init: CommunicatorInit) {
@@ -335,6 +333,38 @@ export class Communicator {
     return alltoallv(this.#call('alltoallv'), data, sendCounts, recvCounts);
   }
 
+  // ---- time ----------------------------------------------------------------------------------
+
+  /**
+   * This rank's clock: `now()` in seconds and timers (`schedule`, `cancel`). In a real run it is
+   * the wall clock; under `tsmpi sim` the rank's virtual time, and timers fire at virtual times
+   * (their callbacks should be short: they run as events, not as the rank's computation).
+   */
+  get clock(): Clock {
+    return this.#endpoint.engine.clock;
+  }
+
+  /**
+   * Waits `seconds` of this rank's time (virtual under `tsmpi sim`, where the rank counts as
+   * blocked meanwhile). `sleep(0)` lets other work run once (I/O, timers; other ranks in the
+   * simulator) and returns.
+   */
+  sleep(seconds: number): Promise<void> {
+    if (!(seconds >= 0)) throw this.#error(ErrorCode.Arg, `sleep(${String(seconds)})`, 'sleep', 'pass a number of seconds >= 0');
+    return this.#endpoint.engine.sleep(seconds);
+  }
+
+  /** The node (host) index of communicator rank `rank` in the job's node map (0 when unknown). */
+  nodeOf(rank: number): number {
+    this.#checkRank(rank, false, 'nodeOf');
+    return this.#endpoint.nodeOfWorld[this.#group[rank]!] ?? 0;
+  }
+
+  /** @internal The rank's tunables (TSMPI_*), for the layers built on the communicator. */
+  get settings(): Settings {
+    return this.#settings;
+  }
+
   // ---- computation (simulator) ---------------------------------------------------------------
 
   /**
@@ -393,42 +423,6 @@ export class Communicator {
   /** A new communicator with the same ranks and a context of its own (messages never cross). */
   async dup(): Promise<Communicator> {
     return (await this.#split(0, this.rank, `dup of ${this.name}`))!;
-  }
-
-  // ---- batches (seed 2) -----------------------------------------------------------------------
-
-  /**
-   * Collective: a superstep's point-to-point messages, planned together. Each rank passes the
-   * messages it sends and gets back every message sent to it (grouped by source in rank order,
-   * in the sender's order within a source), exactly as if each had been sent alone. The planner
-   * (option `planner`, default TSMPI_BATCH_PLANNER) reorders and aggregates them: `direct`,
-   * `reorder`, `aggregate`, `pipelined` (the paper's growing windows) or `adaptive`.
-   * @example
-   * ```ts
-   * const got = await comm.exchange([{ dest: (comm.rank + 1) % comm.size, tag: 0, payload: halo }]);
-   * ```
-   */
-  async exchange<T = unknown>(sends: readonly Outgoing[], options: ExchangeOptions = {}): Promise<Incoming<T>[]> {
-    if (!Array.isArray(sends)) throw this.#error(ErrorCode.Type, 'exchange() takes an array of { dest, tag, payload }', 'exchange', 'pass an array (empty when this rank sends nothing)');
-    this.#exchangeHost ??= (async () => {
-      const nodes = this.#endpoint.nodeOfWorld;
-      const nodeOf = Int32Array.from(this.#group, (world) => nodes[world] ?? 0);
-      const pair = async (): Promise<ExchangeComms> => {
-        const comm = await this.dup();
-        return { comm, nodeComm: (await comm.split(nodeOf[this.rank]!, this.rank))! };
-      };
-      const comms = [await pair(), await pair()] as const;
-      return { comms, calls: 0, nodeOf, costs: new TransferCosts(), defaultPlanner: this.#settings.batchPlanner };
-    })();
-    return exchange<T>(await this.#exchangeHost, sends, options);
-  }
-
-  /**
-   * Collective: a conveyor for streams of tiny items to arbitrary ranks (aggregated per
-   * destination, flushed on size, on a timer and at `close()`); see {@link Conveyor}.
-   */
-  async conveyor(options: ConveyorOptions): Promise<Conveyor> {
-    return new Conveyor(await this.dup(), options);
   }
 
   // ---- helpers --------------------------------------------------------------------------------

@@ -78,6 +78,8 @@ interface PeerState {
   queue: OutboundJob[];
   head: number;
   backlogged: boolean;
+  /** Why the sending link closed: what is sent to the peer afterwards fails at once. */
+  failed: TsmpiError | undefined;
 }
 
 export class Endpoint implements RequestDriver {
@@ -167,6 +169,11 @@ export class Endpoint implements RequestDriver {
   private isendBytes(context: number, dest: number, source: number, tag: number, kind: number, bytes: Uint8Array, operation: string, peerRank: number): Request<void> {
     const request = new Request<void>(this, operation, peerRank, tag, context);
     const peer = this.peer(dest);
+    if (peer.failed !== undefined) {
+      // The link to that rank is gone (it exited or failed): a frame queued on it would wait for ever.
+      request.fail(new TsmpiError(ErrorCode.Transport, peer.failed.detail, { rank: this.rank, operation, hint: peer.failed.hint }));
+      return request;
+    }
     const length = bytes.length;
     const header = this.header;
     header[H_CONTEXT] = context;
@@ -619,6 +626,7 @@ export class Endpoint implements RequestDriver {
       }
     }
     const peer = this.peers[peerRank];
+    if (sends && peer !== undefined && peer.link === link) peer.failed = failure('send');
     if (sends && peer !== undefined) {
       for (let i = peer.head; i < peer.queue.length; i++) {
         const job = peer.queue[i]!;
@@ -665,7 +673,7 @@ export class Endpoint implements RequestDriver {
     let peer = this.peers[rank];
     if (peer === undefined) {
       const link = this.transport.createLink(rank, this.events);
-      peer = { link, queue: [], head: 0, backlogged: false };
+      peer = { link, queue: [], head: 0, backlogged: false, failed: undefined };
       this.peers[rank] = peer;
       if (rank === this.rank) this.polled.push(link);
     }

@@ -86,6 +86,11 @@ export class Simulation implements Clock {
     return this.size;
   }
 
+  /** Events waiting that will run (cancelled ones not counted; cancel only what has not run). */
+  get live(): number {
+    return this.size - this.cancelled.size;
+  }
+
   /** Time of the next live event, or Infinity. */
   peekTime(): number {
     if (this.cancelled.size > 0) this.dropCancelled();

@@ -110,6 +110,8 @@ interface RankStore {
 
 /** Checks (10 ms apart) for ranks in real timers or I/O before an idle world counts as deadlocked. */
 const IDLE_CHECKS = 100;
+/** Timer events in a row, with nothing else left, after which the world counts as idle. */
+const TIMER_ONLY_EVENTS = 10_000;
 
 export async function runProgram(options: ProgramRunOptions): Promise<SimRunResult> {
   const started = performance.now();
@@ -214,7 +216,13 @@ export async function runProgram(options: ProgramRunOptions): Promise<SimRunResu
     }
     let lastReport = performance.now();
     let idleChecks = 0;
-    while (failures.length === 0) {
+    let timersOnly = 0;
+    while (failures.length === 0 && finished < options.np) {
+      // Events that are only ranks' timers, one after another, with nothing else to do: a
+      // periodic timer (a conveyor's flush) would otherwise keep a deadlocked world going.
+      if (world.onlyTimersLeft()) {
+        if (++timersOnly > TIMER_ONLY_EVENTS) break;
+      } else timersOnly = 0;
       // next() resolves the rank's waiter: its code runs from the microtask queue, after we
       // have started waiting for its segment to end.
       const next = world.next();

@@ -29,6 +29,11 @@ const MAX_POLL_SECONDS = 3600;
  * code runs (a poll ran the network up to it) fires once that code awaits, as a real timer
  * would: never in the middle of a call.
  */
+interface RankTimer extends TimerHandle {
+  pending: boolean;
+  event: TimerHandle;
+}
+
 export class RankClock implements Clock {
   private readonly world: SimWorld;
   private readonly rank: SimRank;
@@ -43,14 +48,28 @@ export class RankClock implements Clock {
   }
 
   schedule(seconds: number, fn: () => void): TimerHandle {
-    return this.world.sim.at(this.now() + Math.max(0, seconds), () => {
-      if (this.world.current === this.rank) queueMicrotask(fn);
-      else fn();
-    });
+    const world = this.world;
+    world.liveTimers++;
+    const handle: RankTimer = {
+      id: 0,
+      pending: true,
+      event: world.sim.at(this.now() + Math.max(0, seconds), () => {
+        if (!handle.pending) return;
+        handle.pending = false;
+        world.liveTimers--;
+        if (world.current === this.rank) queueMicrotask(fn);
+        else fn();
+      }),
+    };
+    return handle;
   }
 
   cancel(handle: TimerHandle): void {
-    this.world.sim.cancel(handle);
+    const timer = handle as RankTimer;
+    if (!timer.pending) return;
+    timer.pending = false;
+    this.world.liveTimers--;
+    this.world.sim.cancel(timer.event);
   }
 }
 

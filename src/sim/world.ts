@@ -120,6 +120,8 @@ export class SimWorld {
   current: SimRank | null = null;
   /** Timeline spans, when a trace was asked for. */
   spans: Span[] | null = null;
+  /** Ranks' clock timers scheduled and not yet fired or cancelled (conveyor flushes, rail watchdogs, ...). */
+  liveTimers = 0;
 
   constructor(options: SimWorldOptions) {
     this.options = options;
@@ -311,6 +313,15 @@ export class SimWorld {
     // An event may wake a rank: the bound is read again after each one.
     while (this.sim.peekTime() <= Math.min(time, heap.length > 0 ? heap[0]!.time : Infinity)) this.sim.step();
     if (running !== null && running.running && this.computeMode === 'measured') running.realStart += performance.now() - started;
+  }
+
+  /**
+   * True when nothing is left but the ranks' timers: no rank to resume, no transfer in flight. A
+   * timer may still start something (a rail's drain tick), so they run; the runner stops when
+   * nothing but timers has happened for a long while (a periodic timer in a deadlock).
+   */
+  onlyTimersLeft(): boolean {
+    return this.resumeHeap.length === 0 && this.sim.live <= this.liveTimers;
   }
 
   /** Resolves when the running segment of `rank` ends. */

@@ -199,9 +199,10 @@ export class ProgressEngine implements Progress {
     clearInterval(this.keepAlive);
   }
 
-  /** Resolves after `seconds` (a timer that keeps the thread alive meanwhile). */
+  /** Resolves after `seconds` (a timer that keeps the thread alive meanwhile); 0: after one turn of the event loop. */
   sleep(seconds: number): Promise<void> {
-    return new Promise((resolve) => setTimeout(resolve, Math.max(0, seconds * 1000)));
+    if (!(seconds > 0)) return new Promise((resolve) => setImmediate(resolve));
+    return new Promise((resolve) => setTimeout(resolve, seconds * 1000));
   }
 
   /** Polls until `target` is done or the spin budget is spent. */

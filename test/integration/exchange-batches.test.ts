@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { init } from '../../src/bootstrap/init.ts';
+import { init } from '../../src/index.ts';
 import { PLANNER_NAMES } from '../../src/policy/batch/types.ts';
 import { simulate } from '../../src/sim/simulate.ts';
 import { batchOf, expectedFor } from '../helpers/batches.ts';

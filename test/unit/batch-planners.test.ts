@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { pack, unpack } from '../../src/comm/exchange/pack.ts';
+import { pack, unpack } from '../../src/batch/pack.ts';
 import { encodeValue } from '../../src/comm/codec.ts';
 import { planBatch, reorderDestinations } from '../../src/policy/batch/planners.ts';
 import { PLANNER_NAMES, type BatchMessage } from '../../src/policy/batch/types.ts';

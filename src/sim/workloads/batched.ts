@@ -6,6 +6,7 @@
  * each planner. A wavefront sweep becomes a bulk-synchronous one (one exchange per octant): its
  * volume and partners are kept, its pipelining across stages is not.
  */
+import { exchange } from '../../batch/exchange.js';
 import type { Communicator } from '../../comm/communicator.js';
 import type { PlannerName } from '../../policy/batch/types.js';
 import type { Action } from '../replay/actions.js';
@@ -26,7 +27,7 @@ export async function replayBatched(comm: Communicator, actions: readonly Action
   const flush = async (): Promise<void> => {
     messages += batch.length;
     supersteps++;
-    await comm.exchange(batch, { planner });
+    await exchange(comm, batch, { planner });
     batch = [];
   };
   for (const a of actions) {

@@ -12,9 +12,10 @@
  * number, so items from a source are delivered in push order even when receives complete out of
  * order.
  */
-import type { Communicator } from '../communicator.js';
-import { ErrorCode, TsmpiError } from '../../errors.js';
-import type { Request } from '../request.js';
+import type { TimerHandle } from '../clock.js';
+import type { Communicator } from '../comm/communicator.js';
+import type { Request } from '../comm/request.js';
+import { ErrorCode, TsmpiError } from '../errors.js';
 
 export interface ConveyorOptions {
   /** Called for each item that arrives; the bytes are only valid during the call. */
@@ -52,7 +53,8 @@ export class Conveyor {
   private inFlight = 0;
   private readonly sends: { request: Request<void>; bytes: number }[] = [];
   private readonly posted = new Set<Request<unknown>>();
-  private timer: ReturnType<typeof setInterval> | undefined;
+  private timer: TimerHandle | undefined;
+  private readonly flushInterval: number;
   private closing = false;
   private failure: Error | undefined;
   private wake: (() => void) | undefined;
@@ -60,7 +62,15 @@ export class Conveyor {
   pushed = 0;
   delivered = 0;
 
-  /** @internal Made by `comm.conveyor()` on a private duplicate of the communicator. */
+  /**
+   * Collective: a conveyor on a private duplicate of `comm` (every rank of `comm` calls it).
+   * Also `comm.conveyor(options)`.
+   */
+  static async open(comm: Communicator, options: ConveyorOptions): Promise<Conveyor> {
+    return new Conveyor(await comm.dup(), options);
+  }
+
+  /** @internal Made by {@link Conveyor.open} on a private duplicate of the communicator. */
   constructor(comm: Communicator, options: ConveyorOptions) {
     this.comm = comm;
     this.onItem = options.onItem;
@@ -72,11 +82,18 @@ export class Conveyor {
     this.receivedFrom = new Int32Array(comm.size);
     this.announced = new Int32Array(comm.size).fill(-1);
     for (let i = 0; i < (options.receives ?? 4); i++) this.post();
-    const interval = options.flushInterval ?? 0.002;
-    if (interval > 0) {
-      this.timer = setInterval(() => this.flush(), interval * 1000);
-      this.timer.unref();
-    }
+    // Partial buffers go every flushInterval seconds of the rank's clock (virtual under the simulator).
+    this.flushInterval = options.flushInterval ?? 0.002;
+    if (this.flushInterval > 0) this.scheduleFlush();
+  }
+
+  private scheduleFlush(): void {
+    this.timer = this.comm.clock.schedule(this.flushInterval, () => {
+      this.timer = undefined;
+      if (this.closing) return;
+      this.flush();
+      this.scheduleFlush();
+    });
   }
 
   /** Queues `item` for `dest`; false when too much is travelling (then `await advance()`). */
@@ -112,7 +129,7 @@ export class Conveyor {
   /** Waits until travelling bytes fall under the limit (arrivals are delivered meanwhile). */
   async advance(): Promise<void> {
     while (this.inFlight >= this.maxInFlight && this.sends.length > 0) await this.settleOldest();
-    await new Promise<void>((resolve) => setImmediate(resolve));
+    await this.comm.sleep(0);
     if (this.failure) throw this.failure;
   }
 
@@ -121,7 +138,7 @@ export class Conveyor {
     if (this.closing) return;
     this.flush();
     this.closing = true;
-    if (this.timer !== undefined) clearInterval(this.timer);
+    if (this.timer !== undefined) this.comm.clock.cancel(this.timer);
     const ends: Request<void>[] = [];
     for (let d = 0; d < this.comm.size; d++) ends.push(this.comm.isend(this.sentTo[d]!, d, END));
     while (!this.complete()) {

@@ -8,8 +8,8 @@
  * Hand-written rather than msgpack: the items are already encoded payloads (typed arrays as raw
  * bytes), so packing is one copy of each into a buffer sized up front.
  */
-import { decodeValue, type Encoded } from '../codec.js';
-import { PACK_ITEM_OVERHEAD } from '../../policy/batch/planners.js';
+import { decodeValue, type Encoded } from '../comm/codec.js';
+import { PACK_ITEM_OVERHEAD } from '../policy/batch/planners.js';
 
 export interface PackItem {
   tag: number;

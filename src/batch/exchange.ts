@@ -1,5 +1,7 @@
 /**
- * `comm.exchange(sends)`: a superstep's point-to-point messages, planned together (seed 2).
+ * `exchange(comm, sends)` (also `comm.exchange(sends)`): a superstep's point-to-point messages,
+ * planned together (batch scheduling, docs/techniques.md section 2). Built on the communicator,
+ * as the task pool is: nothing below knows of it.
  * Every rank of the communicator calls it with the messages it sends (destination, tag, payload)
  * and gets back every message sent to it, as if each had been sent and received one by one:
  * grouped by source in rank order, and in the sender's order within a source.
@@ -14,8 +16,8 @@
  * Receives take any source, so consecutive calls alternate between two private communicators: a
  * fast rank's next superstep can never be taken for this one (two calls apart cannot overlap,
  * since a rank only starts call k + 2 after every rank has finished call k).
- * After each exchange the measured time updates the per-message cost and bandwidth the
- * adaptive planner uses (a least-squares fit of time = transfers * o + bytes / B).
+ * After each exchange the time it took on the rank's clock (virtual under the simulator) updates
+ * the per-message cost and bandwidth the adaptive planner uses (policy/batch/transfer-costs.ts).
  *
  * Node pairs (`pipelined`, `adaptive`, when some node holds several ranks): the paper aggregates
  * the messages of a whole node pair, which takes two hops through forwarders, as Bale's 2-hop
@@ -28,14 +30,15 @@
  * the node-pair volumes, degrees and window counts; every message carries its source and its
  * index in its source's batch, so the result keeps the order of sending one by one.
  */
-import { planBatch, reorderDestinations } from '../../policy/batch/planners.js';
-import type { PlannerName, PlannerOptions } from '../../policy/batch/types.js';
-import { decodeValue, encodeValue, type Encoded } from '../codec.js';
-import type { Communicator } from '../communicator.js';
-import { ErrorCode, TsmpiError } from '../../errors.js';
-import { ANY_SOURCE } from '../matching.js';
-import { Op } from '../ops.js';
-import { waitAll, type Request } from '../request.js';
+import { decodeValue, encodeValue, type Encoded } from '../comm/codec.js';
+import type { Communicator } from '../comm/communicator.js';
+import { ANY_SOURCE } from '../comm/matching.js';
+import { Op } from '../comm/ops.js';
+import { waitAll, type Request } from '../comm/request.js';
+import { ErrorCode, TsmpiError } from '../errors.js';
+import { planBatch, reorderDestinations } from '../policy/batch/planners.js';
+import { TransferCosts } from '../policy/batch/transfer-costs.js';
+import type { PlannerName, PlannerOptions } from '../policy/batch/types.js';
 import { pack, packRecords, RECORD_OVERHEAD, unpack, unpackRecords, type MessageRecord, type PackItem } from './pack.js';
 
 /** One message of a batch. */
@@ -60,37 +63,6 @@ export interface ExchangeOptions extends PlannerOptions {
 /** What a packed transfer travels with: the largest tag (user tags stay below it). */
 export const PACK_TAG = 0x3fffffff;
 
-/** The measured cost of a transfer, fitted over past exchanges (adaptive planner). */
-export class TransferCosts {
-  /** Sums for the least-squares fit of seconds = n * o + bytes / B (with forgetting). */
-  private snn = 0;
-  private snb = 0;
-  private sbb = 0;
-  private snt = 0;
-  private sbt = 0;
-  perMessage = 20e-6;
-  bandwidth = 1e9;
-
-  observe(transfers: number, bytes: number, seconds: number): void {
-    const f = 0.8;
-    this.snn = f * this.snn + transfers * transfers;
-    this.snb = f * this.snb + transfers * bytes;
-    this.sbb = f * this.sbb + bytes * bytes;
-    this.snt = f * this.snt + transfers * seconds;
-    this.sbt = f * this.sbt + bytes * seconds;
-    const det = this.snn * this.sbb - this.snb * this.snb;
-    if (Math.abs(det) < 1e-9 * this.snn * this.sbb) {
-      // One kind of observation so far: attribute the time to messages at the current bandwidth.
-      if (transfers > 0) this.perMessage = Math.max(1e-7, (seconds - bytes / this.bandwidth) / transfers);
-      return;
-    }
-    const o = (this.snt * this.sbb - this.sbt * this.snb) / det;
-    const inv = (this.snn * this.sbt - this.snb * this.snt) / det;
-    if (o > 0) this.perMessage = o;
-    if (inv > 0) this.bandwidth = 1 / inv;
-  }
-}
-
 /** A pair of private communicators, used by alternate calls. */
 export interface ExchangeComms {
   /** A duplicate of the user's communicator. */
@@ -113,7 +85,45 @@ function argError(rank: number, message: string, hint: string): TsmpiError {
   return new TsmpiError(ErrorCode.Arg, message, { rank, operation: 'exchange', hint });
 }
 
-export async function exchange<T = unknown>(host: ExchangeHost, sends: readonly Outgoing[], options: ExchangeOptions = {}): Promise<Incoming<T>[]> {
+/** Each communicator's private pair of duplicates and learnt costs, made on its first exchange. */
+const hosts = new WeakMap<Communicator, Promise<ExchangeHost>>();
+
+function hostOf(comm: Communicator): Promise<ExchangeHost> {
+  let host = hosts.get(comm);
+  if (host === undefined) {
+    host = (async () => {
+      const nodeOf = Int32Array.from({ length: comm.size }, (_, r) => comm.nodeOf(r));
+      const pair = async (): Promise<ExchangeComms> => {
+        const dup = await comm.dup();
+        return { comm: dup, nodeComm: (await dup.split(nodeOf[comm.rank]!, comm.rank))! };
+      };
+      const comms = [await pair(), await pair()] as const;
+      return { comms, calls: 0, nodeOf, costs: new TransferCosts(), defaultPlanner: comm.settings.batchPlanner };
+    })();
+    hosts.set(comm, host);
+  }
+  return host;
+}
+
+/**
+ * Collective: a superstep's point-to-point messages, planned together. Each rank passes the
+ * messages it sends and gets back every message sent to it (grouped by source in rank order, in
+ * the sender's order within a source), exactly as if each had been sent alone. The planner
+ * (option `planner`, default TSMPI_BATCH_PLANNER) reorders and aggregates them: `direct`,
+ * `reorder`, `aggregate`, `pipelined` (the paper's growing windows) or `adaptive`.
+ * @example
+ * ```ts
+ * const got = await exchange(comm, [{ dest: (comm.rank + 1) % comm.size, tag: 0, payload: halo }]);
+ * ```
+ */
+export async function exchange<T = unknown>(comm: Communicator, sends: readonly Outgoing[], options: ExchangeOptions = {}): Promise<Incoming<T>[]> {
+  if (!Array.isArray(sends)) {
+    throw new TsmpiError(ErrorCode.Type, 'exchange() takes an array of { dest, tag, payload }', { rank: comm.worldRankOf(comm.rank), operation: 'exchange', hint: 'pass an array (empty when this rank sends nothing)' });
+  }
+  return run<T>(await hostOf(comm), sends, options);
+}
+
+async function run<T>(host: ExchangeHost, sends: readonly Outgoing[], options: ExchangeOptions): Promise<Incoming<T>[]> {
   const comms = host.comms[host.calls++ & 1]!;
   const { rank, size } = comms.comm;
   const planner = options.planner ?? host.defaultPlanner;
@@ -130,7 +140,7 @@ export async function exchange<T = unknown>(host: ExchangeHost, sends: readonly 
 /** Aggregation per process pair (and the unaggregated planners). */
 async function peerExchange<T>(host: ExchangeHost, comm: Communicator, sends: readonly Outgoing[], encoded: readonly Encoded[], planner: PlannerName, options: PlannerOptions): Promise<Incoming<T>[]> {
   const { rank, size } = comm;
-  const started = performance.now();
+  const started = comm.clock.now();
   const messages = sends.map((m, i) => ({ dest: m.dest, bytes: encoded[i]!.bytes.length }));
 
   let inBytes: Float64Array | undefined;
@@ -199,7 +209,7 @@ async function peerExchange<T>(host: ExchangeHost, comm: Communicator, sends: re
     else list.push({ source, tag, payload: r.result as T });
   }
   for (const request of sendRequests) await request.wait();
-  host.costs.observe(plan.length, sentBytes, (performance.now() - started) / 1000);
+  host.costs.observe(plan.length, sentBytes, comm.clock.now() - started);
   return bySource.flat();
 }
 
@@ -241,7 +251,7 @@ async function nodePairExchange<T>(host: ExchangeHost, comms: ExchangeComms, sen
   const { comm, nodeComm } = comms;
   const { nodeOf } = host;
   const { rank, size } = comm;
-  const started = performance.now();
+  const started = comm.clock.now();
   const myNode = nodeOf[rank]!;
   const ranksOf = new Map<number, number[]>();
   for (let r = 0; r < size; r++) {
@@ -355,6 +365,6 @@ async function nodePairExchange<T>(host: ExchangeHost, comms: ExchangeComms, sen
   for (const m of await transferAll(nodeComm, HOP3, hop3, feeding.size)) unpackRecords(m.payload, finals);
 
   finals.sort((a, b) => a.source - b.source || a.index - b.index);
-  host.costs.observe(hop2.length, hop2.reduce((n, m) => n + m.payload.length, 0), (performance.now() - started) / 1000);
+  host.costs.observe(hop2.length, hop2.reduce((n, m) => n + m.payload.length, 0), comm.clock.now() - started);
   return finals.map((r) => ({ source: r.source, tag: r.tag, payload: decodeValue(r.kind, r.bytes, 0, r.bytes.length) as T }));
 }
