@@ -234,12 +234,14 @@ export async function runProgram(options: ProgramRunOptions): Promise<SimRunResu
       }
       idleChecks = 0;
       if (next !== null && unstarted.delete(next.rank)) {
-        // Loading the program is asynchronous I/O: wait until the rank first waits in tsmpi.
-        await world.segmentEnd(next);
+        // Loading the program is asynchronous I/O: wait until the rank first waits in tsmpi, then
+        // until its microtasks settle.
+        await world.firstWait(next);
+        await new Promise<void>((resolve) => setImmediate(resolve));
         if (next.running) world.endSegment(next);
       } else if (next !== null) {
-        // The rank runs until it waits in tsmpi again, or until its microtasks settle with it
-        // still waiting on earlier requests (Promise.all of several waits).
+        // The rank runs until every one of its microtasks has settled (all its async flows wait
+        // in tsmpi, or on each other): only then is it blocked. A wait alone does not end it.
         await Promise.race([world.segmentEnd(next), new Promise<void>((resolve) => setImmediate(resolve))]);
         if (next.running) world.endSegment(next);
       }

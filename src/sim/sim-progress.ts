@@ -104,13 +104,17 @@ export class SimProgress implements Progress {
     if (condition()) return resolved;
     this.spinNetwork();
     if (condition()) return resolved;
+    // The rank's segment does not end here: another async flow of the same rank (a task pool's
+    // loop beside the program, a Promise.all of several waits) may still have work queued in
+    // microtasks. The runner ends the segment once they have all settled; endSegment then looks
+    // again at what has arrived by the rank's clock.
     return new Promise<void>((resolve) => {
       this.waiters.push({ condition, resolve, description });
       if (this.rank.running) {
-        this.world.endSegment(this.rank);
-        // An arrival may already be due by the rank's clock: look once more.
-        this.progressed();
-      }
+        const waiting = this.rank.onWait;
+        this.rank.onWait = null;
+        waiting?.();
+      } else this.progressed();
     });
   }
 

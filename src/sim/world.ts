@@ -76,6 +76,8 @@ export class SimRank {
   onArrival: (() => void) | null = null;
   /** Called once when the running segment ends (the rank waits in tsmpi, or its program ends). */
   onYield: (() => void) | null = null;
+  /** Called once when the rank next waits in tsmpi during its segment (its first wait, while loading). */
+  onWait: (() => void) | null = null;
 
   constructor(rank: number, host: number) {
     this.rank = rank;
@@ -209,17 +211,27 @@ export class SimWorld {
       rank.overheadInSegment += o;
       return;
     }
-    const start = Math.max(rank.readyAt, this.sim.now());
-    this.blockedSpan(rank, start);
-    this.span(rank, 'overhead', start, start + o);
-    rank.stats.overhead += o;
-    rank.readyAt = start + o;
-    rank.blockedSince = start + o;
+    this.addOutside(rank, 'overhead', o);
   }
 
-  /** Adds declared compute (seconds of virtual time) to the running segment of `rank`. */
+  /**
+   * Adds declared compute (seconds of virtual time) to the running segment of `rank`; code of a
+   * rank that runs outside its segments (a callback of its clock) computes after what it was
+   * already due to do.
+   */
   declareCompute(rank: SimRank, seconds: number): void {
-    this.addToSegment(rank, 'compute', seconds);
+    if (rank.running) this.addToSegment(rank, 'compute', seconds);
+    else this.addOutside(rank, 'compute', seconds);
+  }
+
+  /** Time a rank spends while not running (its segment over): from its ready time on. */
+  private addOutside(rank: SimRank, kind: 'compute' | 'overhead', seconds: number): void {
+    const start = Math.max(rank.readyAt, this.sim.now());
+    this.blockedSpan(rank, start);
+    this.span(rank, kind, start, start + seconds);
+    rank.stats[kind] += seconds;
+    rank.readyAt = start + seconds;
+    rank.blockedSince = start + seconds;
   }
 
   /** Adds time spent polling inside a tsmpi call (test, iprobe in a loop) to the running segment. */
@@ -328,6 +340,15 @@ export class SimWorld {
   segmentEnd(rank: SimRank): Promise<void> {
     if (!rank.running) return Promise.resolve();
     return new Promise((resolve) => {
+      rank.onYield = resolve;
+    });
+  }
+
+  /** Resolves when the running `rank` waits in tsmpi (or its segment ends). */
+  firstWait(rank: SimRank): Promise<void> {
+    if (!rank.running) return Promise.resolve();
+    return new Promise((resolve) => {
+      rank.onWait = resolve;
       rank.onYield = resolve;
     });
   }
