@@ -7,6 +7,7 @@ import { ErrorCode, TsmpiError } from '../errors.js';
 import type { Settings } from '../config/tunables.js';
 import { createRailPolicy } from '../policy/rail/index.js';
 import { TcpTransport, type TcpEndpointAddress } from '../transport/tcp-transport.js';
+import type { LinkSource } from '../transport/transport.js';
 import { MultiRailTransport } from './multi-rail-transport.js';
 import type { RailSpec } from './rail-config.js';
 
@@ -30,7 +31,37 @@ export interface OpenRailsOptions {
 }
 
 /** Latency assumed for a rail (TCP through the kernel, one way). */
-const RAIL_LATENCY = 40e-6;
+export const RAIL_LATENCY = 40e-6;
+
+export interface RailTransportOptions {
+  rank: number;
+  /** One link source per rail used, control rail first. */
+  sources: readonly LinkSource[];
+  /** The configured rate of each (bytes/s; 0: unknown, the policy learns it). */
+  rates: readonly number[];
+  settings: Settings;
+  clock: Clock;
+  log: (line: string) => void;
+}
+
+/**
+ * The multi-rail transport over link sources of any kind, configured from the rank's tunables
+ * (TSMPI_RAIL_POLICY, TSMPI_SEG_MAX, TSMPI_RAIL_MIN_SPLIT, TSMPI_RAIL_ACK_TIMEOUT): the same for
+ * TCP rails and for the simulator's.
+ */
+export function railTransport(options: RailTransportOptions): MultiRailTransport {
+  const { settings } = options;
+  return new MultiRailTransport({
+    rank: options.rank,
+    rails: options.sources,
+    settings: options.rates.map((rate) => ({ latency: RAIL_LATENCY, nominalRate: rate })),
+    policy: (peer) => createRailPolicy(settings.railPolicy, { segMax: settings.segMax, seed: options.rank * 65599 + peer + 1 }),
+    clock: options.clock,
+    minSplit: settings.railMinSplit,
+    ackTimeout: settings.railAckTimeout,
+    log: options.log,
+  });
+}
 
 export async function openRails(options: OpenRailsOptions): Promise<RailListeners> {
   const { settings } = options;
@@ -61,16 +92,7 @@ export async function openRails(options: OpenRailsOptions): Promise<RailListener
         }
       });
       transports.forEach((t, i) => t.setPeers(peers.map((p) => p?.[i]), secret));
-      return new MultiRailTransport({
-        rank: options.rank,
-        rails: transports,
-        settings: options.rails.map((r) => ({ latency: RAIL_LATENCY, nominalRate: r.rate })),
-        policy: (peer) => createRailPolicy(settings.railPolicy, { segMax: settings.segMax, seed: options.rank * 65599 + peer + 1 }),
-        clock: options.clock,
-        minSplit: settings.railMinSplit,
-        ackTimeout: settings.railAckTimeout,
-        log: options.log,
-      });
+      return railTransport({ rank: options.rank, sources: transports, rates: options.rails.map((r) => r.rate), settings, clock: options.clock, log: options.log });
     },
   };
 }

@@ -67,3 +67,39 @@ export function parseRails(text: string, addresses = nodeAddresses()): RailSpec[
   }
   return rails;
 }
+
+/** A rail of a simulated platform picked by TSMPI_RAILS: its plane's index and the rate given. */
+export interface SimRailSpec {
+  readonly rail: number;
+  readonly rate: number;
+}
+
+/**
+ * TSMPI_RAILS under the simulator: the platform's rails by name, `rail<i>` or `<i>` (as
+ * `rail0@800mbit,rail1@200mbit` names a test network's interfaces), each with an optional rate
+ * (none: unknown, learnt, as in a real run); the first is the control rail. Empty: every rail of
+ * the platform, in order, at the rates of the platform's network cards (`platformRates`).
+ */
+export function parseSimRails(text: string, railCount: number, platformRates: readonly number[] = []): SimRailSpec[] {
+  // The platform is the configuration: its rails, at the rates of their network cards.
+  if (text.trim() === '') return Array.from({ length: railCount }, (_, rail) => ({ rail, rate: platformRates[rail] ?? 0 }));
+  const names = Array.from({ length: railCount }, (_, i) => `rail${i}`).join(', ');
+  const rails = text.split(',').map((entry) => {
+    const [target = '', rate] = entry.trim().split('@');
+    const m = /^(?:rail)?(\d+)$/.exec(target);
+    const rail = m ? Number(m[1]) : NaN;
+    if (!(rail >= 0 && rail < railCount)) {
+      throw new TsmpiError(ErrorCode.Config, `TSMPI_RAILS: ${JSON.stringify(target)} is not a rail of the simulated platform (it has ${railCount}: ${names})`, {
+        operation: 'configuration',
+        hint: `name the platform's rails rail0 .. rail${railCount - 1} (or 0 .. ${railCount - 1}), or leave TSMPI_RAILS empty to use them all`,
+      });
+    }
+    return { rail, rate: rate === undefined ? 0 : parseRailRate(rate) };
+  });
+  const seen = new Set<number>();
+  for (const r of rails) {
+    if (seen.has(r.rail)) throw new TsmpiError(ErrorCode.Config, `TSMPI_RAILS lists rail${r.rail} twice`, { operation: 'configuration', hint: 'each rail is a different network' });
+    seen.add(r.rail);
+  }
+  return rails;
+}

@@ -50,6 +50,10 @@ export interface ProgramRunOptions {
   hostOf: readonly number[];
   /** Builds the network model on the run's simulation. */
   network: (sim: Simulation) => NetworkModel;
+  /** Network planes of the platform (the ranks' multi-rail links use them all). @default 1 */
+  rails?: number;
+  /** Bytes/s of each plane's network cards (0: unknown). */
+  railRates?: readonly number[];
   computeMode: ComputeMode;
   /** CPU seconds per frame sent to another host, and to the same host (see SimWorldOptions). */
   messageOverhead?: number;
@@ -130,7 +134,7 @@ export async function runProgram(options: ProgramRunOptions): Promise<SimRunResu
     ...(options.localMessageOverhead !== undefined ? { localMessageOverhead: options.localMessageOverhead } : {}),
   });
   if (options.record) world.spans = [];
-  const fabric = new SimFabric(world);
+  const fabric = new SimFabric(world, options.rails ?? 1, options.railRates ?? []);
   const als = new AsyncLocalStorage<RankStore>();
   setRankResolver(() => als.getStore());
   const job: JobInfo = {

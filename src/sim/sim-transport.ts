@@ -14,7 +14,10 @@ import { copyOut } from '../transport/copy-bytes.js';
 import type { Progress, ProgressHost } from '../transport/progress.js';
 import type { Settings } from '../config/tunables.js';
 import { FRAME_HEADER_BYTES, FRAME_HEADER_WORDS, FRAME_UNORDERED, type InboundFrame, type Link, type LinkEvents, type LinkLimits } from '../transport/link.js';
-import type { Transport } from '../transport/transport.js';
+import type { LinkSource, Transport } from '../transport/transport.js';
+import type { MultiRailTransport } from '../rails/multi-rail-transport.js';
+import { railTransport } from '../rails/open-rails.js';
+import { parseSimRails } from '../rails/rail-config.js';
 import { SimProgress } from './sim-progress.js';
 import type { SimRank, SimWorld } from './world.js';
 
@@ -26,27 +29,62 @@ export function markUnchanging(buffer: ArrayBufferLike): void {
   unchanging.add(buffer);
 }
 
-/** What a rank's transport needs to know of the others: their events, once their endpoint exists. */
+/**
+ * What a rank's transport needs to know of the others: their events on each rail, once their
+ * endpoint exists.
+ */
 export class SimFabric {
   readonly world: SimWorld;
-  readonly events: (LinkEvents | undefined)[];
-  /** Links holding frames for a rank whose endpoint does not exist yet (it has not called init). */
-  readonly waitingFor: Set<SimLink>[];
-  /** Rail a frame of a given size takes (the multi-rail layer replaces this later). */
-  railOf: (bytes: number) => number = () => 0;
+  /** Network planes of the platform. */
+  readonly rails: number;
+  /** events[rail][rank]. */
+  readonly events: (LinkEvents | undefined)[][];
+  /** Links holding frames for a rank whose endpoint does not exist yet (it has not called init), per rail. */
+  readonly waitingFor: Set<SimLink>[][];
 
-  constructor(world: SimWorld) {
+  /** Bytes/s of each rail's network cards (0: unknown), for TSMPI_RAILS left empty. */
+  readonly railRates: readonly number[];
+
+  constructor(world: SimWorld, rails = 1, railRates: readonly number[] = []) {
     this.world = world;
-    this.events = new Array(world.ranks.length);
-    this.waitingFor = world.ranks.map(() => new Set<SimLink>());
+    this.rails = rails;
+    this.railRates = railRates;
+    this.events = Array.from({ length: rails }, () => new Array(world.ranks.length));
+    this.waitingFor = Array.from({ length: rails }, () => world.ranks.map(() => new Set<SimLink>()));
   }
 
-  /** A rank's endpoint exists: hand it the frames that arrived before. */
-  attach(rank: number, events: LinkEvents): void {
-    this.events[rank] = events;
-    for (const link of this.waitingFor[rank]!) link.deliverInOrder();
-    this.waitingFor[rank]!.clear();
+  /** A rank's endpoint (or its multi-rail receiver) listens on `rail`: hand it the frames that arrived before. */
+  attach(rank: number, rail: number, events: LinkEvents): void {
+    this.events[rail]![rank] = events;
+    const waiting = this.waitingFor[rail]![rank]!;
+    for (const link of waiting) link.deliverInOrder();
+    waiting.clear();
   }
+}
+
+/** One rail of the simulated network, as a rank's link source (what TCP is to a real rank). */
+export class SimRailSource implements LinkSource {
+  constructor(
+    private readonly fabric: SimFabric,
+    private readonly rank: number,
+    private readonly rail: number,
+    private readonly eagerLimit: number,
+  ) {}
+
+  createLink(peer: number, events: LinkEvents): Link {
+    const world = this.fabric.world;
+    const link = new SimLink(this.fabric, world.ranks[this.rank]!, world.ranks[peer]!, this.eagerLimit, this.rail);
+    // A rail's link is ready at once; say so as a connection would (a multi-rail link brings a
+    // failed rail back on it), once the owner holds it.
+    world.sim.post(world.sim.now(), () => events.drain(link));
+    return link;
+  }
+
+  attach(events: LinkEvents): void {
+    this.fabric.attach(this.rank, this.rail, events);
+  }
+
+  close(): void {}
 }
 
 interface PairState {
@@ -75,10 +113,13 @@ export class SimLink implements Link {
   private readonly onLoan = new Set<number>();
   private releaseWaiters: { loans: Set<number>; fn: () => void }[] = [];
 
-  constructor(fabric: SimFabric, from: SimRank, to: SimRank, eagerLimit: number) {
+  private readonly rail: number;
+
+  constructor(fabric: SimFabric, from: SimRank, to: SimRank, eagerLimit: number, rail = 0) {
     this.fabric = fabric;
     this.from = from;
     this.to = to;
+    this.rail = rail;
     this.peer = to.rank;
     this.limits = { maxFramePayload: SIM_FRAME_PAYLOAD, eagerLimit, latency: 1e-6, bandwidth: 1e9, polled: false };
     // Frames reach the receiver as coming from `from`.
@@ -99,7 +140,8 @@ export class SimLink implements Link {
     this.from.stats.bytesSent += length;
     world.chargeSend(this.from, this.to);
     const sentAt = world.rankNow(this.from);
-    const rail = this.fabric.railOf(wire);
+    const rail = this.rail;
+    world.railBytes[rail] = (world.railBytes[rail] ?? 0) + wire;
     if ((words[0]! & FRAME_UNORDERED) !== 0) {
       world.sim.post(sentAt, () => {
         world.network.send(this.from.host, this.to.host, wire, rail, () => {
@@ -114,6 +156,7 @@ export class SimLink implements Link {
       world.network.send(this.from.host, this.to.host, wire, rail, () => {
         this.pair.arrived.set(seq, { words, bytes });
         this.deliverInOrder();
+        if (loan >= 0) this.returned(loan);
       });
     });
     return true;
@@ -140,7 +183,7 @@ export class SimLink implements Link {
   /** Hands the receiver a frame that needs no order. */
   private deliverNow(words: Int32Array, bytes: Uint8Array): void {
     // CTS and data answer frames the receiver sent or handled: its endpoint exists.
-    const events = this.fabric.events[this.to.rank]!;
+    const events = this.fabric.events[this.rail]![this.to.rank]!;
     this.frame.words = words;
     this.frame.bytes = bytes;
     this.frame.payloadLength = bytes.length;
@@ -150,9 +193,9 @@ export class SimLink implements Link {
 
   /** Hands the receiver every frame that arrived, in send order. */
   deliverInOrder(): void {
-    const events = this.fabric.events[this.to.rank];
+    const events = this.fabric.events[this.rail]![this.to.rank];
     if (events === undefined) {
-      this.fabric.waitingFor[this.to.rank]!.add(this);
+      this.fabric.waitingFor[this.rail]![this.to.rank]!.add(this);
       return;
     }
     let delivered = false;
@@ -180,12 +223,23 @@ export class SimLink implements Link {
   close(): void {}
 }
 
+/**
+ * A simulated rank's transport. Ranks of one host talk over rail 0 alone (the runtime would use
+ * shared memory); ranks of different hosts over every rail the platform has (TSMPI_RAILS may
+ * pick and order them) through the runtime's own multi-rail link, with its policy, segments and
+ * acknowledgements, on the rank's virtual clock: what a real rank does over TCP rails.
+ */
 export class SimTransport implements Transport {
   readonly rank: number;
   readonly size: number;
   private readonly fabric: SimFabric;
   private readonly simRank: SimRank;
   private eagerLimit = 64 * 1024;
+  private remote: LinkSource | undefined;
+  /** The rail ranks of one host talk on (the control rail). */
+  private controlRail = 0;
+  /** The rank's multi-rail transport, when the platform has several rails. */
+  rails: MultiRailTransport | undefined;
 
   constructor(fabric: SimFabric, rank: number) {
     this.fabric = fabric;
@@ -199,11 +253,28 @@ export class SimTransport implements Transport {
     this.eagerLimit = settings.tcpEagerLimit;
     // init() is being called: what came before was loading the program, not running it.
     this.fabric.world.restartMeter(this.simRank);
-    return new SimProgress(this.fabric.world, this.simRank, host);
+    const progress = new SimProgress(this.fabric.world, this.simRank, host);
+    const picked = this.fabric.rails > 1 ? parseSimRails(settings.rails, this.fabric.rails, this.fabric.railRates) : [{ rail: 0, rate: 0 }];
+    this.controlRail = picked[0]!.rail;
+    if (picked.length > 1) {
+      this.rails = railTransport({
+        rank: this.rank,
+        sources: picked.map((r) => new SimRailSource(this.fabric, this.rank, r.rail, this.eagerLimit)),
+        rates: picked.map((r) => r.rate),
+        settings,
+        clock: progress.clock,
+        log: (line) => void process.stderr.write(`${line}\n`),
+      });
+    }
+    this.remote = this.rails;
+    return progress;
   }
 
-  createLink(peer: number, _events: LinkEvents): Link {
-    return new SimLink(this.fabric, this.simRank, this.fabric.world.ranks[peer]!, this.eagerLimit);
+  createLink(peer: number, events: LinkEvents): Link {
+    const world = this.fabric.world;
+    const sameHost = world.ranks[peer]!.host === this.simRank.host;
+    if (sameHost || this.remote === undefined) return new SimLink(this.fabric, this.simRank, world.ranks[peer]!, this.eagerLimit, this.controlRail);
+    return this.remote.createLink(peer, events);
   }
 
   discoverWriters(): boolean {
@@ -211,7 +282,10 @@ export class SimTransport implements Transport {
   }
 
   attach(events: LinkEvents): void {
-    this.fabric.attach(this.rank, events);
+    // The multi-rail receiver listens on every rail (rail 0 included, where it passes the
+    // endpoint's own frames through); without rails the endpoint listens on rail 0.
+    if (this.rails !== undefined) this.rails.attach(events);
+    else this.fabric.attach(this.rank, this.controlRail, events);
   }
 
   close(): void {}

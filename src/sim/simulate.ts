@@ -100,6 +100,12 @@ export function traceWorld(program: ReadonlyMap<number, readonly Action[]>): num
   return n;
 }
 
+/** Bytes/s of host 0's network card on `rail` (its slowest link out), or 0 when the platform does not say. */
+function nicRate(platform: Platform, rail: number): number {
+  const up = platform.nicLinks(0, rail)?.up ?? [];
+  return up.length === 0 ? 0 : Math.min(...up.map((id) => platform.link(id).bandwidth));
+}
+
 /** Runs a program, trace or workload in virtual time. */
 export async function simulate(options: SimulateOptions): Promise<SimRunResult> {
   let program: string | RankMain;
@@ -126,6 +132,8 @@ export async function simulate(options: SimulateOptions): Promise<SimRunResult> 
     hosts: platformHosts(platform, options.referenceSpeed ?? 1e9),
     hostOf: placeRanks(np, perHost, platform.hostCount),
     network: networkModel(options.network ?? 'flow', platform, options.flow),
+    rails: platform.rails,
+    railRates: Array.from({ length: platform.rails }, (_, rail) => nicRate(platform, rail)),
     computeMode,
     ...(options.messageOverhead !== undefined ? { messageOverhead: options.messageOverhead } : {}),
     ...(options.localMessageOverhead !== undefined ? { localMessageOverhead: options.localMessageOverhead } : {}),

@@ -124,6 +124,8 @@ export class SimWorld {
   spans: Span[] | null = null;
   /** Ranks' clock timers scheduled and not yet fired or cancelled (conveyor flushes, rail watchdogs, ...). */
   liveTimers = 0;
+  /** Bytes sent on each rail (frames with their headers). */
+  readonly railBytes: number[] = [];
 
   constructor(options: SimWorldOptions) {
     this.options = options;

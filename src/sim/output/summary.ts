@@ -18,13 +18,16 @@ export interface SimSummary {
   bytes: number;
   perRank: { rank: number; compute: number; blocked: number; overhead: number; end: number; messages: number; bytes: number }[];
   links?: { name: string; bytes: number; busy: number; utilisation: number }[];
-  /** Per rail: bytes over its links, and the mean and highest utilisation of the links it used. */
+  /**
+   * Per rail: bytes sent on it (frames, headers included; a byte counts once, however many links
+   * it crosses), the links it used, and their mean and highest utilisation.
+   */
   rails?: { rail: number; bytes: number; linksUsed: number; meanUtilisation: number; maxUtilisation: number }[];
 }
 
 type LinkSummary = NonNullable<SimSummary['links']>[number] & { rail?: number };
 
-function railSummary(links: readonly LinkSummary[]): NonNullable<SimSummary['rails']> {
+function railSummary(links: readonly LinkSummary[], railBytes: readonly number[]): NonNullable<SimSummary['rails']> {
   const byRail = new Map<number, LinkSummary[]>();
   for (const l of links) {
     const rail = l.rail ?? 0;
@@ -36,7 +39,7 @@ function railSummary(links: readonly LinkSummary[]): NonNullable<SimSummary['rai
     .sort((a, b) => a[0] - b[0])
     .map(([rail, list]) => ({
       rail,
-      bytes: list.reduce((n, l) => n + l.bytes, 0),
+      bytes: railBytes[rail] ?? 0,
       linksUsed: list.length,
       meanUtilisation: list.reduce((n, l) => n + l.utilisation, 0) / list.length,
       maxUtilisation: Math.max(...list.map((l) => l.utilisation)),
@@ -69,7 +72,7 @@ export function summarize(result: SimRunResult): SimSummary {
     messages: perRank.reduce((n, r) => n + r.messages, 0),
     bytes: perRank.reduce((n, r) => n + r.bytes, 0),
     perRank,
-    ...(links ? { links, rails: railSummary(links) } : {}),
+    ...(links ? { links, rails: railSummary(links, result.world.railBytes) } : {}),
   };
 }
 
@@ -92,7 +95,7 @@ export function printSummary(summary: SimSummary, out: (line: string) => void = 
     out(`busiest links: ${busiest.map((l) => `${l.name} ${(l.utilisation * 100).toFixed(1)}%`).join(', ')}`);
   }
   if (summary.rails && summary.rails.length > 1) {
-    for (const r of summary.rails) out(`rail ${r.rail}: ${r.bytes} bytes over ${r.linksUsed} links, utilisation mean ${(r.meanUtilisation * 100).toFixed(1)}%, max ${(r.maxUtilisation * 100).toFixed(1)}%`);
+    for (const r of summary.rails) out(`rail ${r.rail}: ${r.bytes} bytes sent, ${r.linksUsed} links, utilisation mean ${(r.meanUtilisation * 100).toFixed(1)}%, max ${(r.maxUtilisation * 100).toFixed(1)}%`);
   }
   out(`simulated ${summary.events} events in ${summary.wallSeconds.toFixed(2)} s (${Math.round(summary.eventsPerSecond)} events/s)`);
 }

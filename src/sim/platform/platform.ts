@@ -252,3 +252,35 @@ function rangeError(what: string, id: number, count: number): TsmpiError {
     hint: `use a ${what} id in 0..${count - 1}`,
   });
 }
+
+/** Rail r of a {@link withRailPlanes} platform: rail 0's links with their bandwidth and latency scaled. */
+export interface RailPlane {
+  readonly bandwidthFactor: number;
+  readonly latencyFactor: number;
+}
+
+/**
+ * Several network planes from one: rail r is a copy of every link of rail 0 (same routes, same
+ * cards), bandwidth and latency scaled by `planes[r]` (planes[0] is rail 0 itself, factors 1).
+ * What a SimGrid file describes as one network becomes several parallel ones.
+ */
+export function withRailPlanes(init: PlatformInit, planes: readonly RailPlane[]): PlatformInit {
+  if (planes.length <= 1) return init;
+  const base = init.links;
+  const count = base.length;
+  const links: Link[] = [];
+  planes.forEach((plane, rail) => {
+    for (const l of base) {
+      links.push(rail === 0 ? { ...l, rail: 0 } : { ...l, name: `rail${rail}:${l.name}`, bandwidth: l.bandwidth * plane.bandwidthFactor, latency: l.latency * plane.latencyFactor, rail });
+    }
+  });
+  const shift = (ids: readonly number[], rail: number): number[] => ids.map((id) => id + rail * count);
+  const router: Router = {
+    route: (src, dst, rail) => shift(init.router.route(src, dst, 0), rail),
+    nic: (host, rail) => {
+      const nic = init.router.nic?.(host, 0);
+      return nic === undefined ? undefined : { up: shift(nic.up, rail), down: shift(nic.down, rail) };
+    },
+  };
+  return { ...init, links, router, rails: planes.length };
+}

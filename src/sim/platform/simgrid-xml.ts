@@ -1,6 +1,7 @@
 /**
- * Reads SimGrid platform XML (DTD version 4 / 4.1) into a {@link Platform} (one rail), so the
- * files used with SimGrid drive our simulator unchanged.
+ * Reads SimGrid platform XML (DTD version 4 / 4.1) into a {@link Platform}, so the files used with
+ * SimGrid drive our simulator unchanged. One network, or several parallel ones with the
+ * `tsmpi/rails` property (see railPlanes), which SimGrid ignores.
  *
  * Supported (SimGrid semantics, see zones.ts for routing):
  * - `<zone>`/`<AS>` with routing `Full`, `Floyd`, `Dijkstra`, `DijkstraCache` (hosts, routers,
@@ -12,7 +13,7 @@
  * - `<host id speed core pstate>` (speed lists per pstate), `<link id bandwidth latency
  *   sharing_policy>` (SHARED, FATPIPE, SPLITDUPLEX/FULLDUPLEX with `<link_ctn direction>`),
  *   symmetrical routes (reversed, UP and DOWN swapped).
- * Ignored: `<config>`, `<prop>`, `<actor>`, disks and storage, loopback links and routes from a
+ * Ignored: `<config>`, `<prop>` (but `tsmpi/rails`), `<actor>`, disks and storage, loopback links and routes from a
  * host to itself (the platform's route from a host to itself is empty). As in SimGrid, a missing
  * route (e.g. a pair absent from a Full zone) is reported when it is first asked for. Refused with an error:
  * TORUS and DRAGONFLY clusters, Vivaldi/Wifi/None routing, bypass routes, `<include>`, `<peer>`,
@@ -20,7 +21,7 @@
  */
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { FatTreeLayout, parseFatTreeParameters } from './fat-tree.js';
-import { Platform, configError, type Host, type Link, type NicLinks } from './platform.js';
+import { Platform, configError, withRailPlanes, type Host, type Link, type NicLinks, type RailPlane } from './platform.js';
 import { expandRadical, parseBandwidth, parseSpeed, parseTime } from './units.js';
 import { FatTreeZone, FullZone, GraphZone, StarZone, globalRoute, isInside, type NetPoint, type Zone, type ZoneRoute } from './zones.js';
 
@@ -93,7 +94,32 @@ class Reader {
       },
       nic: (host: number): NicLinks | undefined => this.nics.get(host),
     };
-    return new Platform({ hosts: this.hosts, links: this.links, router, source: this.source });
+    const init = { hosts: this.hosts, links: this.links, router, source: this.source };
+    return new Platform(withRailPlanes(init, this.railPlanes(platform, tops[0]!)));
+  }
+
+  /**
+   * Several networks: `<prop id="tsmpi/rails" value="1, 0.25:2"/>` in the top-level zone (or the
+   * platform) makes rail i a copy of the described network with its bandwidth times the i-th
+   * factor (and its latency times the one after a colon). SimGrid ignores the property.
+   */
+  private railPlanes(platform: Element, top: Element): RailPlane[] {
+    const prop = [...top.children, ...platform.children].find((c) => c.tag === 'prop' && c.attrs['id'] === 'tsmpi/rails');
+    if (prop === undefined) return [];
+    const text = prop.attrs['value'] ?? '';
+    const planes = text.split(',').map((entry, i) => {
+      const [bw = '', lat = '1'] = entry.trim().split(':');
+      const plane = { bandwidthFactor: Number(bw), latencyFactor: Number(lat) };
+      if (!(plane.bandwidthFactor > 0) || !(plane.latencyFactor >= 0) || bw === '') {
+        throw configError(`${this.source}: <prop id="tsmpi/rails" value=${JSON.stringify(text)}>: rail ${i} is ${JSON.stringify(entry.trim())}`, 'write one bandwidth factor per rail, optionally :latency factor, e.g. value="1, 0.25:2" (rail 0 is the network as described: 1)');
+      }
+      return plane;
+    });
+    if (planes[0]!.bandwidthFactor !== 1 || planes[0]!.latencyFactor !== 1) {
+      throw configError(`${this.source}: <prop id="tsmpi/rails">: rail 0 must be the network as described (factor 1)`, 'start the list with 1, e.g. value="1, 0.25"');
+    }
+    if (planes.length > 64) throw configError(`${this.source}: <prop id="tsmpi/rails"> lists ${planes.length} rails`, 'give at most 64 rails');
+    return planes;
   }
 
   /** True for the tags wanted; throws for refused or unknown tags; false for ignored ones. */
