@@ -203,3 +203,33 @@ test('errors name the element and say what to change', () => {
   assert.throws(() => partial.route(0, 2), configError(/t\.xml: no route from "a" to "c" in zone "z"/));
   assert.throws(() => platformFromSimGridXml('<platform version="3"><zone id="z" routing="Full"/></platform>', 'old.xml'), configError(/older than 4/));
 });
+
+test('tsmpi/rails: parallel networks from one SimGrid file, rail i a scaled copy of the network', () => {
+  const xml = (value: string): string =>
+    `<?xml version='1.0'?><platform version="4.1"><cluster id="c" prefix="n" suffix="" radical="0-2" speed="1Gf" bw="100MBps" lat="5us"><prop id="tsmpi/rails" value="${value}"/></cluster></platform>`;
+  const p = platformFromSimGridXml(xml('1, 0.25:2'), 'rails.xml');
+  assert.equal(p.rails, 2);
+  // Rail 1 crosses the copies of rail 0's links: a quarter of the bandwidth, twice the latency.
+  const r0 = p.route(0, 2, 0);
+  const r1 = p.route(0, 2, 1);
+  assert.equal(r0.length, r1.length);
+  r0.forEach((id, i) => {
+    const a = p.link(id);
+    const b = p.link(r1[i]!);
+    assert.equal(b.bandwidth, a.bandwidth * 0.25);
+    assert.equal(b.latency, a.latency * 2);
+    assert.equal(b.rail, 1);
+    assert.equal(b.name, `rail1:${a.name}`);
+  });
+  assert.equal(p.routeLatency(0, 2, 1), 2 * p.routeLatency(0, 2, 0));
+  assert.deepEqual(p.nicLinks(1, 1)!.up.map((id) => p.link(id).bandwidth), p.nicLinks(1, 0)!.up.map((id) => p.link(id).bandwidth / 4));
+  // Without the property: one network, as SimGrid reads it.
+  assert.equal(platformFromSimGridXml(xml('1').replace('<prop id="tsmpi/rails" value="1"/>', ''), 'one.xml').rails, 1);
+  for (const bad of ['0.5, 1', '1, x', '1, -2', '1,']) {
+    assert.throws(
+      () => platformFromSimGridXml(xml(bad), 'bad.xml'),
+      (e: unknown) => e instanceof TsmpiError && e.code === ErrorCode.Config && /tsmpi\/rails/.test(e.message),
+      bad,
+    );
+  }
+});

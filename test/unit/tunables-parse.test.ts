@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ErrorCode, TsmpiError } from '../../src/errors.ts';
 import { readSettings, tunables } from '../../src/config/tunables.ts';
+import { parseSimRails } from '../../src/rails/rail-config.ts';
 
 test('tunables: defaults depend on ranks per process and cores', () => {
   assert.equal(readSettings({}, { localRanks: 2, cores: 2 }).spinMicros, 200);
@@ -57,4 +58,14 @@ test('tunables: every tunable has a TSMPI_ variable, a description and a default
     assert.ok(t.description.length > 20, name);
     assert.ok(t.defaultText.length > 0, name);
   }
+});
+
+test('TSMPI_RAILS under the simulator: platform rails by name or index, rates as in a real run', () => {
+
+  assert.deepEqual(parseSimRails('', 2, [1e8, 2.5e7]), [{ rail: 0, rate: 1e8 }, { rail: 1, rate: 2.5e7 }]);
+  assert.deepEqual(parseSimRails('rail1@200mbit,0', 2), [{ rail: 1, rate: 2.5e7 }, { rail: 0, rate: 0 }]);
+  assert.throws(() => parseSimRails('rail2', 2), /"rail2" is not a rail of the simulated platform \(it has 2: rail0, rail1\)/);
+  assert.throws(() => parseSimRails('eth0', 2), /"eth0" is not a rail/);
+  assert.throws(() => parseSimRails('rail0,0', 2), /lists rail0 twice/);
+  assert.throws(() => parseSimRails('rail0@fast', 2), /rate "fast" is not valid/);
 });
