@@ -1,6 +1,6 @@
 /**
  * An iterative program with uneven, drifting task cost, balanced by random diffusion (seed 3,
- * random-diffusion-load-balancing.patent.txt).
+ * docs/techniques.md §3).
  *
  *   npx tsmpi run -n 4 examples/diffusion.ts [iterations] [--static] [--model last]
  *

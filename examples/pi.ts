@@ -1,6 +1,6 @@
 /**
  * pi as the midpoint integral of 4 / (1 + x^2) over [0, 1] (the example of
- * task-pool-nonexclusive.paper.txt).
+ * the task-pool paper, docs/techniques.md §4).
  *
  *   npx tsmpi run -n 4 examples/pi.ts [intervals]                 static cyclic split + reduce
  *   npx tsmpi run -n 4 examples/pi.ts --pool [intervals] [tasks]  task pool: `tasks` subtasks of

@@ -1,10 +1,12 @@
 // Rank program of `bench rails` (2 ranks in different processes, normally in the two namespaces
-// of test/infra/rails.sh). Rank 1 posts its receive and says so; rank 0 then times one message
-// from its send to rank 1's "done", so the figure is the message's delivery time (plus one
-// request-to-send round trip and one small message, ~0.2 ms).
+// of test/infra/rails.sh; or on two simulated hosts under `tsmpi sim`). Rank 1 posts its receive
+// and says so; rank 0 then times one message from its send to rank 1's "done", so the figure is
+// the message's delivery time (plus one request-to-send round trip and one small message, ~0.2 ms).
+// Times come from the rank's clock: real in a real run, virtual in the simulator.
 //   static  W R size...   : W untimed then R timed messages per size, one JSON line per timed one
 //   stream  bytes seconds : messages of `bytes` back to back for `seconds`, one JSON line each
-//                           with the wall-clock end time (ms since the epoch, for the driver's rate changes)
+//                           with its end on the rank's clock (`clock`, s) and on the wall clock
+//                           (`end`, ms since the epoch, for the real driver's rate changes)
 import { communicationState, init } from 'tsmpi';
 
 const comm = await init();
@@ -22,10 +24,10 @@ async function one(bytes: number, payload: Uint8Array | undefined, into: Uint8Ar
     return 0;
   }
   await comm.recv(1, READY);
-  const start = performance.now();
+  const start = comm.clock.now();
   await comm.send(payload!, 1, DATA);
   await comm.recv(1, DONE);
-  return (performance.now() - start) / 1000;
+  return comm.clock.now() - start;
 }
 
 function buffers(bytes: number): { payload: Uint8Array | undefined; into: Uint8Array | undefined } {
@@ -47,19 +49,19 @@ if (comm.rank <= 1) {
     const bytes = Number(rest[0] ?? 16 << 20);
     const seconds = Number(rest[1] ?? 6);
     const { payload, into } = buffers(bytes);
-    const end = Date.now() + seconds * 1000;
+    const end = comm.clock.now() + seconds;
     // Rank 0 decides when to stop and tells rank 1 with each READY/DONE exchange's partner message.
     for (;;) {
       let more = 1;
       if (comm.rank === 0) {
-        more = Date.now() < end ? 1 : 0;
+        more = comm.clock.now() < end ? 1 : 0;
         await comm.send(more, 1, 5);
       } else {
         more = await comm.recv<number>(0, 5);
       }
       if (!more) break;
       const took = await one(bytes, payload, into);
-      if (comm.rank === 0) console.log(JSON.stringify({ bench: 'rails-stream', bytes, seconds: took, end: Date.now() }));
+      if (comm.rank === 0) console.log(JSON.stringify({ bench: 'rails-stream', bytes, seconds: took, end: Date.now(), clock: comm.clock.now() }));
     }
   } else {
     throw new Error(`unknown mode ${mode}: static or stream`);

@@ -1,5 +1,5 @@
 /**
- * The centralized pool of seed 4 (task-pool-nonexclusive.paper.txt): the master hands tasks out,
+ * The centralized pool of seed 4 (docs/techniques.md §4): the master hands tasks out,
  * takes results as they come (the seed's Iprobe -> Recv -> Isend loop), computes tasks itself
  * between its polls, accepts new tasks while running, and stops the workers once the pool is
  * empty and every task has settled.

@@ -1,6 +1,6 @@
 /**
- * The runtime driver of random-diffusion load balancing (seed 3, random-diffusion-load-balancing
- * .patent.txt) for iterative programs whose tasks can move between ranks. After each interval a
+ * The runtime driver of random-diffusion load balancing (seed 3,
+ * docs/techniques.md §3) for iterative programs whose tasks can move between ranks. After each interval a
  * rank hands over its task queue and the seconds it spent running it; `rebalance` (collective):
  *
  *   1. measures the rank's speed (work units per busy second) and predicts the next interval's

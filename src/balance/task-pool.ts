@@ -1,6 +1,6 @@
 /**
- * A task pool over a communicator (seed 4, task-pool-nonexclusive.paper.txt, and its distributed
- * successor). Every rank opens the pool with the same named handlers; the master submits tasks by
+ * A task pool over a communicator (seed 4, and its distributed
+ * successor; docs/techniques.md §4). Every rank opens the pool with the same named handlers; the master submits tasks by
  * handler name and gets promises back, the other ranks serve until the master closes it.
  *
  * ```ts

@@ -10,7 +10,7 @@
  * hoisting keeps one such object per module. An inline source map makes stack traces point at the
  * .ts lines.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { isBuiltin, type SourceMapPayload } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, extname, join, resolve } from 'node:path';
@@ -45,8 +45,11 @@ export interface PrepareOptions {
   shareTsmpi?: boolean;
 }
 
-/** The runtime bundle this installation's `import 'tsmpi'` loads. */
-const tsmpiBundle = new URL('../tsmpi.js', import.meta.url).href;
+/**
+ * The runtime bundle this installation's `import 'tsmpi'` loads: beside this module in dist/, or
+ * dist/'s when the simulator runs from the TypeScript sources (benchmarks and tests under tsx).
+ */
+const tsmpiBundle = [new URL('../tsmpi.js', import.meta.url), new URL('../../dist/tsmpi.js', import.meta.url)].find((url) => existsSync(url))?.href ?? new URL('../tsmpi.js', import.meta.url).href;
 
 /** What `import.meta` becomes in a program's own files: a per-file object (see withMetaPrelude). */
 const META_IDENTIFIER = '__tsmpi_import_meta';

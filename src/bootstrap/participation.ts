@@ -1,6 +1,5 @@
 /**
- * On-demand initialisation of the communication environment (on-demand-comm-init.patent.txt,
- * seeds/README.md section 5): only some of the job manager's processes set up communication.
+ * On-demand initialisation of the communication environment (docs/techniques.md §5): only some of the job manager's processes set up communication.
  *
  * - `TSMPI_CG_PER_PROCESS=k`: resource ids with id % k == 0 are members; member id s becomes rank
  *   s / k and the world has ceil(n / k) ranks (the seed's tasksize / k, rounded up when k does

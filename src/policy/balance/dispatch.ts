@@ -1,5 +1,5 @@
 /**
- * How many tasks a centralized pool (seed 4, task-pool-nonexclusive.paper.txt) keeps in flight at
+ * How many tasks a centralized pool (seed 4, docs/techniques.md §4) keeps in flight at
  * each worker. The seed hands out one task per result; on a runtime where a message costs
  * microseconds and a sleeping rank tens of microseconds to wake, that starves workers on short
  * tasks. So each worker is kept `horizon` seconds ahead (enough tasks to cover a round trip to the

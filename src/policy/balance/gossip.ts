@@ -1,6 +1,6 @@
 /**
  * The gossip of the random-diffusion balancer (patent CN105117292B, "random-diffusion dynamic load
- * balancing"; ../shared/seeds/README.md §3, steps 11-13), with GrapevineLB's message cap:
+ * balancing", steps 11-13; docs/techniques.md §3), with GrapevineLB's message cap:
  *
  * - Round 1: every underloaded rank sends its record (the work it can still take) to `fanout`
  *   random peers.

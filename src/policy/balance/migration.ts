@@ -1,6 +1,6 @@
 /**
  * The migration step of the random-diffusion balancer (patent CN105117292B, steps 24-25;
- * ../shared/seeds/README.md §3): every rank's fair share of the work in proportion to its predicted
+ * docs/techniques.md §3): every rank's fair share of the work in proportion to its predicted
  * speed, each overloaded rank's row of the random migration matrix over the underloaded ranks it
  * heard of in the gossip (gossip.ts), and the choice of tasks "from the tail of its task queue".
  *

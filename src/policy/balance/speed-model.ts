@@ -3,9 +3,8 @@
  * second) to be in the next balancing interval, from the speeds it measured in the past ones.
  *
  * - `last`: the last interval predicts the next (Charm++'s principle of persistence). The baseline
- *   the learned model must beat (../shared/notes/aggregation-and-balancing-anchors.md §6 item 7,
- *   goal B6).
- * - `learned`: the learning step of patent CN105117292B (steps 1a-1c; ../shared/seeds/README.md §3),
+ *   the learned model must beat (docs/techniques.md §3).
+ * - `learned`: the learning step of patent CN105117292B (steps 1a-1c; docs/techniques.md §3),
  *   reduced to one rank: the rank's speed state is a Markov chain (the dynamic Bayesian network's
  *   slice-to-slice dependency for one variable), the states come from the measured speeds binned
  *   into `states` equal levels of the fastest speed seen (the "shape of the state-transition graph

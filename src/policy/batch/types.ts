@@ -1,5 +1,5 @@
 /**
- * Batch planning (seed 2, reorder-and-aggregation.paper.txt): a superstep's point-to-point
+ * Batch planning (seed 2, docs/techniques.md §2): a superstep's point-to-point
  * messages of one rank, planned into transfers. A planner is pure: it sees message sizes and
  * destinations, the node of every rank, and degree and volume figures the runtime gathered, and
  * returns the transfers in the order to start them. The runtime (src/comm/exchange.ts) and the

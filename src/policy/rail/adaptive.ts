@@ -1,7 +1,7 @@
 /**
  * The default policy: earliest completion with rates learnt online (the ideas of Linux MPTCP's
- * linger time, MVAPICH's HSAM, NewMadeleine's split_balance and ECF; see
- * ../shared/notes/multi-rail-anchors.md §2).
+ * linger time, MVAPICH's HSAM, NewMadeleine's split_balance and ECF; their sources are in
+ * docs/techniques.md §1).
  *
  * - Each rail's rate is learnt from its segments' acknowledgements, over 20 ms windows of busy
  *   time (AckWindow: a stalled receiver's late acknowledgements average out), by an EWMA that

@@ -1,6 +1,6 @@
 /**
  * The scheduler of patent CN101833479 ("multi-rail message scheduling with reinforcement
- * learning", NUDT 2010), as written. See ../shared/seeds/README.md §1; the readings of the
+ * learning", NUDT 2010), as written. See docs/techniques.md §1; the readings of the
  * formulas the OCR lost are options here, with the reading used by default stated.
  *
  * - State of rail i: k_i in [0, k) from its segment counter (segments in its FIFO queue) and its

@@ -150,6 +150,14 @@ export class FlowModel implements NetworkModel {
     this.linkFlows = new Int32Array(n);
     this.linkBusySince = new Float64Array(n);
     this.linkBusy = new Float64Array(n);
+    // Rails whose bandwidth changes over time (a rail that loses half its rate mid-run).
+    for (let rail = 0; rail < platform.rails; rail++) {
+      const profile = platform.railProfile(rail);
+      if (profile === undefined) continue;
+      const links: number[] = [];
+      for (let l = 0; l < n; l++) if ((platform.link(l).rail ?? 0) === rail) links.push(l);
+      for (const step of profile) sim.post(step.time, () => links.forEach((l) => this.setBandwidth(l, platform.link(l).bandwidth * step.factor)));
+    }
   }
 
   /** Changes a link's bandwidth from now on (a rail slows down or recovers). */

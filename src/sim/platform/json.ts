@@ -97,11 +97,16 @@ export function platformFromJson(value: unknown, source: string): Platform {
     throw configError(`${source}: rails must be a list of 1..64 rails; got ${describe(railList)}`, 'write "rails": [ { "bandwidth": 1.25e9, "latency": 1e-6 } ], one entry per network plane');
   }
   const rails: RailSpec[] = railList.map((r: unknown, i) => {
-    const o = f.object(r, `rails[${i}]`, fat ? ['bandwidth', 'latency', 'linkBandwidth'] : ['bandwidth', 'latency']);
+    const o = f.object(r, `rails[${i}]`, fat ? ['bandwidth', 'latency', 'linkBandwidth', 'profile'] : ['bandwidth', 'latency', 'profile']);
     const bandwidth = f.quantity(o['bandwidth'], `rails[${i}].bandwidth`, 'bytes/s', parseBandwidth);
     const latency = f.quantity(o['latency'], `rails[${i}].latency`, 'seconds', parseTime, true);
-    if (o['linkBandwidth'] === undefined) return { bandwidth, latency };
-    return { bandwidth, latency, linkBandwidth: f.quantity(o['linkBandwidth'], `rails[${i}].linkBandwidth`, 'bytes/s', parseBandwidth) };
+    const profile = o['profile'] === undefined ? undefined : steps(o['profile'], `${source}: rails[${i}].profile`, 'e.g. [[3, 0.5], [6, 1]]: half the bandwidth from t = 3 s, all of it again from 6 s');
+    return {
+      bandwidth,
+      latency,
+      ...(o['linkBandwidth'] !== undefined && { linkBandwidth: f.quantity(o['linkBandwidth'], `rails[${i}].linkBandwidth`, 'bytes/s', parseBandwidth) }),
+      ...(profile !== undefined && { profile }),
+    };
   });
 
   const shape = fat ? fatTreeShape(top['fatTree'], f) : undefined;
@@ -139,7 +144,7 @@ function loads(v: unknown, f: Fields, hostCount: number, prefix: string, suffix:
   const out = new Map<number, LoadProfile>();
   if (v === undefined) return out;
   if (!isObj(v)) throw configError(`${f.source}: load must be an object of host name or index -> [[time, factor], ...]; got ${describe(v)}`, 'e.g. "load": { "node-3": [[0, 1], [10, 0.5]] }');
-  for (const [key, steps] of Object.entries(v)) {
+  for (const key of Object.keys(v)) {
     const field = `load[${JSON.stringify(key)}]`;
     let id = /^\d+$/.test(key) ? Number(key) : NaN;
     if (Number.isNaN(id) && key.startsWith(prefix) && key.endsWith(suffix)) {
@@ -148,10 +153,13 @@ function loads(v: unknown, f: Fields, hostCount: number, prefix: string, suffix:
     }
     if (!(id >= 0 && id < hostCount)) throw configError(`${f.source}: ${field} names no host`, `use a host index in 0..${hostCount - 1} or a name such as "${prefix}0${suffix}"`);
     if (out.has(id)) throw configError(`${f.source}: ${field} gives host ${id} a second load profile`, 'give each host one profile');
-    if (!Array.isArray(steps) || !steps.every((s) => Array.isArray(s) && s.length === 2)) {
-      throw configError(`${f.source}: ${field} must be a list of [time, factor] pairs; got ${describe(steps)}`, 'e.g. [[0, 1], [10, 0.5]]: full speed, then half from t = 10 s');
-    }
-    out.set(id, checkLoadProfile(steps.map(([time, factor]: unknown[]) => ({ time: time as number, factor: factor as number })), `${f.source}: ${field}`));
+    out.set(id, steps(v[key], `${f.source}: ${field}`, 'e.g. [[0, 1], [10, 0.5]]: full speed, then half from t = 10 s'));
   }
   return out;
+}
+
+/** A list of [time, factor] pairs as a checked profile. */
+function steps(v: unknown, field: string, example: string): LoadProfile {
+  if (!Array.isArray(v) || !v.every((s) => Array.isArray(s) && s.length === 2)) throw configError(`${field} must be a list of [time, factor] pairs; got ${describe(v)}`, example);
+  return checkLoadProfile(v.map(([time, factor]: unknown[]) => ({ time: time as number, factor: factor as number })), field);
 }

@@ -77,6 +77,8 @@ export interface PlatformInit {
   readonly source?: string;
   /** Routes kept before the cache is emptied and refilled. @default 262144 */
   readonly routeCacheSize?: number;
+  /** Per rail, its bandwidth over time (factor steps applied to every link of the rail). */
+  readonly railProfiles?: readonly (LoadProfile | undefined)[];
 }
 
 interface RouteEntry {
@@ -132,6 +134,7 @@ export class Platform {
   private readonly router: Router;
   private readonly cache = new Map<number, RouteEntry>();
   private readonly cacheLimit: number;
+  private readonly profiles: readonly (LoadProfile | undefined)[];
 
   constructor(init: PlatformInit) {
     this.source = init.source ?? 'platform';
@@ -156,6 +159,12 @@ export class Platform {
     this.hostList = init.hosts;
     this.linkList = init.links;
     this.router = init.router;
+    this.profiles = init.railProfiles ?? [];
+  }
+
+  /** The bandwidth profile of `rail` (factor steps over time), if it has one. */
+  railProfile(rail: number): LoadProfile | undefined {
+    return this.profiles[rail];
   }
 
   get hostCount(): number {

@@ -15,7 +15,7 @@
  * ```
  */
 import { FatTreeLayout, checkFatTreeShape, parseFatTreeParameters, type FatTreeShape } from './fat-tree.js';
-import { Platform, checkInteger, checkPositive, configError, type Host, type Link, type LoadProfile, type NicLinks } from './platform.js';
+import { Platform, checkInteger, checkLoadProfile, checkPositive, configError, type Host, type Link, type LoadProfile, type NicLinks } from './platform.js';
 
 export { bisectionBandwidth } from './bisection.js';
 export { kAryFatTreeShape, parseFatTreeParameters, type FatTreeShape } from './fat-tree.js';
@@ -24,6 +24,11 @@ export { kAryFatTreeShape, parseFatTreeParameters, type FatTreeShape } from './f
 export interface RailSpec {
   /** Bytes/s of the host links on this rail. */
   readonly bandwidth?: number;
+  /**
+   * The rail's bandwidth over time: [time s, factor 0..1] steps (a rail that loses half its rate
+   * at t = 3 s and recovers at 6 s: [[3, 0.5], [6, 1]]); every link of the rail follows it.
+   */
+  readonly profile?: LoadProfile;
   /** Seconds per link on this rail. */
   readonly latency?: number;
   /** Bytes/s of the switch-to-switch links (fat tree). */
@@ -77,6 +82,12 @@ interface Rail {
   linkBandwidth: number;
 }
 
+/** The bandwidth profile of each rail, checked (undefined where a rail has none). */
+function railProfiles(rails: number | readonly RailSpec[] | undefined, source: string): (LoadProfile | undefined)[] | undefined {
+  if (rails === undefined || typeof rails === 'number') return undefined;
+  return rails.map((r, i) => (r.profile === undefined ? undefined : checkLoadProfile(r.profile, `${source}: rails[${i}].profile`)));
+}
+
 function resolveRails(rails: number | readonly RailSpec[] | undefined, base: Rail, source: string): Rail[] {
   const specs: readonly RailSpec[] = typeof rails === 'number' ? new Array<RailSpec>(checkInteger(rails, `${source}: rails`, 1, 64)).fill({}) : (rails ?? [{}]);
   if (specs.length === 0 || specs.length > 64) throw configError(`${source}: rails must list 1..64 rails; got ${specs.length}`, 'give one entry per network plane');
@@ -120,7 +131,7 @@ export function crossbar(o: CrossbarOptions): Platform {
     route: (src: number, dst: number, rail: number): number[] => [rail * 2 * n + 2 * src, rail * 2 * n + 2 * dst + 1],
     nic: (host: number, rail: number): NicLinks => ({ up: [rail * 2 * n + 2 * host], down: [rail * 2 * n + 2 * host + 1] }),
   };
-  return new Platform({ hosts, links, router, rails: rails.length, source });
+  return new Platform({ hosts, links, router, rails: rails.length, source, railProfiles: railProfiles(o.rails, source) });
 }
 
 /** A SimGrid-shaped fat tree (see {@link FatTreeLayout}) with D-mod-k routing, one copy per rail. */
@@ -160,5 +171,5 @@ export function fatTree(o: FatTreeOptions): Platform {
       return { up: cables, down: cables.map((id) => id + 1) };
     },
   };
-  return new Platform({ hosts, links, router, rails: rails.length, source });
+  return new Platform({ hosts, links, router, rails: rails.length, source, railProfiles: railProfiles(o.rails, source) });
 }
