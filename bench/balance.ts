@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
 import { defaultGossipRounds } from '../src/policy/balance/gossip.ts';
-import { simulateBalanceStep } from '../src/policy/balance/migration.ts';
+import { simulateBalanceStep } from './lib/balance-lockstep.ts';
 import { Rng } from '../src/rng.ts';
 import { tsmpiRun, type Record } from './lib/jobs.ts';
 import { median, param, printTable, writeResults } from './lib/report.ts';

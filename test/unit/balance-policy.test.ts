@@ -4,8 +4,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { defaultGossipRounds, defaultMessageCap, GossipKnowledge, gossipRng, simulateGossip, type GossipRecord } from '../../src/policy/balance/gossip.ts';
-import { imbalance, migrationRow, simulateBalanceStep, staggered, takeFromTail, targetLoads, tasksOf } from '../../src/policy/balance/migration.ts';
+import { simulateBalanceStep, simulateGossip } from '../../bench/lib/balance-lockstep.ts';
+import { defaultGossipRounds, defaultMessageCap, GossipKnowledge, gossipRng, type GossipRecord } from '../../src/policy/balance/gossip.ts';
+import { imbalance, migrationRow, staggered, takeFromTail, targetLoads, tasksOf } from '../../src/policy/balance/migration.ts';
 import { createSpeedModel, LastIntervalModel, TransitionModel, type SpeedModel } from '../../src/policy/balance/speed-model.ts';
 import { Rng } from '../../src/rng.ts';
 

@@ -17,7 +17,7 @@
  * sender, as GrapevineLB does, since a rank does not know the others' types before the gossip.
  *
  * Pure policy: no I/O, no timers, no communicator. The runtime driver runs one GossipKnowledge per
- * rank and delivers each round's sends; simulateGossip runs the same objects in one process, so
+ * rank and delivers each round's sends; bench/lib/balance-lockstep.ts runs the same objects in one process, so
  * the simulated and the real gossip are the same code.
  */
 import { Rng } from '../../rng.js';
@@ -153,7 +153,7 @@ export class GossipKnowledge {
   /**
    * learn() of the first `count` records `peer` knows, without copying them: what a message from
    * `peer` carries when its plan said `count` (records are only ever appended, so that prefix is
-   * what it knew then). For runGossip; a real rank receives the records of nextRound() instead.
+   * what it knew then). For a lockstep run (bench/lib/balance-lockstep.ts); a real rank receives the records of nextRound() instead.
    * @internal
    */
   learnFrom(peer: GossipKnowledge, count: number): boolean {
@@ -195,7 +195,7 @@ export class GossipKnowledge {
 
   /**
    * nextRound() without the copy of the records: the targets only (the records are the first
-   * `count` this rank knows now; see learnFrom). For runGossip.
+   * `count` this rank knows now; see learnFrom). For a lockstep run.
    * @internal
    */
   planRound(fanout: number, rng: Rng): number[] {
@@ -212,91 +212,3 @@ export class GossipKnowledge {
 }
 
 /** How a gossip is run: peers per send, rounds at most, the seed of every rank's draws. */
-export interface GossipOptions {
-  fanout: number;
-  maxRounds: number;
-  seed: number;
-  /** @default 2 * ceil(log2 size) */
-  messageCap?: number;
-  /** See GossipKnowledgeOptions. @default 0 */
-  quietRounds?: number;
-}
-
-export interface GossipRun {
-  /** After each round r (index r-1), the fraction of (rank, underloaded record) pairs known, over all ranks. */
-  coverage: number[];
-  /**
-   * First round after which coverage >= 0.99 (or -1 if never within the rounds run); 0 when it
-   * already holds before any round (no underloaded rank, or a single rank).
-   */
-  roundsTo99: number;
-  /** Messages sent per rank over the whole gossip: the max and the mean. */
-  messagesPerRank: { max: number; mean: number };
-}
-
-/**
- * Runs the gossip and returns every rank's knowledge at the end as well as the run's figures (for
- * simulateBalanceStep, which builds each overloaded rank's migration row from what it learned).
- */
-export function runGossip(size: number, sources: readonly GossipRecord[], options: GossipOptions): { run: GossipRun; knowledge: GossipKnowledge[] } {
-  checkSize(size);
-  const { fanout, maxRounds, seed } = options;
-  if (!Number.isInteger(maxRounds) || maxRounds < 0) throw new RangeError(`maxRounds must be an integer >= 0, got ${maxRounds}`);
-  const knowledgeOptions: GossipKnowledgeOptions = {};
-  if (options.messageCap !== undefined) knowledgeOptions.messageCap = options.messageCap;
-  if (options.quietRounds !== undefined) knowledgeOptions.quietRounds = options.quietRounds;
-  const knowledge: GossipKnowledge[] = [];
-  const rngs: Rng[] = [];
-  for (let rank = 0; rank < size; rank++) {
-    knowledge.push(new GossipKnowledge(rank, size, knowledgeOptions));
-    rngs.push(gossipRng(seed, rank));
-  }
-  let distinct = 0;
-  for (const record of sources) {
-    const k = knowledge[record.rank];
-    if (k === undefined) throw new RangeError(`source rank must be in [0, ${size}), got ${record.rank}`);
-    if (k.learn([record])) distinct++;
-  }
-  const pairs = size * distinct;
-  const countKnown = (): number => knowledge.reduce((n, k) => n + k.count, 0);
-  let known = countKnown();
-  const coverage: number[] = [];
-  let roundsTo99 = distinct === 0 || known >= 0.99 * pairs ? 0 : -1;
-  const targets: number[][] = new Array(size);
-  const counts = new Int32Array(size);
-  for (let round = 1; round <= maxRounds && known < pairs; round++) {
-    // Synchronous round: every rank decides its sends from what it knew before the round (the
-    // same decision as nextRound(); a message's records are the sender's first counts[rank])...
-    let any = false;
-    for (let rank = 0; rank < size; rank++) {
-      const k = knowledge[rank]!;
-      targets[rank] = k.planRound(fanout, rngs[rank]!);
-      counts[rank] = k.count;
-      if (targets[rank]!.length > 0) any = true;
-    }
-    if (!any) break; // quiescent: no one learned anything last round, so no one ever will
-    // ...then every message is delivered.
-    for (let rank = 0; rank < size; rank++) {
-      for (const target of targets[rank]!) knowledge[target]!.learnFrom(knowledge[rank]!, counts[rank]!);
-    }
-    known = countKnown();
-    coverage.push(known / pairs);
-    if (roundsTo99 < 0 && known >= 0.99 * pairs) roundsTo99 = round;
-  }
-  let max = 0;
-  let total = 0;
-  for (const k of knowledge) {
-    max = Math.max(max, k.messagesSent);
-    total += k.messagesSent;
-  }
-  return { run: { coverage, roundsTo99, messagesPerRank: { max, mean: total / size } }, knowledge };
-}
-
-/**
- * Runs the gossip among `size` ranks round by round (synchronous rounds, as the runtime driver
- * does) for up to `maxRounds` rounds, stopping early when every rank knows every record (or when
- * no rank has anything new left to send). Each underloaded rank starts knowing its own record.
- */
-export function simulateGossip(size: number, sources: readonly GossipRecord[], options: GossipOptions): GossipRun {
-  return runGossip(size, sources, options).run;
-}

@@ -16,10 +16,10 @@
  * receiver can get more than its deficit (with full knowledge at most its share, deficit / D, of
  * that unadvertised remainder). threshold = 0 advertises every deficit and rules this out.
  *
- * Pure policy: no I/O, no timers, no communicator. simulateBalanceStep runs one whole step for
+ * Pure policy: no I/O, no timers, no communicator. bench/lib/balance-lockstep.ts runs one whole step for
  * P ranks at policy level, for the benchmark and the tests.
  */
-import { runGossip, type GossipRecord, type GossipRun } from './gossip.js';
+import type { GossipRecord } from './gossip.js';
 
 /** The default threshold of simulateBalanceStep, as a fraction of the mean target. */
 export const DEFAULT_THRESHOLD_FRACTION = 0.02;
@@ -215,43 +215,6 @@ export function tasksOf(load: number, taskCost: number): number[] {
   return queue;
 }
 
-export interface BalanceStepInput {
-  /** Work units per rank before the step. */
-  loads: readonly number[];
-  /** Predicted speed per rank (work units per second), > 0. */
-  speeds: readonly number[];
-  /** Cost of one task: loads become queues of such tasks (tasksOf) and move whole. @default undefined: work moves as a fluid, exactly as planned */
-  taskCost?: number;
-  /** Peers per gossip send. */
-  fanout: number;
-  /** Gossip rounds at most. */
-  rounds: number;
-  seed: number;
-  /** A rank sends when load - target > threshold; every rank with target > load advertises its deficit (as the runtime driver does: leaving small deficits out lets senders pile onto the few they hear of). @default 2% of the mean target */
-  threshold?: number;
-  /** @default 2 * ceil(log2 P) */
-  messageCap?: number;
-  /** Rounds a rank goes on forwarding after news (GossipKnowledgeOptions). @default 0 */
-  quietRounds?: number;
-}
-
-/** The figures of one balancing step; imbalance is max_i(load_i / speed_i) / (sum load / sum speed). */
-export interface BalanceStepResult {
-  gossip: GossipRun;
-  /** Work moved, over all ranks. */
-  migrated: number;
-  /** The least work that reaches the targets: the sum of the positive excesses (load - target). */
-  minimumMigration: number;
-  imbalanceBefore: number;
-  imbalanceAfter: number;
-  loadsAfter: number[];
-  /** Each rank's fair share (targetLoads). */
-  targets: number[];
-  /** Ranks over the threshold on each side: the senders and the gossip's sources. */
-  overloaded: number;
-  underloaded: number;
-}
-
 /** The default threshold of a step: 2% of the mean load (DEFAULT_THRESHOLD_FRACTION). */
 export function defaultThreshold(totalLoad: number, size: number): number {
   return (DEFAULT_THRESHOLD_FRACTION * totalLoad) / size;
@@ -274,66 +237,4 @@ export function senderRow(rank: number, size: number, load: number, target: numb
   const excess = load - target;
   if (!(excess > threshold)) return [];
   return migrationRow(excess, staggered(known, rank, size), threshold);
-}
-
-/**
- * A whole balancing step for P ranks, for the benchmark at P = 1024 and 4096 (policy level, no
- * network): targets from the loads and predicted speeds, the gossip of the underloaded ranks'
- * deficits, every overloaded rank's row built from what it learned (walked in staggered() order), and the migration (whole tasks
- * from the tail with `taskCost`, else exactly the rows' amounts).
- */
-export function simulateBalanceStep(input: BalanceStepInput): BalanceStepResult {
-  const { loads, speeds, fanout, rounds, seed, taskCost } = input;
-  const targets = targetLoads(loads, speeds);
-  const size = loads.length;
-  const threshold = input.threshold ?? defaultThreshold(sum(loads), size);
-  if (!Number.isFinite(threshold) || threshold < 0) throw new RangeError(`threshold must be a finite number >= 0, got ${threshold}`);
-  const sources: GossipRecord[] = [];
-  const senders: number[] = [];
-  let minimumMigration = 0;
-  for (let rank = 0; rank < size; rank++) {
-    const gap = targets[rank]! - loads[rank]!;
-    if (gap < 0) minimumMigration -= gap;
-    const record = advertisedRecord(rank, loads[rank]!, targets[rank]!);
-    if (record !== undefined) sources.push(record);
-    else if (-gap > threshold) senders.push(rank);
-  }
-  const { run, knowledge } = runGossip(size, sources, {
-    fanout,
-    maxRounds: rounds,
-    seed,
-    ...(input.messageCap === undefined ? {} : { messageCap: input.messageCap }),
-    ...(input.quietRounds === undefined ? {} : { quietRounds: input.quietRounds }),
-  });
-  const loadsAfter = loads.slice();
-  let migrated = 0;
-  for (const sender of senders) {
-    const row = senderRow(sender, size, loads[sender]!, targets[sender]!, threshold, knowledge[sender]!.records());
-    if (taskCost === undefined) {
-      for (const { rank, amount } of row) {
-        loadsAfter[sender]! -= amount;
-        loadsAfter[rank]! += amount;
-        migrated += amount;
-      }
-      continue;
-    }
-    const { keep, moves } = takeFromTail(tasksOf(loads[sender]!, taskCost), (c) => c, row);
-    loadsAfter[sender] = sum(keep);
-    for (const [rank, tasks] of moves) {
-      const volume = sum(tasks);
-      loadsAfter[rank]! += volume;
-      migrated += volume;
-    }
-  }
-  return {
-    gossip: run,
-    migrated,
-    minimumMigration,
-    imbalanceBefore: imbalance(loads, speeds),
-    imbalanceAfter: imbalanceUnchecked(loadsAfter, speeds),
-    loadsAfter,
-    targets,
-    overloaded: senders.length,
-    underloaded: sources.length,
-  };
 }
