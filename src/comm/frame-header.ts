@@ -23,6 +23,8 @@
  * spreads DATA over its rails; the simulator lets them overtake). Bits 28-31 of word 0 are the
  * links' (transport/link.ts); the protocol keeps to bits 0-15.
  */
+import { FRAME_UNORDERED } from '../transport/link.js';
+
 export { FRAME_HEADER_WORDS } from '../transport/link.js';
 
 export const H_TYPE = 0;
@@ -53,6 +55,9 @@ export function frameKind(word0: number): number {
 export function typeWord(type: number, kind: number): number {
   return type | (kind << 8);
 }
+
+/** Word 0 of a clear-to-send: found by the sender's request id, it need not keep the link's order. */
+export const CTS_WORD = FrameType.Cts | FRAME_UNORDERED;
 
 /** CTS receiver id meaning "the receive failed; complete the send without data". */
 export const CTS_DISCARD = -1;

@@ -1,0 +1,352 @@
+/**
+ * The receiving side of the point-to-point engine (ob1's recvreq and recvfrag): the matching
+ * queues of every context, eager messages (delivered into the matched receive, or copied into the
+ * unexpected queue), pipelined eager messages arriving over several frames, and rendezvous
+ * announcements (a match answers with a clear-to-send; the DATA frames then land straight in the
+ * receive's buffer). Unexpected large messages cost only their announcement, never a buffer.
+ */
+import { ErrorCode, TsmpiError } from '../errors.js';
+import { copyBytes, copyOut } from '../transport/copy-bytes.js';
+import type { InboundFrame, Link } from '../transport/link.js';
+import type { Progress } from '../transport/progress.js';
+import { PayloadKind, decodeValue, isRawKind, kindName, viewAs, type Encoded } from './codec.js';
+import { CTS_DISCARD, FRAME_HEADER_WORDS, CTS_WORD, H_AUX, H_CONTEXT, H_LENGTH, H_SEQ, H_SOURCE, H_TAG, H_TOTAL, H_TYPE, frameKind } from './frame-header.js';
+import { MatchQueues, ReceiveRequest, type IncomingMessage, type UnexpectedMessage } from './matching.js';
+import type { Request, RequestDriver, Status } from './request.js';
+
+/** What the receive path needs of its endpoint. */
+export interface ReceivePathHost {
+  readonly rank: number;
+  readonly engine: Progress;
+  readonly driver: RequestDriver;
+  /** Polls the links once (a receive first looks at what has arrived). */
+  poll(): void;
+  /** Sends a payload-less frame to world rank `peer` (a clear-to-send). */
+  control(peer: number, header: Int32Array): void;
+}
+
+export class ReceivePath {
+  private readonly host: ReceivePathHost;
+  /** Matching queues by context id (ids are small integers handed out in order). */
+  private readonly contexts: (MatchQueues | undefined)[] = [];
+  /** Rendezvous receives whose data is on its way, by the id their clear-to-send carried. */
+  private readonly receives = new Map<number, ReceiveRequest>();
+  /** Pipelined eager messages being received, by sender world rank * 2^32 + message id. */
+  private readonly incoming = new Map<number, IncomingMessage>();
+  private readonly header = new Int32Array(FRAME_HEADER_WORDS);
+  private nextReceiveId = 1;
+
+  constructor(host: ReceivePathHost) {
+    this.host = host;
+  }
+
+  /**
+   * Posts a receive on `context` from comm rank `source` (or ANY_SOURCE) with `tag` (or ANY_TAG).
+   * With `into`, the message's bytes land in it and the request yields a Status; without, the
+   * request yields the decoded value, or with `encoded` its {@link Encoded} form (not decoded).
+   */
+  irecv(context: number, source: number, sourceWorld: number, tag: number, into: Uint8Array | null, operation: string, encoded = false): Request<unknown> {
+    const posted = new ReceiveRequest(this.host.driver, operation, source, tag, context, into, encoded, sourceWorld);
+    const queues = this.queues(context);
+    this.host.poll();
+    const index = queues.findUnexpected(source, tag);
+    if (index >= 0) {
+      const message = queues.takeUnexpectedAt(index);
+      if (message.incoming !== undefined) {
+        // Still arriving: this receive takes it when its last byte is in.
+        message.incoming.receiver = posted;
+        message.incoming.entry = null;
+        posted.peerWorld = message.peer;
+      } else if (message.data !== null) this.deliverEager(posted, message.source, message.tag, message.kind, message.data, 0, message.bytes);
+      else this.matchRendezvous(posted, message.source, message.tag, message.kind, message.bytes, message.peer, message.senderRequest);
+    } else {
+      queues.posted.push(posted);
+    }
+    return posted;
+  }
+
+  /** The status of the earliest unexpected message matching (source, tag), after one poll. */
+  iprobe(context: number, source: number, tag: number): Status | undefined {
+    this.host.poll();
+    const queues = this.queues(context);
+    const index = queues.findUnexpected(source, tag);
+    if (index < 0) return undefined;
+    const m: UnexpectedMessage = queues.unexpected.at(index);
+    return { source: m.source, tag: m.tag, bytes: m.bytes };
+  }
+
+  /** Withdraws a posted receive that has not matched; false when it has (or is not a receive). */
+  cancel(request: Request<unknown>): boolean {
+    const queues = this.contexts[request.context];
+    if (queues === undefined || !queues.removePosted(request)) return false;
+    request.fail(new TsmpiError(ErrorCode.Cancelled, 'the receive was cancelled', { rank: this.host.rank, operation: request.operation }));
+    return true;
+  }
+
+  private queues(context: number): MatchQueues {
+    let queues = this.contexts[context];
+    if (queues === undefined) {
+      queues = new MatchQueues();
+      this.contexts[context] = queues;
+    }
+    return queues;
+  }
+
+  // ---- frames ---------------------------------------------------------------------------------
+
+  /** An EAGER frame: a whole message, or the first frame of a pipelined one. */
+  onEager(link: Link, frame: InboundFrame): void {
+    const w = frame.words;
+    const h = frame.headerIndex;
+    const word0 = w[h + H_TYPE]!;
+    const context = w[h + H_CONTEXT]!;
+    const source = w[h + H_SOURCE]!;
+    const tag = w[h + H_TAG]!;
+    const queues = this.queues(context);
+    if (w[h + H_TOTAL]! > frame.payloadLength) {
+      this.startIncoming(link.peer, w[h + H_AUX]!, queues, source, tag, frameKind(word0), w[h + H_TOTAL]!);
+      this.onIncomingBytes(link.peer * 4294967296 + w[h + H_AUX]!, 0, frame);
+      return;
+    }
+    const posted = queues.takePosted(source, tag);
+    if (posted !== undefined) {
+      this.deliverEager(posted, source, tag, frameKind(word0), frame.bytes, frame.payloadOffset, frame.payloadLength);
+    } else {
+      queues.unexpected.push({
+        source,
+        tag,
+        kind: frameKind(word0),
+        bytes: frame.payloadLength,
+        data: copyOut(frame.bytes, frame.payloadOffset, frame.payloadLength),
+        peer: link.peer,
+        senderRequest: 0,
+      });
+    }
+  }
+
+  /** An RTS: a large message announced; matched now, or kept as an announcement. */
+  onRts(link: Link, frame: InboundFrame): void {
+    const w = frame.words;
+    const h = frame.headerIndex;
+    const context = w[h + H_CONTEXT]!;
+    const source = w[h + H_SOURCE]!;
+    const tag = w[h + H_TAG]!;
+    const total = w[h + H_TOTAL]!;
+    const senderRequest = w[h + H_AUX]!;
+    const kind = frameKind(w[h + H_TYPE]!);
+    const queues = this.queues(context);
+    const posted = queues.takePosted(source, tag);
+    if (posted !== undefined) this.matchRendezvous(posted, source, tag, kind, total, link.peer, senderRequest);
+    else queues.unexpected.push({ source, tag, kind, bytes: total, data: null, peer: link.peer, senderRequest });
+  }
+
+  /** Bytes of a rendezvous message, at their offset in the receive's buffer. */
+  onData(frame: InboundFrame): void {
+    const w = frame.words;
+    const h = frame.headerIndex;
+    const id = w[h + H_SEQ]!;
+    const posted = this.receives.get(id);
+    if (posted === undefined) return;
+    const length = frame.payloadLength;
+    copyBytes(posted.dest!, w[h + H_TOTAL]! + frame.pieceOffset, frame.bytes, frame.payloadOffset, length);
+    posted.received += length;
+    if (posted.received >= posted.total) this.finishRendezvousReceive(id, posted);
+  }
+
+  /** Bytes of a pipelined eager message after its first frame. */
+  onEagerData(link: Link, frame: InboundFrame): void {
+    const w = frame.words;
+    const h = frame.headerIndex;
+    this.onIncomingBytes(link.peer * 4294967296 + w[h + H_SEQ]!, w[h + H_TOTAL]! + frame.pieceOffset, frame);
+  }
+
+  // ---- delivery -------------------------------------------------------------------------------
+
+  private deliverEager(posted: ReceiveRequest, source: number, tag: number, kind: number, bytes: Uint8Array, offset: number, length: number): void {
+    const request = posted;
+    const status: Status = { source, tag, bytes: length };
+    this.host.engine.countCompletion();
+    if (posted.into !== null) {
+      const error = this.checkInto(posted.into, kind, length, request.operation, source, tag);
+      if (error !== undefined) {
+        request.fail(error);
+        return;
+      }
+      copyBytes(posted.into, 0, bytes, offset, length);
+      request.complete(status, status);
+      return;
+    }
+    if (posted.encoded) {
+      request.complete({ kind, bytes: copyOut(bytes, offset, length) } satisfies Encoded, status);
+      return;
+    }
+    try {
+      request.complete(decodeValue(kind, bytes, offset, length), status);
+    } catch (cause) {
+      request.fail(
+        new TsmpiError(ErrorCode.Encode, `cannot decode a ${kindName(kind)} message of ${length} bytes`, {
+          rank: this.host.rank,
+          operation: request.operation,
+          hint: 'the sender and receiver must run the same tsmpi version',
+          cause,
+        }),
+      );
+    }
+  }
+
+  private checkInto(into: Uint8Array, kind: number, length: number, operation: string, source: number, tag: number): TsmpiError | undefined {
+    if (!isRawKind(kind)) {
+      const what = kind === PayloadKind.String ? 'a string' : 'an object, array or other value';
+      return new TsmpiError(ErrorCode.Type, `the message from rank ${source}, tag ${tag} is an encoded value (${what}), not a typed array's bytes`, {
+        rank: this.host.rank,
+        operation,
+        hint: 'send it as a typed array, or receive it with recv(), which returns any value',
+      });
+    }
+    if (length > into.length) {
+      return new TsmpiError(ErrorCode.Truncate, `the ${length}-byte message from rank ${source}, tag ${tag} does not fit the ${into.length}-byte receive buffer`, {
+        rank: this.host.rank,
+        operation,
+        hint: `pass a buffer of at least ${length} bytes, or probe() first and size the buffer from status.bytes`,
+      });
+    }
+    return undefined;
+  }
+
+  /** A rendezvous matched: answer with a clear-to-send naming where its data goes. */
+  private matchRendezvous(posted: ReceiveRequest, source: number, tag: number, kind: number, total: number, peer: number, senderRequest: number): void {
+    const header = this.header;
+    // A clear-to-send is found by the sender's request id: it need not queue behind other frames.
+    header[H_TYPE] = CTS_WORD;
+    header[H_LENGTH] = 0;
+    header[H_AUX] = senderRequest;
+    if (posted.into !== null) {
+      const error = this.checkInto(posted.into, kind, total, posted.operation, source, tag);
+      if (error !== undefined) {
+        header[H_SEQ] = CTS_DISCARD;
+        this.host.control(peer, header);
+        this.host.engine.countCompletion();
+        posted.fail(error);
+        return;
+      }
+    }
+    posted.matchedSource = source;
+    posted.matchedTag = tag;
+    posted.peerWorld = peer;
+    posted.kind = kind;
+    posted.total = total;
+    posted.received = 0;
+    posted.dest = posted.into ?? new Uint8Array(total);
+    const id = this.nextReceiveId++;
+    this.receives.set(id, posted);
+    header[H_SEQ] = id;
+    this.host.control(peer, header);
+    if (total === 0) this.finishRendezvousReceive(id, posted);
+  }
+
+  private finishRendezvousReceive(id: number, posted: ReceiveRequest): void {
+    this.receives.delete(id);
+    this.host.engine.countCompletion();
+    const status: Status = { source: posted.matchedSource, tag: posted.matchedTag, bytes: posted.total };
+    if (posted.into !== null) {
+      posted.complete(status, status);
+      return;
+    }
+    const dest = posted.dest!;
+    if (posted.encoded) {
+      posted.complete({ kind: posted.kind, bytes: dest } satisfies Encoded, status);
+      return;
+    }
+    try {
+      const value = isRawKind(posted.kind) ? viewAs(posted.kind, dest) : decodeValue(posted.kind, dest, 0, dest.length);
+      posted.complete(value, status);
+    } catch (cause) {
+      posted.fail(cause);
+    }
+  }
+
+  /** The first frame of a pipelined eager message: match it now, its bytes follow. */
+  private startIncoming(peer: number, id: number, queues: MatchQueues, source: number, tag: number, kind: number, total: number): void {
+    const key = peer * 4294967296 + id;
+    const message: IncomingMessage = { key, source, tag, kind, total, peer, received: 0, dest: null, direct: false, receiver: null, entry: null };
+    const posted = queues.takePosted(source, tag);
+    if (posted !== undefined) {
+      posted.peerWorld = peer;
+      message.receiver = posted;
+      if (posted.into !== null) {
+        const error = this.checkInto(posted.into, kind, total, posted.operation, source, tag);
+        if (error !== undefined) {
+          // The receive fails now; the message's bytes are read and dropped as they come.
+          this.host.engine.countCompletion();
+          posted.fail(error);
+          message.receiver = null;
+        } else {
+          message.dest = posted.into;
+          message.direct = true;
+        }
+      } else {
+        message.dest = new Uint8Array(total);
+      }
+    } else {
+      message.dest = new Uint8Array(total);
+      const entry: UnexpectedMessage = { source, tag, kind, bytes: total, data: message.dest, peer, senderRequest: 0, incoming: message };
+      message.entry = entry;
+      queues.unexpected.push(entry);
+    }
+    this.incoming.set(key, message);
+  }
+
+  /** Bytes of a pipelined eager message at `offset`; delivers it when the last one is in. */
+  private onIncomingBytes(key: number, offset: number, frame: InboundFrame): void {
+    const message = this.incoming.get(key);
+    if (message === undefined) return;
+    if (message.dest !== null) copyBytes(message.dest, offset, frame.bytes, frame.payloadOffset, frame.payloadLength);
+    message.received += frame.payloadLength;
+    if (message.received < message.total) return;
+    this.incoming.delete(key);
+    if (message.entry !== null) message.entry.incoming = undefined; // complete, still unexpected
+    const receiver = message.receiver;
+    if (receiver === null || message.dest === null) return;
+    if (message.direct) {
+      const status: Status = { source: message.source, tag: message.tag, bytes: message.total };
+      this.host.engine.countCompletion();
+      receiver.complete(status, status);
+      return;
+    }
+    receiver.matchedSource = message.source;
+    receiver.matchedTag = message.tag;
+    if (receiver.into === null && !receiver.encoded && isRawKind(message.kind) && message.kind !== PayloadKind.Number) {
+      // Our own freshly allocated buffer becomes the received array: no second copy.
+      this.host.engine.countCompletion();
+      const status: Status = { source: message.source, tag: message.tag, bytes: message.total };
+      receiver.complete(viewAs(message.kind, message.dest), status);
+      return;
+    }
+    this.deliverEager(receiver, message.source, message.tag, message.kind, message.dest, 0, message.total);
+  }
+
+  /**
+   * The link from world rank `peerRank` failed: what this rank expects from it fails with the
+   * error `failure` makes (a receive from any source keeps waiting: another rank may match it).
+   */
+  failPeer(peerRank: number, failure: (operation: string) => TsmpiError): void {
+    for (const [id, posted] of [...this.receives]) {
+      if (posted.peerWorld !== peerRank) continue;
+      this.receives.delete(id);
+      posted.fail(failure(posted.operation));
+    }
+    for (const [key, message] of [...this.incoming]) {
+      if (message.peer !== peerRank) continue;
+      this.incoming.delete(key);
+      message.receiver?.fail(failure(message.receiver.operation));
+      if (message.entry !== null) {
+        const queues = this.contexts.find((q) => q !== undefined && q.unexpected.indexOf(message.entry!) >= 0);
+        if (queues !== undefined) queues.unexpected.removeAt(queues.unexpected.indexOf(message.entry));
+      }
+    }
+    for (const queues of this.contexts) {
+      if (queues === undefined) continue;
+      for (const posted of queues.posted.removeWhere((p) => p.peerWorld === peerRank)) posted.fail(failure(posted.operation));
+    }
+  }
+}

@@ -1,0 +1,311 @@
+/**
+ * The sending side of the point-to-point engine (ob1's sendreq): one link and one FIFO of frames
+ * per peer, the eager and pipelined-eager sends, rendezvous announcements and, once the receiver
+ * answers with a clear-to-send, the stream of DATA frames straight from the sender's memory.
+ *
+ * Every link has a FIFO of frames that did not fit yet; a link's frames leave in order, so MPI's
+ * order per (source, tag, context) holds. A link that closed fails what is queued on it, and
+ * every later send to that peer at once (a frame queued on a dead link would wait for ever).
+ */
+import type { Settings } from '../config/tunables.js';
+import { ErrorCode, TsmpiError } from '../errors.js';
+import { FRAME_HEADER_WORDS, FRAME_SPLITTABLE, FRAME_UNORDERED, type InboundFrame, type Link, type LinkEvents } from '../transport/link.js';
+import type { Progress } from '../transport/progress.js';
+import type { Transport } from '../transport/transport.js';
+import { CTS_DISCARD, FrameType, H_AUX, H_CONTEXT, H_LENGTH, H_SEQ, H_SOURCE, H_TAG, H_TOTAL, H_TYPE, typeWord } from './frame-header.js';
+import { Request, type RequestDriver } from './request.js';
+
+/** A frame waiting for room in its link. */
+interface OutboundFrame {
+  header: Int32Array;
+  payload: Uint8Array | null;
+  length: number;
+  /** Completed once the frame is written (queued eager sends). */
+  request: Request<unknown> | null;
+  stream: null;
+}
+
+/** The data of a rendezvous send, streamed after its CTS. */
+interface OutboundStream {
+  header: null;
+  payload: null;
+  length: 0;
+  request: null;
+  stream: RendezvousSend;
+}
+
+type OutboundJob = OutboundFrame | OutboundStream;
+
+/** A send whose bytes stream in DATA (after a CTS) or EAGER_DATA frames (pipelined eager). */
+interface RendezvousSend {
+  readonly id: number;
+  readonly request: Request<unknown>;
+  readonly bytes: Uint8Array;
+  readonly peer: number;
+  /** FrameType.Data or FrameType.EagerData. */
+  dataType: number;
+  /** Receiver request id (DATA) or this send's message id (EAGER_DATA). */
+  receiverId: number;
+  offset: number;
+}
+
+export interface PeerState {
+  readonly link: Link;
+  queue: OutboundJob[];
+  head: number;
+  backlogged: boolean;
+  /** Why the sending link closed: what is sent to the peer afterwards fails at once. */
+  failed: TsmpiError | undefined;
+}
+
+/** What the send path needs of its endpoint. */
+export interface SendPathHost {
+  readonly rank: number;
+  readonly engine: Progress;
+  readonly settings: Settings;
+  readonly transport: Transport;
+  readonly events: LinkEvents;
+  readonly driver: RequestDriver;
+  /** A link to `rank` was made (the poller adds the loopback to what it polls). */
+  linkMade(rank: number, link: Link): void;
+}
+
+export class SendPath {
+  private readonly host: SendPathHost;
+  private readonly peers: (PeerState | undefined)[];
+  /** Peers with frames waiting for room. */
+  readonly backlog: PeerState[] = [];
+  private readonly sends = new Map<number, RendezvousSend>();
+  private readonly header = new Int32Array(FRAME_HEADER_WORDS);
+  private nextSendId = 1;
+
+  constructor(host: SendPathHost, size: number) {
+    this.host = host;
+    this.peers = new Array(size);
+  }
+
+  /** True when every send started has left this rank (finalize waits for it). */
+  get idle(): boolean {
+    return this.sends.size === 0 && this.backlog.length === 0;
+  }
+
+  /** Links made so far (one per peer talked to, itself included). */
+  linkCount(): number {
+    let n = 0;
+    for (const p of this.peers) if (p !== undefined) n++;
+    return n;
+  }
+
+  /** The state of world rank `rank`, its link made on first use. */
+  peer(rank: number): PeerState {
+    let peer = this.peers[rank];
+    if (peer === undefined) {
+      const link = this.host.transport.createLink(rank, this.host.events);
+      peer = { link, queue: [], head: 0, backlogged: false, failed: undefined };
+      this.peers[rank] = peer;
+      this.host.linkMade(rank, link);
+    }
+    return peer;
+  }
+
+  /** Starts a send of `bytes` (payload kind `kind`) to world rank `dest`; see Endpoint.isend. */
+  isend(context: number, dest: number, source: number, tag: number, kind: number, bytes: Uint8Array, operation: string, peerRank: number): Request<void> {
+    const { engine, settings } = this.host;
+    const request = new Request<void>(this.host.driver, operation, peerRank, tag, context);
+    const peer = this.peer(dest);
+    if (peer.failed !== undefined) {
+      // The link to that rank is gone (it exited or failed): a frame queued on it would wait for ever.
+      request.fail(new TsmpiError(ErrorCode.Transport, peer.failed.detail, { rank: this.host.rank, operation, hint: peer.failed.hint }));
+      return request;
+    }
+    const length = bytes.length;
+    const header = this.header;
+    header[H_CONTEXT] = context;
+    header[H_SOURCE] = source;
+    header[H_TAG] = tag;
+    header[H_SEQ] = 0;
+    const limits = peer.link.limits;
+    const eagerLimit = limits.eagerLimit ?? settings.eagerLimit;
+    if (length <= Math.min(eagerLimit, limits.maxFramePayload)) {
+      header[H_TYPE] = typeWord(FrameType.Eager, kind);
+      header[H_LENGTH] = length;
+      header[H_TOTAL] = length;
+      header[H_AUX] = 0;
+      if (this.write(peer, header, bytes, length, request)) request.complete(undefined);
+      return request;
+    }
+    const id = this.nextSendId++;
+    if (length <= eagerLimit) {
+      // Pipelined eager: the match header and a first chunk now, the rest right behind it.
+      // The first frame is delivered whole (it is matched): keep it small; the rest may come in pieces.
+      const first = Math.min(settings.chunkBytes, limits.maxFramePayload);
+      const send: RendezvousSend = { id, request, bytes, peer: dest, dataType: FrameType.EagerData, receiverId: id, offset: first };
+      this.sends.set(id, send);
+      engine.retain();
+      header[H_TYPE] = typeWord(FrameType.Eager, kind);
+      header[H_LENGTH] = first;
+      header[H_TOTAL] = length;
+      header[H_AUX] = id;
+      this.write(peer, header, bytes, first, null);
+      peer.queue.push({ header: null, payload: null, length: 0, request: null, stream: send });
+      this.markBacklogged(peer);
+      this.pump(peer);
+      return request;
+    }
+    this.sends.set(id, { id, request, bytes, peer: dest, dataType: FrameType.Data, receiverId: 0, offset: 0 });
+    engine.retain();
+    header[H_TYPE] = typeWord(FrameType.Rts, kind);
+    header[H_LENGTH] = 0;
+    header[H_TOTAL] = length;
+    header[H_AUX] = id;
+    this.write(peer, header, null, 0, null);
+    return request;
+  }
+
+  /** Sends a frame without payload to world rank `peer` (the receive path's clear-to-send). */
+  control(peer: number, header: Int32Array): void {
+    this.write(this.peer(peer), header, null, 0, null);
+  }
+
+  /** A clear-to-send arrived: queue the send's DATA stream (or finish it when the receive failed). */
+  onCts(link: Link, frame: InboundFrame): void {
+    const w = frame.words;
+    const h = frame.headerIndex;
+    const send = this.sends.get(w[h + H_AUX]!);
+    if (send === undefined) return;
+    const receiverId = w[h + H_SEQ]!;
+    if (receiverId === CTS_DISCARD) {
+      this.finishSend(send);
+      return;
+    }
+    send.receiverId = receiverId;
+    const peer = this.peer(link.peer);
+    peer.queue.push({ header: null, payload: null, length: 0, request: null, stream: send });
+    this.markBacklogged(peer);
+  }
+
+  /** Writes a frame now or queues it behind the link's backlog; true when written now. */
+  private write(peer: PeerState, header: Int32Array, payload: Uint8Array | null, length: number, request: Request<unknown> | null): boolean {
+    if (!peer.backlogged && peer.link.trySend(header, payload, 0, length)) return true;
+    peer.queue.push({ header: header.slice(), payload, length, request, stream: null });
+    if (request !== null) this.host.engine.retain();
+    this.markBacklogged(peer);
+    return false;
+  }
+
+  private markBacklogged(peer: PeerState): void {
+    if (!peer.backlogged) {
+      peer.backlogged = true;
+      this.backlog.push(peer);
+    }
+  }
+
+  /** Writes what the links of backlogged peers take; true when anything moved. */
+  pumpBacklog(): boolean {
+    if (this.backlog.length === 0) return false;
+    let progressed = false;
+    let kept = 0;
+    for (let i = 0; i < this.backlog.length; i++) {
+      const peer = this.backlog[i]!;
+      const before = peer.head;
+      if (!this.pump(peer)) this.backlog[kept++] = peer;
+      if (peer.head !== before || !peer.backlogged) progressed = true;
+    }
+    this.backlog.length = kept;
+    return progressed;
+  }
+
+  /** Writes as much of a peer's backlog as its link takes; true when it is now empty. */
+  private pump(peer: PeerState): boolean {
+    const link = peer.link;
+    const engine = this.host.engine;
+    while (peer.head < peer.queue.length) {
+      const job = peer.queue[peer.head]!;
+      if (job.stream === null) {
+        if (!link.trySend(job.header, job.payload, 0, job.length)) return false;
+        if (job.request !== null) {
+          job.request.complete(undefined);
+          engine.countCompletion();
+          engine.release();
+        }
+      } else if (!this.streamData(link, job.stream)) {
+        return false;
+      }
+      peer.queue[peer.head++] = undefined as unknown as OutboundJob;
+    }
+    peer.queue = [];
+    peer.head = 0;
+    peer.backlogged = false;
+    return true;
+  }
+
+  /** Streams DATA frames of a rendezvous send; true when all of it is written. */
+  private streamData(link: Link, send: RendezvousSend): boolean {
+    const header = this.header;
+    const total = send.bytes.length;
+    const chunk = this.chunkFor(link);
+    // DATA lands by offset in a posted buffer: any order, any pieces. EAGER_DATA must follow its
+    // EAGER frame (which creates the message it belongs to), so it keeps the link's order.
+    header[H_TYPE] = send.dataType | FRAME_SPLITTABLE | (send.dataType === FrameType.Data ? FRAME_UNORDERED : 0);
+    header[H_SEQ] = send.receiverId;
+    while (send.offset < total) {
+      const length = Math.min(chunk, total - send.offset);
+      header[H_LENGTH] = length;
+      header[H_TOTAL] = send.offset;
+      if (!link.trySend(header, send.bytes, send.offset, length, true)) return false;
+      send.offset += length;
+    }
+    // A link that writes straight from the caller's memory holds it until the bytes are out.
+    if (link.whenReleased !== undefined) {
+      link.whenReleased(() => {
+        this.finishSend(send);
+        // This runs from the socket's write callback, outside any poll: settle its waiter now.
+        this.host.engine.progressed();
+      });
+    } else {
+      this.finishSend(send);
+    }
+    return true;
+  }
+
+  /**
+   * Bytes per DATA frame: TSMPI_CHUNK_BYTES through a ring (frames must fit it many times over);
+   * a socket's full frame size otherwise (fewer, larger writes; the receiver takes pieces anyway).
+   */
+  private chunkFor(link: Link): number {
+    return link.limits.polled ? Math.min(this.host.settings.chunkBytes, link.limits.maxFramePayload) : link.limits.maxFramePayload;
+  }
+
+  private finishSend(send: RendezvousSend): void {
+    if (!this.sends.delete(send.id)) return;
+    send.request.complete(undefined);
+    this.host.engine.countCompletion();
+    this.host.engine.release();
+  }
+
+  /**
+   * The sending link to world rank `peerRank` failed (`link`: the link that closed): what this
+   * rank owes that peer fails with the error `failure` makes, and later sends fail at once.
+   */
+  failPeer(peerRank: number, link: Link, failure: (operation: string) => TsmpiError): void {
+    const engine = this.host.engine;
+    for (const send of [...this.sends.values()]) {
+      if (send.peer !== peerRank) continue;
+      this.sends.delete(send.id);
+      send.request.fail(failure(send.request.operation));
+      engine.release();
+    }
+    const peer = this.peers[peerRank];
+    if (peer === undefined) return;
+    if (peer.link === link) peer.failed = failure('send');
+    for (let i = peer.head; i < peer.queue.length; i++) {
+      const job = peer.queue[i]!;
+      if (job.request !== null) {
+        job.request.fail(failure(job.request.operation));
+        engine.release();
+      }
+    }
+    peer.queue = [];
+    peer.head = 0;
+  }
+}
