@@ -361,8 +361,9 @@ function scalePlatform(ranks: number, drop?: { from: number; to: number }): Plat
 }
 
 const workloads: Record<string, (ranks: number) => string[]> = {
-  // Every pair, 256 KiB each way (above TSMPI_RAIL_MIN_SPLIT: split over the rails), one step.
-  'all-to-all': (ranks) => [`ranks=${ranks}`, 'steps=1', 'bytes=262144', 'flops=0', 'p2p=true'],
+  // Every pair, 256 KiB each way (above TSMPI_RAIL_MIN_SPLIT: split over the rails), one step, in
+  // n - 1 pairwise rounds (all at once, 1024 ranks hold a million transfers: over 15 GB).
+  'all-to-all': (ranks) => [`ranks=${ranks}`, 'steps=1', 'bytes=262144', 'flops=0', 'p2p=true', 'rounds=true'],
   // A 2-D halo of 4 MiB faces, 4 steps, 1 ms of compute a step.
   halo: (ranks) => [`px=${Math.round(Math.sqrt(ranks))}`, `py=${Math.round(Math.sqrt(ranks))}`, 'steps=4', 'bytes=4194304', 'flops=1e6'],
 };

@@ -57,7 +57,7 @@ const ENTRIES: readonly Entry[] = [
   },
   {
     name: 'all-to-all', aliases: ['alltoall'],
-    params: [int('ranks', 'ranks'), int('steps', 'steps', ALL_TO_ALL_DEFAULTS.steps), num('bytes', 'bytes to each peer per step', ALL_TO_ALL_DEFAULTS.bytes), num('flops', 'flops per step per rank', ALL_TO_ALL_DEFAULTS.flops), bool('p2p', 'explicit irecv/isend instead of the alltoall collective', ALL_TO_ALL_DEFAULTS.p2p)],
+    params: [int('ranks', 'ranks'), int('steps', 'steps', ALL_TO_ALL_DEFAULTS.steps), num('bytes', 'bytes to each peer per step', ALL_TO_ALL_DEFAULTS.bytes), num('flops', 'flops per step per rank', ALL_TO_ALL_DEFAULTS.flops), bool('p2p', 'explicit irecv/isend instead of the alltoall collective', ALL_TO_ALL_DEFAULTS.p2p), bool('rounds', 'with p2p: n - 1 rounds of one exchange each (the pairwise algorithm)', ALL_TO_ALL_DEFAULTS.rounds)],
     description: 'every rank exchanges with every other each step (the alltoall collective, or point-to-point with p2p=true)',
     build: (p) => allToAll(p as unknown as AllToAllOptions),
   },
