@@ -212,6 +212,7 @@ export class MultiRailLink implements Link {
     if (!this.scheduler.isUp(rail)) {
       this.options.log(`tsmpi: rank ${this.options.rank}: rail ${rail} to rank ${this.peer} is back`);
       this.scheduler.railRecovered(rail);
+      this.arm();
     }
     if (rail === 0) this.flushAcks();
     if (this.options.policy.drainInterval === undefined) this.scheduler.pump();
@@ -241,6 +242,8 @@ export class MultiRailLink implements Link {
     // A new link on that rail carries no announce yet.
     for (const frame of this.scheduler.pendingData()) frame.announced.delete(rail);
     const back = this.scheduler.railFailed(rail);
+    // Requeued segments wait for the drain timer under an interval policy: it may have stopped.
+    this.arm();
     // A peer closing an idle connection (its end of the job) is no failure worth a line.
     if (back > 0 || this.scheduler.busy) this.options.log(`tsmpi: rank ${this.options.rank}: rail ${rail} to rank ${this.peer} failed (${why}); ${back} segments go again on the other rails`);
     this.scheduleRetry(rail);
@@ -258,6 +261,7 @@ export class MultiRailLink implements Link {
 
   /** Checks for silent rails while segments are out (and drains on the policy's interval). */
   private arm(): void {
+    if (this.closed || !this.scheduler.busy) return;
     if (this.watchdog === undefined) this.scheduleWatchdog();
     const interval = this.options.policy.drainInterval;
     if (interval !== undefined && this.drainTimer === undefined) this.scheduleDrain(interval);
