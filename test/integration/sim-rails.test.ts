@@ -4,7 +4,7 @@
 // puts half the bytes on the slow rail, 67,108,864 / 25e6 = 2.684 s at least. Before, every
 // policy gave the fast rail alone (1.345 s): the simulator never ran the rails.
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
@@ -20,7 +20,8 @@ interface Summary {
 
 async function run(platform: string, env: Record<string, string>, name: string): Promise<Summary> {
   const json = join(dir, `${name}.json`);
-  const result = await tsmpi(['sim', '-n', '2', '--quiet', '--compute', 'declared', '--platform', fixture(`platforms/${platform}`), '--json', json, fixture('rails-sim.ts')], { env });
+  const path = platform.startsWith('/') ? platform : fixture(`platforms/${platform}`);
+  const result = await tsmpi(['sim', '-n', '2', '--quiet', '--compute', 'declared', '--platform', path, '--json', json, fixture('rails-sim.ts')], { env });
   assert.equal(result.code, 0, explain(result));
   assert.match(result.stdout, /rails-sim: 8 messages of 16777216 bytes intact/);
   return JSON.parse(readFileSync(json, 'utf8')) as Summary;
@@ -55,4 +56,15 @@ test('TSMPI_RAILS naming a rail the platform lacks is refused, naming the rails 
   const result = await tsmpi(['sim', '-n', '2', '--quiet', '--platform', fixture('platforms/two-rails-100-25.json'), fixture('rails-sim.ts'), '1', '1'], { env: { TSMPI_RAILS: 'rail0,rail5' } });
   assert.notEqual(result.code, 0);
   assert.match(result.stderr, /TSMPI_RAILS: "rail5" is not a rail of the simulated platform \(it has 2: rail0, rail1\)/);
+});
+
+test('a rail bandwidth profile slows that rail from its time on: rail 0 at half from 0.5 s', { timeout: 120_000 }, async () => {
+  const platform = JSON.parse(readFileSync(fixture('platforms/two-rails-100-25.json'), 'utf8')) as { rails: { profile?: [number, number][] }[] };
+  platform.rails[0]!.profile = [[0.5, 0.5]];
+  const path = join(dir, 'rail0-profile.json');
+  writeFileSync(path, JSON.stringify(platform));
+  const s = await run(path, { TSMPI_RAILS: 'rail0' }, 'rail0-profile');
+  // 134,217,728 bytes: 50 MB in the first 0.5 s at 100 MB/s, the other 84.2 MB at 50 MB/s.
+  const expected = 0.5 + (8 * 16 * 1048576 - 50e6) / 50e6;
+  assert.ok(s.makespan >= expected && s.makespan < expected * 1.02, `${s.makespan} s, expected ${expected} s`);
 });
