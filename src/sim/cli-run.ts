@@ -71,7 +71,7 @@ export async function runSimulation(programPath: string | undefined, args: strin
     program = programPath;
     label = programPath;
   } else {
-    program = flags.replay !== undefined ? await loadTiTraces(flags.replay) : buildWorkload(flags.workload!, flags.param, flags.np, flags.seed);
+    program = flags.replay !== undefined ? await loadTiTraces(flags.replay, { warn: (line) => process.stderr.write(`${line}\n`) }) : buildWorkload(flags.workload!, flags.param, flags.np, flags.seed);
     label = flags.replay ?? `workload ${flags.workload}`;
     const world = traceWorld(program);
     if (flags.np !== undefined && flags.np !== world) {

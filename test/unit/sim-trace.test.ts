@@ -97,6 +97,48 @@ test('ti-trace: wildcards, unknown sizes and the v-collectives', () => {
   ]);
 });
 
+test('ti-trace: lines as SimGrid 3.32\'s tracer writes them (waitall n, sendRecv, -333, exponents, trailing spaces)', () => {
+  const text = [
+    '0 init', '0 compute 1.23457e+06', '0 isend 1 0 65536 6', '0 irecv 1 1 65536 6', '0 waitall 2',
+    '0 sendRecv 4194304 1 4194304 1 6 6', '0 irecv -333 5 2097152 6', '0 wait -333 0 5', '0 bcast 131072 0 0 ',
+    '0 reduce 131072 0 0 0 ', '0 allreduce 8 0 0 ', '0 alltoall 32768 32768 0 0', '0 finalize',
+    '1 init', '1 sendRecv 10 0 20 -555', '1 finalize',
+  ].join('\n');
+  const p = parseTiTrace(`${text}\n`, 'traced.txt');
+  assert.deepStrictEqual(p.get(0), [
+    { op: 'init' }, { op: 'compute', flops: 1.23457e6 }, { op: 'isend', dst: 1, tag: 0, bytes: 65536 }, { op: 'irecv', src: 1, tag: 1, bytes: 65536 },
+    { op: 'waitall' }, { op: 'sendrecv', sendBytes: 4194304, dst: 1, recvBytes: 4194304, src: 1 },
+    { op: 'irecv', src: -1, tag: 5, bytes: 2097152 }, { op: 'wait', src: -1, dst: 0, tag: 5 },
+    { op: 'bcast', bytes: 131072 * 8, root: 0 }, { op: 'reduce', bytes: 131072 * 8, flops: 0, root: 0 }, { op: 'allreduce', bytes: 64, flops: 0 },
+    { op: 'alltoall', sendBytes: 262144, recvBytes: 262144 }, { op: 'finalize' },
+  ]);
+  // no datatype after a bare init: MPI_BYTE; any negative source is MPI_ANY_SOURCE
+  assert.deepStrictEqual(p.get(1), [{ op: 'init' }, { op: 'sendrecv', sendBytes: 10, dst: 0, recvBytes: 20, src: -1 }, { op: 'finalize' }]);
+  assert.throws(() => parseTiTrace('0 waitall x\n', 'w.txt'), /w\.txt:1: waitall: request count must be an integer >= 0, got "x"/);
+  assert.throws(() => parseTiTrace('0 sendRecv 1 1 1\n1 init\n', 'w.txt'), /w\.txt:1: sendrecv takes <sendcount> <dst> <recvcount> <src>/);
+});
+
+test('ti-trace: actions the tracer writes but no replayer replays are refused by name', () => {
+  for (const [line, name] of [['0 Ssend 1 0 10 6', 'Ssend'], ['0 ISsend 1 0 10 6', 'ISsend'], ['0 bsend 1 0 10', 'bsend'], ['0 Start', 'Start'], ['0 testany 3', 'testany'], ['0 waitAny 3', 'waitAny']] as const) {
+    const err = parseError(`0 init\n${line}\n`);
+    assert.match(err.message, new RegExp(`bad\\.txt:2: ${name} is written by SimGrid's tracer but replayed neither`), line);
+    assert.match(err.hint, /instead/);
+  }
+});
+
+test('ti-trace: a per-rank file with lines of other ranks: skipped with one warning; index files may have blank lines', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'tsmpi-ti-'));
+  await writeFile(join(dir, 'r0.txt'), '0 init\n1 send 0 0 5\n0 recv 1 0 5\n1 finalize\n0 finalize\n');
+  await writeFile(join(dir, 'r1.txt'), '1 init\n1 send 0 0 5\n1 finalize\n');
+  await writeFile(join(dir, 'index'), '\nr0.txt\n\n  \nr1.txt\n\n');
+  const warnings: string[] = [];
+  const program = await loadTiTraces(join(dir, 'index'), { warn: (w) => warnings.push(w) });
+  assert.deepStrictEqual(program.get(0), [{ op: 'init' }, { op: 'recv', src: 1, tag: 0, bytes: 5 }, { op: 'finalize' }]);
+  assert.deepStrictEqual(program.get(1), [{ op: 'init' }, { op: 'send', dst: 0, tag: 0, bytes: 5 }, { op: 'finalize' }]);
+  assert.equal(warnings.length, 1);
+  assert.match(warnings[0]!, /r0\.txt: 2 lines of other ranks skipped \(the first at line 2\): this file is rank 0's/);
+});
+
 /** Parses text and returns the TsmpiError it throws. */
 function parseError(text: string, source = 'bad.txt'): TsmpiError {
   try {
@@ -167,6 +209,7 @@ function actionArb(n: number): fc.Arbitrary<Action> {
     fc.record({ op: fc.constantFrom('send' as const, 'isend' as const), dst: rank, tag, bytes: amount }),
     fc.record({ op: fc.constantFrom('recv' as const, 'irecv' as const), src: source, tag: anyTag, bytes: amount }),
     fc.record({ op: fc.constantFrom('wait' as const, 'test' as const), src: source, dst: rank, tag: anyTag }),
+    fc.record({ op: fc.constant('sendrecv' as const), sendBytes: amount, dst: rank, recvBytes: amount, src: source }),
     fc.record({ op: fc.constant('bcast' as const), bytes: amount, root: rank }),
     fc.record({ op: fc.constant('reduce' as const), bytes: amount, flops: amount, root: rank }),
     fc.record({ op: fc.constant('allreduce' as const), bytes: amount, flops: amount }),

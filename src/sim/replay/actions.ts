@@ -28,7 +28,8 @@
  * | send, isend | `<dst> <tag> <count> [dt]` (SimGrid >= 3.22) or `<dst> <count>` (older, tag 0) | blocking / non-blocking send |
  * | recv, irecv | `<src> <tag> <count> [dt]` or `<src> <count>` | receive; src -555 (SMPI's MPI_ANY_SOURCE) or -1 = any source, tag -444 or -1 = any tag, count <= 0 = size unknown |
  * | wait, test | `<src> <dst> <tag>`, or nothing (older traces: the rank's last isend/irecv) | complete / poll one request, named by its (src, dst, tag) |
- * | waitall | | complete every outstanding request of the rank |
+ * | waitall | `[n]` | complete every outstanding request of the rank (n, the count the program passed, is ignored as SimGrid does) |
+ * | sendRecv | `<sendcount> <dst> <recvcount> <src> [senddatatype [recvdatatype]]` | MPI_Sendrecv, tag 0 (the tracer records none) |
  * | barrier | | |
  * | bcast | `<count> [root [dt]]` | root defaults to 0 |
  * | reduce | `<count> <flops> [root [dt]]` | |
@@ -42,7 +43,12 @@
  * | alltoallv | `<sendbuf> <sendcount x n> <recvbuf> <recvcount x n> [dt1 dt2]` | buffer sizes are ignored (the writer emits the sums) |
  * | reducescatter | `<recvcount x n> <flops> [dt]` | |
  *
- * Not accepted: scan/exscan and anything else SimGrid's replayer does not register.
+ * Any negative source of a receive, wait or test is MPI_ANY_SOURCE (SimGrid 3.32's tracer writes
+ * -333, SMPI's own value is -555).
+ *
+ * Not accepted: scan/exscan and anything else SimGrid's replayer does not register; the actions
+ * SimGrid 3.32's tracer writes but its replayer refuses (Ssend, ISsend, bsend, Start, testany,
+ * waitAny) are refused with their own message.
  */
 
 /** `src` of a receive that takes a message from any rank. SMPI writes MPI_ANY_SOURCE as -555. */
@@ -73,6 +79,15 @@ export interface RecvAction {
   /** A tag, or {@link ANY_TAG}. */
   tag: number;
   bytes: number;
+}
+/** MPI_Sendrecv: a send to `dst` and a receive from `src`, both with tag 0. */
+export interface SendRecvAction {
+  op: 'sendrecv';
+  dst: number;
+  sendBytes: number;
+  /** A rank, or {@link ANY_SOURCE}. */
+  src: number;
+  recvBytes: number;
 }
 /**
  * Waits for (or polls) the rank's outstanding request with this (src, dst, tag): an isend of
@@ -164,6 +179,7 @@ export type Action =
   | SendAction
   | RecvAction
   | WaitAction
+  | SendRecvAction
   | PlainAction
   | CommSizeAction
   | LocationAction
@@ -189,7 +205,7 @@ export const COLLECTIVE_OPS: ReadonlySet<ActionOp> = new Set<ActionOp>([
 /** Every op name, as SimGrid registers it (lower case). */
 export const ACTION_OPS: readonly ActionOp[] = [
   'init', 'finalize', 'comm_size', 'comm_split', 'comm_dup', 'location', 'compute', 'sleep',
-  'send', 'isend', 'recv', 'irecv', 'wait', 'test', 'waitall', ...COLLECTIVE_OPS,
+  'send', 'isend', 'recv', 'irecv', 'sendrecv', 'wait', 'test', 'waitall', ...COLLECTIVE_OPS,
 ];
 
 export function isCollective(action: Action): boolean {

@@ -114,6 +114,14 @@ export async function replayRank(comm: Communicator, actions: readonly Action[],
         pending.push({ src: a.src, dst: rank, tag: a.tag, request });
         break;
       }
+      case 'sendrecv': {
+        // As SimGrid's Request::sendrecv: the send and the receive started together, tag 0, both awaited.
+        const src = a.src === ANY_SOURCE ? COMM_ANY_SOURCE : peer(a.src, i, a);
+        const sent = comm.isend(payload.view(a.sendBytes), peer(a.dst, i, a), 0);
+        const received: Request<unknown> = a.recvBytes > 0 ? comm.irecvInto(payload.sinkOf(a.recvBytes), src, 0) : comm.irecv(src, 0);
+        await waitAll([sent, received]);
+        break;
+      }
       case 'wait':
       case 'test': {
         const found = take(a.src, a.dst, a.tag);

@@ -28,7 +28,14 @@ export interface ParseOptions {
   worldSize?: number;
   /** Keep only this rank's lines (a per-rank file of the split layout); skip the others. */
   rank?: number;
+  /** Told once per text when lines of other ranks were skipped (SimGrid warns too). */
+  warn?: (message: string) => void;
 }
+
+/** Actions SimGrid 3.32's tracer writes that its replayer refuses, by lower-case name. */
+const TRACED_NOT_REPLAYED: ReadonlyMap<string, string> = new Map([
+  ['ssend', 'Ssend'], ['issend', 'ISsend'], ['bsend', 'bsend'], ['start', 'Start'], ['testany', 'testany'], ['waitany', 'waitAny'],
+]);
 
 const OPERATION = 'parse TI trace';
 const P2P_FORM = '<peer> <tag> <count> [datatype] (or <peer> <count> as in traces before SimGrid 3.22)';
@@ -82,10 +89,10 @@ class Line {
     return value;
   }
 
-  /** A rank of the world; with `any`, also -1 or SMPI's -555 for any source. */
+  /** A rank of the world; with `any`, any negative value (SMPI's -555, the tracer's -333, -1) is any source. */
   peer(i: number, what: string, any = false): number {
     const value = this.int(i, what);
-    if (any && (value === ANY_SOURCE || value === SMPI_ANY_SOURCE)) return ANY_SOURCE;
+    if (any && value < 0) return ANY_SOURCE;
     if (value < 0 || value >= this.world) {
       this.fail(`${this.name}: ${what} ${value} is not a rank of this ${this.world}-rank trace`, `ranks are 0..${this.world - 1}${any ? '; -555 (MPI_ANY_SOURCE) means any source' : ''}`);
     }
@@ -162,10 +169,15 @@ export function parseTiTrace(text: string, source: string, options: ParseOptions
   } else {
     out.set(options.rank, []);
   }
+  let skipped = 0;
+  let firstSkipped = 0;
   forEachLine(text, (no, text) => {
     const tokens = tokenize(text);
     const rank = lineRank(source, no, tokens[0]!);
-    if (options.rank !== undefined && rank !== options.rank) return;
+    if (options.rank !== undefined && rank !== options.rank) {
+      if (skipped++ === 0) firstSkipped = no;
+      return;
+    }
     if (tokens.length < 2) {
       throw new TsmpiError(ErrorCode.Config, `${source}:${no}: rank ${rank} has no action`, { operation: OPERATION, hint: `write "<rank> <action> <args...>"; actions: ${ACTION_OPS.join(', ')}` });
     }
@@ -178,6 +190,7 @@ export function parseTiTrace(text: string, source: string, options: ParseOptions
     }
     out.get(rank)!.push(parseAction(line, state));
   });
+  if (skipped > 0) options.warn?.(`tsmpi sim: ${source}: ${skipped} line${skipped === 1 ? '' : 's'} of other ranks skipped (the first at line ${firstSkipped}): this file is rank ${options.rank}'s`);
   return out;
 }
 
@@ -191,10 +204,20 @@ function parseAction(line: Line, state: RankState): Action {
       return { op: 'init' };
     case 'finalize':
     case 'barrier':
-    case 'waitall':
       line.arity(0, 0, '(no arguments)');
-      if (line.name === 'waitall') state.outstanding.length = 0;
       return { op: line.name };
+    case 'waitall':
+      // SimGrid writes the call's request count; its replayer waits for every outstanding request.
+      line.arity(0, 1, '[count]');
+      if (line.count === 1) line.int(0, 'request count', 0);
+      state.outstanding.length = 0;
+      return { op: 'waitall' };
+    case 'sendrecv': {
+      line.arity(4, 6, '<sendcount> <dst> <recvcount> <src> [senddatatype [recvdatatype]]');
+      const dst = line.peer(1, 'destination');
+      const src = line.peer(3, 'source', true);
+      return { op: 'sendrecv', sendBytes: line.amount(0, 'send count') * line.dtype(4, state), dst, recvBytes: line.receiveCount(2) * line.dtype(5, state), src };
+    }
     case 'comm_split':
     case 'comm_dup':
       return { op: line.name };
@@ -303,8 +326,13 @@ function parseAction(line: Line, state: RankState): Action {
       const size = line.dtype(1 + n, state);
       return { op: 'reducescatter', recvBytes: line.counts(0, n, 'receive count').map((c) => c * size), flops: line.amount(n, 'flops') };
     }
-    default:
+    default: {
+      const traced = TRACED_NOT_REPLAYED.get(line.name);
+      if (traced !== undefined) {
+        line.fail(`${traced} is written by SimGrid's tracer but replayed neither by SimGrid 3.32 nor here`, `trace a program that uses ${traced === 'ISsend' ? 'MPI_Isend' : traced === 'Ssend' || traced === 'bsend' ? 'MPI_Send' : traced === 'Start' ? 'MPI_Isend/MPI_Irecv instead of persistent requests' : 'MPI_Waitall/MPI_Wait'} instead, or edit the line into a replayable action (${ACTION_OPS.join(', ')})`);
+      }
       return line.fail(`unknown action "${line.name}"`, `SimGrid's replayer knows: ${ACTION_OPS.join(', ')}`);
+    }
   }
 }
 
@@ -358,6 +386,7 @@ function writeAction(at: Place, world: number | undefined): string {
     case 'sleep': return `sleep ${wNum(at, a.seconds, 'seconds')}`;
     case 'send': case 'isend': return `${a.op} ${wInt(at, a.dst, 'dst')} ${wInt(at, a.tag, 'tag')} ${wNum(at, a.bytes, 'bytes')}`;
     case 'recv': case 'irecv': return `${a.op} ${wInt(at, a.src, 'src', SMPI_ANY_SOURCE)} ${wInt(at, a.tag, 'tag', SMPI_ANY_TAG)} ${wNum(at, Math.max(0, a.bytes), 'bytes')}`;
+    case 'sendrecv': return `sendRecv ${wNum(at, a.sendBytes, 'sendBytes')} ${wInt(at, a.dst, 'dst')} ${wNum(at, Math.max(0, a.recvBytes), 'recvBytes')} ${wInt(at, a.src, 'src', SMPI_ANY_SOURCE)}`;
     case 'wait': case 'test': return `${a.op} ${wInt(at, a.src, 'src', SMPI_ANY_SOURCE)} ${wInt(at, a.dst, 'dst')} ${wInt(at, a.tag, 'tag', SMPI_ANY_TAG)}`;
     case 'bcast': return `bcast ${wNum(at, a.bytes, 'bytes')} ${wInt(at, a.root, 'root')}`;
     case 'reduce': return `reduce ${wNum(at, a.bytes, 'bytes')} ${wNum(at, a.flops, 'flops')} ${wInt(at, a.root, 'root')}`;
@@ -414,7 +443,7 @@ export async function writeTiTraceFiles(dir: string, actions: ReadonlyMap<number
  * Reads a trace in either layout: a file of `<rank> <action>` lines, or a description file
  * listing one such file per rank (the i-th line for rank i).
  */
-export async function loadTiTraces(path: string): Promise<Map<number, Action[]>> {
+export async function loadTiTraces(path: string, options: Pick<ParseOptions, 'warn'> = {}): Promise<Map<number, Action[]>> {
   const text = await readText(path, `cannot read trace ${path}`, 'check the path given to the simulator');
   const lines = meaningfulLines(text);
   const first = lines[0];
@@ -435,7 +464,7 @@ export async function loadTiTraces(path: string): Promise<Map<number, Action[]>>
     }
     const file = await locate(tokens[0]!, path);
     const perRank = await readText(file, `${where}: cannot read ${file}, the trace of rank ${rank}`, 'paths are relative to the description file or the working directory');
-    const actions = parseTiTrace(perRank, file, { worldSize: world, rank }).get(rank)!;
+    const actions = parseTiTrace(perRank, file, { worldSize: world, rank, ...options }).get(rank)!;
     if (actions.length === 0) {
       throw new TsmpiError(ErrorCode.Config, `${where}: ${file} has no line for rank ${rank}`, { operation: OPERATION, hint: `the i-th file listed is rank i's trace, and each of its lines starts with that rank (${rank} here)` });
     }

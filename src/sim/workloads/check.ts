@@ -48,6 +48,8 @@ interface RankRun {
   pending: Req[];
   /** The request of the blocking send/recv at pc, once posted. */
   current: Req | undefined;
+  /** The send and the receive of the sendrecv at pc, once posted. */
+  pair: Req[] | undefined;
   /** Collectives completed so far; `joined` is the last one this rank has arrived at. */
   entered: number;
   joined: number;
@@ -64,7 +66,7 @@ export function checkMatched(program: ReadonlyMap<number, readonly Action[]>, op
   if (problems.length > 0) return { ok: false, problems, matched: 0, collectives: 0 };
 
   const lists = Array.from({ length: n }, (_, r) => program.get(r)!);
-  const runs: RankRun[] = lists.map(() => ({ pc: 0, pending: [], current: undefined, entered: 0, joined: -1, done: false }));
+  const runs: RankRun[] = lists.map(() => ({ pc: 0, pending: [], current: undefined, pair: undefined, entered: 0, joined: -1, done: false }));
   const posted: Req[][] = lists.map(() => []);
   const unexpected: Req[][] = lists.map(() => []);
   const arrivals: { rank: number; index: number }[][] = []; // per collective: who entered it, where
@@ -147,6 +149,24 @@ export function checkMatched(program: ReadonlyMap<number, readonly Action[]>, op
         }
         if (!req.done) return false;
         run.current = undefined;
+        run.pc++;
+        return true;
+      }
+      case 'sendrecv': {
+        if (run.pair === undefined) {
+          if (!Number.isInteger(a.dst) || a.dst < 0 || a.dst >= n || !Number.isInteger(a.src) || a.src < ANY_SOURCE || a.src >= n) {
+            report(`rank ${r} action ${run.pc}: peers ${a.dst} and ${a.src} are not both ranks of this ${n}-rank program`);
+            run.pc++;
+            return true;
+          }
+          run.pair = [
+            { rank: r, index: run.pc, send: true, src: r, dst: a.dst, tag: 0, bytes: a.sendBytes, done: false },
+            { rank: r, index: run.pc, send: false, src: a.src, dst: r, tag: 0, bytes: a.recvBytes, done: false },
+          ];
+          for (const req of run.pair) post(req);
+        }
+        if (!run.pair.every((q) => q.done)) return false;
+        run.pair = undefined;
         run.pc++;
         return true;
       }
