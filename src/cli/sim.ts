@@ -17,6 +17,7 @@ export function registerSim(program: Command): void {
     .option('--solve-interval <seconds>', 'flow model: re-solve the bandwidth sharing at most every this many virtual seconds (0: exact; e.g. 1e-6 for thousands of ranks with irregular traffic)', nonNegativeNumber('--solve-interval'), 0)
     .option('--compute <mode>', 'measured (CPU time between calls, scaled by the host speed) or declared (only comm.compute())', 'measured')
     .option('--ranks-per-host <K>', 'ranks placed on each host (block placement)', positiveInteger('--ranks-per-host'), 1)
+    .option('--hostfile <file>', "platform hosts by rank, as smpirun reads them: rank r on line r (host:N for N ranks), round robin past the end; -n defaults to the file's count")
     .option('--reference-speed <flops>', 'flop/s of this machine: measured CPU time counts reference / host speed times as long', nonNegativeNumber('--reference-speed'), 1e9)
     .option('--replay <trace>', 'replay a SimGrid time-independent trace (a file, or a description file listing one per rank)')
     .option('--workload <name>', 'run a generated workload (see --list-workloads)')

@@ -3,12 +3,13 @@
  * workload) with simulate(), shows progress on long runs, prints the summary and writes JSON and
  * a Chrome trace when asked.
  */
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { HANG_EXIT_CODE } from '../bootstrap/rank-host.js';
 import { ErrorCode, TsmpiError } from '../errors.js';
 import { writeChromeTrace } from './output/chrome-trace.js';
 import { StatusLine } from './output/status-line.js';
 import { formatSeconds, printSummary, summarize } from './output/summary.js';
+import { parseHostfile } from './platform/hostfile.js';
 import { loadPlatformFile } from './platform/load.js';
 import type { Action } from './replay/actions.js';
 import { loadTiTraces, writeTiTraceFiles } from './replay/ti-trace.js';
@@ -22,6 +23,7 @@ export interface SimCliOptions {
   network: string;
   compute: string;
   ranksPerHost: number;
+  hostfile?: string;
   referenceSpeed: number;
   solveInterval: number;
   messageOverhead: number;
@@ -85,7 +87,18 @@ export async function runSimulation(programPath: string | undefined, args: strin
     }
   }
   if (flags.emitTrace !== undefined) throw simError('--emit-trace writes the trace of a workload or of --replay', 'give --workload NAME (or --replay TRACE) with it');
-  const np = typeof program === 'string' ? (flags.np ?? 1) : traceWorld(program);
+  let hostfile: { slots: string[]; source: string } | undefined;
+  if (flags.hostfile !== undefined) {
+    if (flags.ranksPerHost !== 1) throw simError('--hostfile and --ranks-per-host both place ranks', 'give one: the hostfile (host:N for N ranks on a host) or --ranks-per-host');
+    let text: string;
+    try {
+      text = readFileSync(flags.hostfile, 'utf8');
+    } catch (cause) {
+      throw new TsmpiError(ErrorCode.Config, `cannot read hostfile ${flags.hostfile}: ${(cause as Error).message}`, { operation: 'tsmpi sim', hint: 'check the path given to --hostfile', cause });
+    }
+    hostfile = { slots: parseHostfile(text, flags.hostfile), source: flags.hostfile };
+  }
+  const np = typeof program === 'string' ? (flags.np ?? hostfile?.slots.length ?? 1) : traceWorld(program);
   const platform = flags.platform ? await loadPlatformFile(flags.platform) : undefined;
   // Long runs show a status line after 2 s: virtual time and events/s advance even while every
   // rank of an SPMD program is still running.
@@ -112,6 +125,7 @@ export async function runSimulation(programPath: string | undefined, args: strin
       ...(flags.localMessageOverhead > 0 ? { localMessageOverhead: flags.localMessageOverhead } : {}),
       computeMode: flags.compute,
       ranksPerHost: flags.ranksPerHost,
+      ...(hostfile !== undefined ? { hostfile } : {}),
       referenceSpeed: flags.referenceSpeed,
       record: flags.trace !== undefined,
       onProgress: (p) => {

@@ -8,6 +8,7 @@ import { ErrorCode, TsmpiError } from '../errors.js';
 import type { Simulation } from './engine.js';
 import { FlowModel, type FlowModelOptions } from './network/flow-model.js';
 import { DelayModel, type NetworkModel } from './network/model.js';
+import { placeByHostfile } from './platform/hostfile.js';
 import type { Platform } from './platform/platform.js';
 import { crossbar } from './platform/topologies.js';
 import { runProgram, type ProgramRunOptions, type RankMain, type SimRunResult } from './program-runner.js';
@@ -35,6 +36,8 @@ export interface SimulateOptions {
   computeMode?: ComputeMode;
   /** @default 1 */
   ranksPerHost?: number;
+  /** Host names per slot, as a hostfile lists them (rank r on slot r mod length); replaces ranksPerHost. */
+  hostfile?: { slots: readonly string[]; source: string };
   /** flop/s of this machine, to scale measured CPU time to a host's speed. @default 1e9 */
   referenceSpeed?: number;
   /** Environment the ranks read TSMPI_* settings from (e.g. TSMPI_TCP_EAGER_LIMIT). @default process.env */
@@ -125,12 +128,17 @@ export async function simulate(options: SimulateOptions): Promise<SimRunResult> 
   }
   const perHost = options.ranksPerHost ?? 1;
   const platform = options.platform ?? defaultPlatform(Math.ceil(np / perHost));
+  const hostfile = options.hostfile;
+  const hostOf =
+    hostfile === undefined
+      ? placeRanks(np, perHost, platform.hostCount)
+      : placeByHostfile(hostfile.slots, np, (name) => platform.hostByName(name), () => Array.from({ length: platform.hostCount }, (_, h) => platform.host(h).name), hostfile.source);
   return runProgram({
     program,
     args: options.args ?? [],
     np,
     hosts: platformHosts(platform, options.referenceSpeed ?? 1e9),
-    hostOf: placeRanks(np, perHost, platform.hostCount),
+    hostOf,
     network: networkModel(options.network ?? 'flow', platform, options.flow),
     rails: platform.rails,
     railRates: Array.from({ length: platform.rails }, (_, rail) => nicRate(platform, rail)),
