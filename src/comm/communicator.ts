@@ -35,9 +35,10 @@ export type { Concatenated };
 
 const collectiveOperations = [
   'barrier', 'bcast', 'bcastInto', 'reduce', 'allreduce', 'scan', 'exscan', 'gather', 'gatherv', 'scatter',
-  'scatterv', 'allgather', 'allgatherv', 'alltoall', 'alltoallv', 'split',
+  'scatterv', 'allgather', 'allgatherv', 'alltoall', 'alltoallv', 'split', 'reducescatter',
 ] as const;
-type CollectiveOperation = (typeof collectiveOperations)[number];
+/** @internal The collectives whose calls get their own tags. */
+export type CollectiveOperation = (typeof collectiveOperations)[number];
 
 /** @internal Everything a communicator is built from. */
 export interface CommunicatorInit {
@@ -426,6 +427,15 @@ export class Communicator {
   }
 
   // ---- helpers --------------------------------------------------------------------------------
+
+  /**
+   * @internal One collective call's point-to-point view (its own context and tag), for layers
+   * that schedule a collective's messages themselves (the simulator's SimGrid collectives). Every
+   * rank must make the same calls in the same order, as for any collective.
+   */
+  collectiveCall(operation: CollectiveOperation): CollectiveCall {
+    return this.#call(operation);
+  }
 
   #call(operation: CollectiveOperation): CollectiveCall {
     // The tag holds the call's sequence number and operation, so concurrent calls never match

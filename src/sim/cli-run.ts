@@ -12,6 +12,7 @@ import { formatSeconds, printSummary, summarize } from './output/summary.js';
 import { parseHostfile } from './platform/hostfile.js';
 import { loadPlatformFile } from './platform/load.js';
 import type { Action } from './replay/actions.js';
+import type { ReplayCollectives } from './replay/replayer.js';
 import { loadTiTraces, writeTiTraceFiles } from './replay/ti-trace.js';
 import { SimRankFailure, type SimRunResult } from './program-runner.js';
 import { simulate, traceWorld, type NetworkKind } from './simulate.js';
@@ -24,6 +25,7 @@ export interface SimCliOptions {
   compute: string;
   ranksPerHost: number;
   hostfile?: string;
+  collectives?: string;
   referenceSpeed: number;
   solveInterval: number;
   messageOverhead: number;
@@ -87,6 +89,9 @@ export async function runSimulation(programPath: string | undefined, args: strin
     }
   }
   if (flags.emitTrace !== undefined) throw simError('--emit-trace writes the trace of a workload or of --replay', 'give --workload NAME (or --replay TRACE) with it');
+  if (flags.collectives !== undefined && flags.collectives !== 'simgrid' && flags.collectives !== 'tsmpi') throw simError(`--collectives ${flags.collectives} is not a collective family`, 'use simgrid or tsmpi');
+  if (flags.collectives !== undefined && typeof program === 'string') throw simError('--collectives applies to a trace or a workload', "a program's collectives are the runtime's own: drop --collectives, or replay its trace");
+  const collectives = (flags.collectives ?? (flags.replay !== undefined ? 'simgrid' : 'tsmpi')) as ReplayCollectives;
   let hostfile: { slots: string[]; source: string } | undefined;
   if (flags.hostfile !== undefined) {
     if (flags.ranksPerHost !== 1) throw simError('--hostfile and --ranks-per-host both place ranks', 'give one: the hostfile (host:N for N ranks on a host) or --ranks-per-host');
@@ -126,6 +131,7 @@ export async function runSimulation(programPath: string | undefined, args: strin
       computeMode: flags.compute,
       ranksPerHost: flags.ranksPerHost,
       ...(hostfile !== undefined ? { hostfile } : {}),
+      ...(typeof program === 'string' ? {} : { collectives }),
       referenceSpeed: flags.referenceSpeed,
       record: flags.trace !== undefined,
       onProgress: (p) => {
@@ -156,7 +162,7 @@ export async function runSimulation(programPath: string | undefined, args: strin
   const computeMode = typeof program === 'string' ? flags.compute : 'declared';
   const summary = summarize(result);
   printSummary(summary);
-  if (flags.json) writeFileSync(flags.json, `${JSON.stringify({ program: label, platform: flags.platform ?? 'default crossbar', network: flags.network, computeMode, ...summary }, null, 2)}\n`);
+  if (flags.json) writeFileSync(flags.json, `${JSON.stringify({ program: label, platform: flags.platform ?? 'default crossbar', network: flags.network, ...(typeof program === 'string' ? {} : { collectives }), computeMode, ...summary }, null, 2)}\n`);
   if (flags.trace) writeChromeTrace(flags.trace, result.world.spans ?? [], np);
   return 0;
 }

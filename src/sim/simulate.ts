@@ -13,7 +13,7 @@ import type { Platform } from './platform/platform.js';
 import { crossbar } from './platform/topologies.js';
 import { runProgram, type ProgramRunOptions, type RankMain, type SimRunResult } from './program-runner.js';
 import type { Action } from './replay/actions.js';
-import { PhantomPayload, replayRank } from './replay/replayer.js';
+import { PhantomPayload, replayRank, type ReplayCollectives } from './replay/replayer.js';
 import { platformHosts } from './simple-hosts.js';
 import type { ComputeMode } from './world.js';
 
@@ -46,10 +46,19 @@ export interface SimulateOptions {
   messageOverhead?: number;
   /** The same for a frame to a rank on its own host. @default 0 */
   localMessageOverhead?: number;
+  /**
+   * A trace's or workload's collectives: SimGrid 3.32's algorithms as point-to-point messages,
+   * with SimGrid's protocol boundary (eager below 65536 B, unless TSMPI_EAGER_LIMIT /
+   * TSMPI_TCP_EAGER_LIMIT are set), or the runtime's own. @default 'tsmpi'
+   */
+  collectives?: ReplayCollectives;
   /** Record the timeline (for a Chrome trace). */
   record?: boolean;
   onProgress?: ProgramRunOptions['onProgress'];
 }
+
+/** SMPI's default smpi/send-is-detached-thresh: smaller sends are detached. */
+const SMPI_EAGER_BELOW = 65536;
 
 function simError(message: string, hint: string): TsmpiError {
   return new TsmpiError(ErrorCode.Arg, message, { operation: 'tsmpi sim', hint });
@@ -85,13 +94,13 @@ export function placeRanks(np: number, perHost: number, hosts: number): number[]
 }
 
 /** A trace or workload as a program: each rank replays its own actions on its communicator. */
-export function replayMain(program: ReadonlyMap<number, readonly Action[]>, name: string): RankMain {
+export function replayMain(program: ReadonlyMap<number, readonly Action[]>, name: string, collectives: ReplayCollectives = 'tsmpi'): RankMain {
   const payload = new PhantomPayload();
   return {
     name,
     run: async (rank) => {
       const comm = await init();
-      await replayRank(comm, program.get(rank) ?? [], payload);
+      await replayRank(comm, program.get(rank) ?? [], payload, collectives);
     },
   };
 }
@@ -122,9 +131,15 @@ export async function simulate(options: SimulateOptions): Promise<SimRunResult> 
       throw simError(`-n ${options.np} does not match the ${world} ranks of the trace`, 'leave -n out (the trace sets the world size) or give matching parameters');
     }
     np = world;
-    program = replayMain(options.program, 'trace');
+    program = replayMain(options.program, 'trace', options.collectives);
     // A trace declares its compute: the replayer's own JavaScript is not the application's.
     computeMode = 'declared';
+  }
+  let env = options.env;
+  if (options.collectives === 'simgrid' && typeof options.program !== 'string' && options.program instanceof Map) {
+    // SMPI sends below 65536 bytes detached (eager); from 65536 on, a send waits for its receive.
+    const base = env ?? process.env;
+    env = { ...base, TSMPI_EAGER_LIMIT: base['TSMPI_EAGER_LIMIT'] ?? String(SMPI_EAGER_BELOW - 1), TSMPI_TCP_EAGER_LIMIT: base['TSMPI_TCP_EAGER_LIMIT'] ?? String(SMPI_EAGER_BELOW - 1) };
   }
   const perHost = options.ranksPerHost ?? 1;
   const platform = options.platform ?? defaultPlatform(Math.ceil(np / perHost));
@@ -146,7 +161,7 @@ export async function simulate(options: SimulateOptions): Promise<SimRunResult> 
     ...(options.messageOverhead !== undefined ? { messageOverhead: options.messageOverhead } : {}),
     ...(options.localMessageOverhead !== undefined ? { localMessageOverhead: options.localMessageOverhead } : {}),
     ...(options.record ? { record: true } : {}),
-    ...(options.env ? { env: options.env } : {}),
+    ...(env !== undefined ? { env } : {}),
     ...(options.onProgress ? { onProgress: options.onProgress } : {}),
   });
 }

@@ -14,7 +14,8 @@ import { ErrorCode, TsmpiError } from '../../errors.js';
 import { Op } from '../../comm/ops.js';
 import { waitAll, type Request } from '../../comm/request.js';
 import { markUnchanging } from '../sim-transport.js';
-import { ANY_SOURCE, ANY_TAG, type Action } from './actions.js';
+import { ANY_SOURCE, ANY_TAG, COLLECTIVE_OPS, rootOf, type Action } from './actions.js';
+import { replaySimgridCollective } from './simgrid-collectives.js';
 
 interface Outstanding {
   src: number;
@@ -64,8 +65,14 @@ function replayError(rank: number, index: number, action: Action, message: strin
   });
 }
 
+/**
+ * Whose collective algorithms a replay runs: SimGrid 3.32's default selector's, decomposed into
+ * point-to-point messages (simgrid-collectives.ts), or the runtime's own (`tsmpi`).
+ */
+export type ReplayCollectives = 'simgrid' | 'tsmpi';
+
 /** Runs `actions` as rank `comm.rank` of the trace. */
-export async function replayRank(comm: Communicator, actions: readonly Action[], payload: PhantomPayload): Promise<void> {
+export async function replayRank(comm: Communicator, actions: readonly Action[], payload: PhantomPayload, collectives: ReplayCollectives = 'tsmpi'): Promise<void> {
   const rank = comm.rank;
   const size = comm.size;
   const pending: Outstanding[] = [];
@@ -79,6 +86,14 @@ export async function replayRank(comm: Communicator, actions: readonly Action[],
   };
   for (let i = 0; i < actions.length; i++) {
     const a = actions[i]!;
+    if (collectives === 'simgrid' && COLLECTIVE_OPS.has(a.op)) {
+      const root = rootOf(a);
+      if (root !== undefined) peer(root, i, a);
+      await replaySimgridCollective(comm, a, payload);
+      // SimGrid computes a reduction's flops after the collective, on every rank.
+      if (a.op === 'reduce' || a.op === 'allreduce' || a.op === 'reducescatter') await comm.computeFlops(a.flops);
+      continue;
+    }
     switch (a.op) {
       case 'init':
       case 'finalize':
