@@ -35,6 +35,8 @@ const streamSeconds = param('STREAM_SECONDS', 9, 'length of each dynamic run');
 const maxSize = param('MAX_MB', 64, 'largest message, MiB');
 const scaleRanks = (process.env.SCALE_RANKS ?? '256,1024').split(',').map(Number);
 console.log(`# SCALE_RANKS=${scaleRanks.join(',')}: ranks of the scale part (squares of even numbers: the halo grid is square)`);
+const scalePatterns = (process.env.SCALE_PATTERNS ?? 'all-to-all,halo').split(',').filter((p) => p !== '');
+console.log(`# SCALE_PATTERNS=${scalePatterns.join(',')}: workloads of the scale part (all-to-all, halo; the rail drop runs with halo)`);
 const sizes = [64 << 10, 1 << 20, 8 << 20, 64 << 20].filter((s) => s <= maxSize * 1048576);
 const POLICIES = ['round-robin', 'q-learning', 'weighted', 'adaptive'] as const;
 const TCP_EFFICIENCY = 1448 / 1514;
@@ -379,16 +381,18 @@ async function scaleRun(ranks: number, pattern: string, policy: string, drop?: {
 
 if (parts.has('scale')) {
   for (const ranks of scaleRanks) {
-    for (const pattern of Object.keys(workloads)) {
+    for (const pattern of Object.keys(workloads).filter((p) => scalePatterns.includes(p))) {
       for (const policy of ['fast rail only', ...POLICIES]) scaleRows.push(await scaleRun(ranks, pattern, policy));
     }
+    if (!scalePatterns.includes('halo')) continue;
     // The fast rail at half its rate in the middle third of the fast-rail-only halo run.
     const base = scaleRows.find((r) => r.ranks === ranks && r.pattern === 'halo' && r.policy === 'fast rail only')!.makespan;
     for (const policy of ['fast rail only', ...POLICIES]) scaleRows.push(await scaleRun(ranks, 'halo', policy, { from: base / 3, to: (2 * base) / 3 }));
   }
   const cell = (ranks: number, pattern: string, policy: string, drop = false): string => {
-    const row = scaleRows.find((r) => r.ranks === ranks && r.pattern === pattern && r.policy === policy && (r.drop ?? false) === drop)!;
-    const fast = scaleRows.find((r) => r.ranks === ranks && r.pattern === pattern && r.policy === 'fast rail only' && (r.drop ?? false) === drop)!;
+    const row = scaleRows.find((r) => r.ranks === ranks && r.pattern === pattern && r.policy === policy && (r.drop ?? false) === drop);
+    const fast = scaleRows.find((r) => r.ranks === ranks && r.pattern === pattern && r.policy === 'fast rail only' && (r.drop ?? false) === drop);
+    if (row === undefined || fast === undefined) return '-';
     return policy === 'fast rail only' ? `${(row.makespan * 1e3).toFixed(1)} ms` : `${(row.makespan * 1e3).toFixed(1)} ms (${(fast.makespan / row.makespan).toFixed(2)}x)`;
   };
   printTable(
