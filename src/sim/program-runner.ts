@@ -58,6 +58,8 @@ export interface ProgramRunOptions {
   /** CPU seconds per frame sent to another host, and to the same host (see SimWorldOptions). */
   messageOverhead?: number;
   localMessageOverhead?: number;
+  /** Bytes a frame puts on the wire besides its payload. @default 32, the frame header */
+  envelopeBytes?: number;
   /** Record every rank's compute and blocked spans (for a timeline). */
   record?: boolean;
   /** Environment of the simulated ranks (their TSMPI_* settings). @default process.env */
@@ -132,6 +134,7 @@ export async function runProgram(options: ProgramRunOptions): Promise<SimRunResu
     flopsTime: (h, t, f) => options.hosts.flopsTime(h, t, f),
     ...(options.messageOverhead !== undefined ? { messageOverhead: options.messageOverhead } : {}),
     ...(options.localMessageOverhead !== undefined ? { localMessageOverhead: options.localMessageOverhead } : {}),
+    ...(options.envelopeBytes !== undefined ? { envelopeBytes: options.envelopeBytes } : {}),
   });
   if (options.record) world.spans = [];
   const fabric = new SimFabric(world, options.rails ?? 1, options.railRates ?? []);

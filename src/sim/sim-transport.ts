@@ -13,7 +13,7 @@
 import { copyOut } from '../transport/copy-bytes.js';
 import type { Progress, ProgressHost } from '../transport/progress.js';
 import type { Settings } from '../config/tunables.js';
-import { FRAME_HEADER_BYTES, FRAME_HEADER_WORDS, FRAME_UNORDERED, type InboundFrame, type Link, type LinkEvents, type LinkLimits } from '../transport/link.js';
+import { FRAME_HEADER_WORDS, FRAME_UNORDERED, type InboundFrame, type Link, type LinkEvents, type LinkLimits } from '../transport/link.js';
 import type { LinkSource, Transport } from '../transport/transport.js';
 import type { MultiRailTransport } from '../rails/multi-rail-transport.js';
 import { railTransport } from '../rails/open-rails.js';
@@ -135,7 +135,7 @@ export class SimLink implements Link {
     const bytes = payload === null || length === 0 ? EMPTY : borrowed || unchanging.has(payload.buffer) ? payload.subarray(offset, offset + length) : copyOut(payload, offset, length);
     const loan = borrowed ? this.nextLoan++ : -1;
     if (loan >= 0) this.onLoan.add(loan);
-    const wire = FRAME_HEADER_BYTES + length;
+    const wire = world.envelopeBytes + length;
     this.from.stats.messagesSent++;
     this.from.stats.bytesSent += length;
     world.chargeSend(this.from, this.to);

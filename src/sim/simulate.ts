@@ -49,7 +49,8 @@ export interface SimulateOptions {
   /**
    * A trace's or workload's collectives: SimGrid 3.32's algorithms as point-to-point messages,
    * with SimGrid's protocol boundary (eager below 65536 B, unless TSMPI_EAGER_LIMIT /
-   * TSMPI_TCP_EAGER_LIMIT are set), or the runtime's own. @default 'tsmpi'
+   * TSMPI_TCP_EAGER_LIMIT are set) and SMPI's 16-byte envelope on every message, all of them in
+   * the bandwidth sharing; or the runtime's own. @default 'tsmpi'
    */
   collectives?: ReplayCollectives;
   /** Record the timeline (for a Chrome trace). */
@@ -57,6 +58,8 @@ export interface SimulateOptions {
   onProgress?: ProgramRunOptions['onProgress'];
 }
 
+/** Bytes SMPI adds to every message on the wire (its envelope). */
+const SMPI_ENVELOPE_BYTES = 16;
 /** SMPI's default smpi/send-is-detached-thresh: smaller sends are detached. */
 const SMPI_EAGER_BELOW = 65536;
 
@@ -136,7 +139,8 @@ export async function simulate(options: SimulateOptions): Promise<SimRunResult> 
     computeMode = 'declared';
   }
   let env = options.env;
-  if (options.collectives === 'simgrid' && typeof options.program !== 'string' && options.program instanceof Map) {
+  const simgrid = options.collectives === 'simgrid' && typeof options.program !== 'string' && options.program instanceof Map;
+  if (simgrid) {
     // SMPI sends below 65536 bytes detached (eager); from 65536 on, a send waits for its receive.
     const base = env ?? process.env;
     env = { ...base, TSMPI_EAGER_LIMIT: base['TSMPI_EAGER_LIMIT'] ?? String(SMPI_EAGER_BELOW - 1), TSMPI_TCP_EAGER_LIMIT: base['TSMPI_TCP_EAGER_LIMIT'] ?? String(SMPI_EAGER_BELOW - 1) };
@@ -154,12 +158,14 @@ export async function simulate(options: SimulateOptions): Promise<SimRunResult> 
     np,
     hosts: platformHosts(platform, options.referenceSpeed ?? 1e9),
     hostOf,
-    network: networkModel(options.network ?? 'flow', platform, options.flow),
+    // SMPI's messages share links down to the smallest: no frame stays out of the sharing.
+    network: networkModel(options.network ?? 'flow', platform, simgrid ? { smallFrameBytes: 0, ...options.flow } : options.flow),
     rails: platform.rails,
     railRates: Array.from({ length: platform.rails }, (_, rail) => nicRate(platform, rail)),
     computeMode,
     ...(options.messageOverhead !== undefined ? { messageOverhead: options.messageOverhead } : {}),
     ...(options.localMessageOverhead !== undefined ? { localMessageOverhead: options.localMessageOverhead } : {}),
+    ...(simgrid ? { envelopeBytes: SMPI_ENVELOPE_BYTES } : {}),
     ...(options.record ? { record: true } : {}),
     ...(env !== undefined ? { env } : {}),
     ...(options.onProgress ? { onProgress: options.onProgress } : {}),

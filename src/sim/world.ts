@@ -16,6 +16,7 @@
  * the resume queue, so they may also run inside a rank's segment when it polls (test, iprobe):
  * a poll sees what has arrived by the rank's own clock.
  */
+import { FRAME_HEADER_BYTES } from '../transport/link.js';
 import type { Simulation } from './engine.js';
 import type { NetworkModel } from './network/model.js';
 
@@ -108,6 +109,8 @@ export interface SimWorldOptions {
   messageOverhead?: number;
   /** The same for a frame to a rank of the same host (shared memory is cheaper). @default 0 */
   localMessageOverhead?: number;
+  /** Bytes a frame puts on the wire besides its payload (SMPI's envelope is 16). @default 32, the frame header */
+  envelopeBytes?: number;
 }
 
 export class SimWorld {
@@ -116,6 +119,8 @@ export class SimWorld {
   readonly ranks: SimRank[];
   readonly computeMode: ComputeMode;
   private readonly options: SimWorldOptions;
+  /** Bytes a frame puts on the wire besides its payload. */
+  readonly envelopeBytes: number;
   private readonly resumeHeap: ResumeEntry[] = [];
   private resumeSeq = 0;
   /** The rank whose segment is running, if any. */
@@ -129,6 +134,7 @@ export class SimWorld {
 
   constructor(options: SimWorldOptions) {
     this.options = options;
+    this.envelopeBytes = options.envelopeBytes ?? FRAME_HEADER_BYTES;
     this.sim = options.sim;
     this.network = options.network;
     this.computeMode = options.computeMode;

@@ -29,6 +29,7 @@ const CASES: Record<string, (r: number) => string[]> = {
   'alltoall 256 KiB per pair (basic linear)': () => ['alltoall 32768 32768 0 0'],
   'alltoall 4 B per pair x 50 (Bruck)': () => Array<string>(50).fill('alltoall 1 1 1 1'),
   'gather, scatter, allgather, alltoallv': () => ['gather 10000 10000 0 0 0', 'scatter 10000 10000 1 0 0', 'allgather 10000 10000 0 0', `alltoallv 160000 ${Array<string>(N).fill('10000').join(' ')} 160000 ${Array<string>(N).fill('10000').join(' ')} 0 0`],
+  "100 barriers (SMPI's 16-byte envelopes share rank 0's link)": () => Array<string>(100).fill('barrier'),
   'sendRecv ring then reduce': (r) => [`sendRecv 100000 ${(r + 1) % N} 100000 ${(r - 1 + N) % N} 6 6`, 'compute 1e6', 'reduce 50000 1e6 0 0'],
 };
 
