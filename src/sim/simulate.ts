@@ -126,6 +126,8 @@ export async function simulate(options: SimulateOptions): Promise<SimRunResult> 
   let program: string | RankMain;
   let np = options.np ?? 1;
   let computeMode: ComputeMode = options.computeMode ?? 'measured';
+  // A replay with SimGrid's collectives also takes SMPI's protocol boundary and envelope.
+  let simgrid = false;
   if (typeof options.program === 'string' || !(options.program instanceof Map)) {
     program = options.program as string | RankMain;
   } else {
@@ -137,9 +139,9 @@ export async function simulate(options: SimulateOptions): Promise<SimRunResult> 
     program = replayMain(options.program, 'trace', options.collectives);
     // A trace declares its compute: the replayer's own JavaScript is not the application's.
     computeMode = 'declared';
+    simgrid = options.collectives === 'simgrid';
   }
   let env = options.env;
-  const simgrid = options.collectives === 'simgrid' && typeof options.program !== 'string' && options.program instanceof Map;
   if (simgrid) {
     // SMPI sends below 65536 bytes detached (eager); from 65536 on, a send waits for its receive.
     const base = env ?? process.env;

@@ -21,7 +21,7 @@
  */
 import type { Communicator } from '../../comm/communicator.js';
 import type { CollectiveCall } from '../../comm/collectives/call.js';
-import type { Request } from '../../comm/request.js';
+import { waitAll, type Request } from '../../comm/request.js';
 import { ErrorCode, TsmpiError } from '../../errors.js';
 import type { Action } from './actions.js';
 import type { PhantomPayload } from './replayer.js';
@@ -47,19 +47,6 @@ export function simgridAlltoallAlgorithm(n: number, bytesPerPair: number): 'basi
   if (n < 2048) return b < 512 ? 'bruck' : 'basic-linear';
   if (n < 4096) return b < 1024 ? 'bruck' : 'basic-linear';
   return b < 2048 ? 'bruck' : 'basic-linear';
-}
-
-/** Waits for every request, in order (SimGrid's Waitall). */
-async function waitAll(requests: readonly Request<unknown>[]): Promise<void> {
-  for (const r of requests) await r.wait();
-}
-
-/** Send first, then receive, both in flight together (SimGrid's Request::sendrecv). */
-async function sendrecv(call: CollectiveCall, send: Uint8Array, dest: number, into: Uint8Array, source: number): Promise<void> {
-  const sent = call.send(send, dest);
-  const received = call.recvInto(into, source);
-  await sent.wait();
-  await received.wait();
 }
 
 async function barrier(call: CollectiveCall, view: Bytes, sink: Bytes): Promise<void> {
@@ -128,7 +115,7 @@ async function alltoall(call: CollectiveCall, sendBytes: number, recvBytes: numb
     }
     for (let i = 1; i < size; i++) {
       const peer = rank ^ i;
-      await sendrecv(call, view(sendBytes), peer, sink(recvBytes), peer);
+      await call.sendrecvBytes(view(sendBytes), peer, sink(recvBytes), peer);
     }
     return;
   }
@@ -136,7 +123,7 @@ async function alltoall(call: CollectiveCall, sendBytes: number, recvBytes: numb
   for (let pof2 = 1; pof2 < size; pof2 *= 2) {
     let blocks = 0;
     for (let b = 1; b < size; b++) if (b & pof2) blocks++;
-    await sendrecv(call, view(blocks * sendBytes), (rank + pof2) % size, sink(blocks * recvBytes), (rank - pof2 + size) % size);
+    await call.sendrecvBytes(view(blocks * sendBytes), (rank + pof2) % size, sink(blocks * recvBytes), (rank - pof2 + size) % size);
   }
 }
 
@@ -243,7 +230,7 @@ export async function replaySimgridCollective(comm: Communicator, action: Action
       const rank = comm.rank;
       for (let i = 1; i < size; i++) {
         const dst = (rank + i) % size;
-        await sendrecv(call, view(blocks[dst]!), dst, sink(blocks[rank]!), (rank - i + size) % size);
+        await call.sendrecvBytes(view(blocks[dst]!), dst, sink(blocks[rank]!), (rank - i + size) % size);
       }
       return true;
     }
