@@ -3,6 +3,7 @@
  */
 import type { Command } from 'commander';
 import { runSimulation, type SimCliOptions } from '../sim/cli-run.js';
+import { NETWORK_HELP } from '../sim/network/network-models.js';
 import { nonNegativeNumber, positiveInteger } from './options.js';
 
 export function registerSim(program: Command): void {
@@ -11,7 +12,9 @@ export function registerSim(program: Command): void {
     .description('run a program (or a trace, or a workload) in virtual time on a modelled cluster')
     .option('-n, --np <N>', 'number of ranks', positiveInteger('-n/--np'))
     .option('--platform <file>', 'platform: JSON (docs/simulator.md) or SimGrid XML; default: a crossbar of identical hosts')
-    .option('--network <model>', 'network model: flow (max-min sharing) or delay (latency + size / bandwidth, no contention)', 'flow')
+    .option('--network <model>', `network model: ${NETWORK_HELP}; default: the platform's network/model, else flow`)
+    .option('--crosstraffic <on|off>', "flow models: each flow also takes 0.05 of its rate on the reverse route (SimGrid's network/crosstraffic); default: on for cm02, smpi and lv08, off for flow")
+    .option('--cfg <key:value>', 'a SimGrid setting, as smpirun takes it (repeatable): network/model, network/crosstraffic, network/weight-S, network/TCP-gamma, network/latency-factor, network/bandwidth-factor, smpi/lat-factor, smpi/bw-factor, smpi/send-is-detached-thresh, smpi/async-small-thresh', (v: string, prev: string[] = []) => [...prev, v], [])
     .option('--message-overhead <seconds>', 'CPU time a rank spends per message it sends to another host (LogGP o; e.g. 5e-6 for Node, 1e-6 for a native MPI)', nonNegativeNumber('--message-overhead'), 0)
     .option('--local-message-overhead <seconds>', 'the same for a message to a rank of its own host', nonNegativeNumber('--local-message-overhead'), 0)
     .option('--solve-interval <seconds>', 'flow model: re-solve the bandwidth sharing at most every this many virtual seconds (0: exact; e.g. 1e-6 for thousands of ranks with irregular traffic)', nonNegativeNumber('--solve-interval'), 0)

@@ -20,10 +20,11 @@
  * without data); the sender then streams DATA frames straight into the matched receive's buffer.
  * DATA and EAGER_DATA are FRAME_SPLITTABLE: a link may deliver them in pieces. CTS and DATA are
  * FRAME_UNORDERED: found by request id, they need not keep the link's order (a multi-rail link
- * spreads DATA over its rails; the simulator lets them overtake). Bits 28-31 of word 0 are the
- * links' (transport/link.ts); the protocol keeps to bits 0-15.
+ * spreads DATA over its rails; the simulator lets them overtake). RTS and CTS are
+ * FRAME_HANDSHAKE: they carry no message bytes. Bits 27-31 of word 0 are the links'
+ * (transport/link.ts); the protocol keeps to bits 0-15.
  */
-import { FRAME_UNORDERED } from '../transport/link.js';
+import { FRAME_HANDSHAKE, FRAME_UNORDERED } from '../transport/link.js';
 
 export { FRAME_HEADER_WORDS } from '../transport/link.js';
 
@@ -57,7 +58,12 @@ export function typeWord(type: number, kind: number): number {
 }
 
 /** Word 0 of a clear-to-send: found by the sender's request id, it need not keep the link's order. */
-export const CTS_WORD = FrameType.Cts | FRAME_UNORDERED;
+export const CTS_WORD = FrameType.Cts | FRAME_UNORDERED | FRAME_HANDSHAKE;
+
+/** Word 0 of a request to send: in the link's order (it is matched), and a handshake. */
+export function rtsWord(kind: number): number {
+  return typeWord(FrameType.Rts, kind) | FRAME_HANDSHAKE;
+}
 
 /** CTS receiver id meaning "the receive failed; complete the send without data". */
 export const CTS_DISCARD = -1;

@@ -12,7 +12,7 @@ import { ErrorCode, TsmpiError } from '../errors.js';
 import { FRAME_HEADER_WORDS, FRAME_SPLITTABLE, FRAME_UNORDERED, type InboundFrame, type Link, type LinkEvents } from '../transport/link.js';
 import type { Progress } from '../transport/progress.js';
 import type { Transport } from '../transport/transport.js';
-import { CTS_DISCARD, FrameType, H_AUX, H_CONTEXT, H_LENGTH, H_SEQ, H_SOURCE, H_TAG, H_TOTAL, H_TYPE, typeWord } from './frame-header.js';
+import { CTS_DISCARD, FrameType, rtsWord, H_AUX, H_CONTEXT, H_LENGTH, H_SEQ, H_SOURCE, H_TAG, H_TOTAL, H_TYPE, typeWord } from './frame-header.js';
 import { Request, type RequestDriver } from './request.js';
 
 /** A frame waiting for room in its link. */
@@ -154,7 +154,7 @@ export class SendPath {
     }
     this.sends.set(id, { id, request, bytes, peer: dest, dataType: FrameType.Data, receiverId: 0, offset: 0 });
     engine.retain();
-    header[H_TYPE] = typeWord(FrameType.Rts, kind);
+    header[H_TYPE] = rtsWord(kind);
     header[H_LENGTH] = 0;
     header[H_TOTAL] = length;
     header[H_AUX] = id;

@@ -15,13 +15,16 @@ import type { Action } from './replay/actions.js';
 import type { ReplayCollectives } from './replay/replayer.js';
 import { loadTiTraces, writeTiTraceFiles } from './replay/ti-trace.js';
 import { SimRankFailure, type SimRunResult } from './program-runner.js';
+import { isNetworkKind, NETWORK_HELP } from './network/network-models.js';
 import { simulate, traceWorld, type NetworkKind } from './simulate.js';
 import { buildWorkload, listWorkloads } from './workloads/registry.js';
 
 export interface SimCliOptions {
   np?: number;
   platform?: string;
-  network: string;
+  network?: string;
+  crosstraffic?: string;
+  cfg: string[];
   compute: string;
   ranksPerHost: number;
   hostfile?: string;
@@ -65,7 +68,11 @@ export async function runSimulation(programPath: string | undefined, args: strin
     return 0;
   }
   if (flags.compute !== 'measured' && flags.compute !== 'declared') throw simError(`--compute ${flags.compute} is not a compute mode`, 'use measured or declared');
-  if (flags.network !== 'flow' && flags.network !== 'delay') throw simError(`--network ${flags.network} is not a network model`, 'use flow (max-min sharing) or delay (no contention)');
+  if (flags.network !== undefined && !isNetworkKind(flags.network)) throw simError(`--network ${flags.network} is not a network model`, `use ${NETWORK_HELP}`);
+  if (flags.crosstraffic !== undefined && flags.crosstraffic !== 'on' && flags.crosstraffic !== 'off') throw simError(`--crosstraffic ${flags.crosstraffic} is not on or off`, 'write --crosstraffic on or --crosstraffic off');
+  if (flags.crosstraffic !== undefined && flags.network === 'delay') throw simError('--crosstraffic applies to the flow models', 'drop --crosstraffic, or use --network flow, cm02, smpi or lv08');
+  const cfgModel = flags.cfg.filter((c) => c.startsWith('network/model:')).at(-1);
+  if (flags.network !== undefined && cfgModel !== undefined) throw simError(`--network ${flags.network} and --cfg=${cfgModel} both choose the network model`, 'give one of them');
   const sources = [programPath, flags.replay, flags.workload].filter((x) => x !== undefined).length;
   if (sources === 0) throw simError('no program, trace or workload to simulate', 'give a program, --replay TRACE or --workload NAME');
   if (sources > 1) throw simError('give one of a program, --replay TRACE and --workload NAME', 'a trace or a workload replaces the program');
@@ -124,8 +131,9 @@ export async function runSimulation(programPath: string | undefined, args: strin
       args,
       np,
       ...(platform ? { platform } : {}),
-      network: flags.network as NetworkKind,
-      flow: { solveInterval: flags.solveInterval },
+      ...(flags.network !== undefined ? { network: flags.network as NetworkKind } : {}),
+      flow: { solveInterval: flags.solveInterval, ...(flags.crosstraffic !== undefined ? { crosstraffic: flags.crosstraffic === 'on' } : {}) },
+      cfg: flags.cfg,
       ...(flags.messageOverhead > 0 ? { messageOverhead: flags.messageOverhead } : {}),
       ...(flags.localMessageOverhead > 0 ? { localMessageOverhead: flags.localMessageOverhead } : {}),
       computeMode: flags.compute,
@@ -162,7 +170,7 @@ export async function runSimulation(programPath: string | undefined, args: strin
   const computeMode = typeof program === 'string' ? flags.compute : 'declared';
   const summary = summarize(result);
   printSummary(summary);
-  if (flags.json) writeFileSync(flags.json, `${JSON.stringify({ program: label, platform: flags.platform ?? 'default crossbar', network: flags.network, ...(typeof program === 'string' ? {} : { collectives }), computeMode, ...summary }, null, 2)}\n`);
+  if (flags.json) writeFileSync(flags.json, `${JSON.stringify({ program: label, platform: flags.platform ?? 'default crossbar', network: result.network.name, ...('crosstraffic' in result.network ? { crosstraffic: result.network.crosstraffic } : {}), ...(typeof program === 'string' ? {} : { collectives }), computeMode, ...summary }, null, 2)}\n`);
   if (flags.trace) writeChromeTrace(flags.trace, result.world.spans ?? [], np);
   return 0;
 }

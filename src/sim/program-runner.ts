@@ -60,6 +60,8 @@ export interface ProgramRunOptions {
   localMessageOverhead?: number;
   /** Bytes a frame puts on the wire besides its payload. @default 32, the frame header */
   envelopeBytes?: number;
+  /** See SimWorldOptions.freeHandshakes. */
+  freeHandshakes?: boolean;
   /** Record every rank's compute and blocked spans (for a timeline). */
   record?: boolean;
   /** Environment of the simulated ranks (their TSMPI_* settings). @default process.env */
@@ -135,6 +137,7 @@ export async function runProgram(options: ProgramRunOptions): Promise<SimRunResu
     ...(options.messageOverhead !== undefined ? { messageOverhead: options.messageOverhead } : {}),
     ...(options.localMessageOverhead !== undefined ? { localMessageOverhead: options.localMessageOverhead } : {}),
     ...(options.envelopeBytes !== undefined ? { envelopeBytes: options.envelopeBytes } : {}),
+    ...(options.freeHandshakes ? { freeHandshakes: true } : {}),
   });
   if (options.record) world.spans = [];
   const fabric = new SimFabric(world, options.rails ?? 1, options.railRates ?? []);

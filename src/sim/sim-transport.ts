@@ -13,7 +13,7 @@
 import { copyOut } from '../transport/copy-bytes.js';
 import type { Progress, ProgressHost } from '../transport/progress.js';
 import type { Settings } from '../config/tunables.js';
-import { FRAME_HEADER_WORDS, FRAME_UNORDERED, type InboundFrame, type Link, type LinkEvents, type LinkLimits } from '../transport/link.js';
+import { FRAME_HANDSHAKE, FRAME_HEADER_WORDS, FRAME_UNORDERED, type InboundFrame, type Link, type LinkEvents, type LinkLimits } from '../transport/link.js';
 import type { LinkSource, Transport } from '../transport/transport.js';
 import type { MultiRailTransport } from '../rails/multi-rail-transport.js';
 import { railTransport } from '../rails/open-rails.js';
@@ -142,9 +142,12 @@ export class SimLink implements Link {
     const sentAt = world.rankNow(this.from);
     const rail = this.rail;
     world.railBytes[rail] = (world.railBytes[rail] ?? 0) + wire;
+    // SimGrid's matching: a handshake frame reaches its peer at once (still in order, when ordered).
+    const free = world.freeHandshakes && (words[0]! & FRAME_HANDSHAKE) !== 0;
+    const send = (arrived: () => void): void => (free ? arrived() : world.network.send(this.from.host, this.to.host, wire, rail, arrived));
     if ((words[0]! & FRAME_UNORDERED) !== 0) {
       world.sim.post(sentAt, () => {
-        world.network.send(this.from.host, this.to.host, wire, rail, () => {
+        send(() => {
           this.deliverNow(words, bytes);
           if (loan >= 0) this.returned(loan);
         });
@@ -153,7 +156,7 @@ export class SimLink implements Link {
     }
     const seq = this.pair.nextSend++;
     world.sim.post(sentAt, () => {
-      world.network.send(this.from.host, this.to.host, wire, rail, () => {
+      send(() => {
         this.pair.arrived.set(seq, { words, bytes });
         this.deliverInOrder();
         if (loan >= 0) this.returned(loan);

@@ -8,6 +8,7 @@ import { ErrorCode, TsmpiError } from '../errors.js';
 import type { Simulation } from './engine.js';
 import { FlowModel, type FlowModelOptions } from './network/flow-model.js';
 import { DelayModel, type NetworkModel } from './network/model.js';
+import { flowDefaults, isNetworkKind, NETWORK_HELP, simgridConfig, type NetworkKind } from './network/network-models.js';
 import { placeByHostfile } from './platform/hostfile.js';
 import type { Platform } from './platform/platform.js';
 import { crossbar } from './platform/topologies.js';
@@ -17,7 +18,7 @@ import { PhantomPayload, replayRank, type ReplayCollectives } from './replay/rep
 import { platformHosts } from './simple-hosts.js';
 import type { ComputeMode } from './world.js';
 
-export type NetworkKind = 'flow' | 'delay';
+export type { NetworkKind } from './network/network-models.js';
 
 export interface SimulateOptions {
   /** A program file (run unchanged), a function per rank, or a trace / workload (actions per rank). */
@@ -28,10 +29,18 @@ export interface SimulateOptions {
   np?: number;
   /** @default a crossbar with one host per rank ({@link defaultPlatform}) */
   platform?: Platform;
-  /** @default 'flow' */
+  /** @default the platform's network/model setting, else 'flow' */
   network?: NetworkKind;
-  /** Knobs of the flow model (SimGrid's factors and TCP gamma). */
+  /** Knobs of the flow model (SimGrid's factors and TCP gamma), over the network model's own. */
   flow?: FlowModelOptions;
+  /**
+   * SimGrid configuration, `key:value` as `--cfg=` takes it (network/model, network/crosstraffic,
+   * smpi/bw-factor, smpi/lat-factor, smpi/send-is-detached-thresh, ...): over the platform file's
+   * `<config>`, under `network` and `flow`.
+   */
+  cfg?: readonly string[];
+  /** Where notes go (settings read but without effect here). @default stderr */
+  warn?: (line: string) => void;
   /** How a program's compute counts; traces and workloads are always `declared`. @default 'measured' */
   computeMode?: ComputeMode;
   /** @default 1 */
@@ -73,19 +82,21 @@ export function defaultPlatform(hosts: number): Platform {
 }
 
 export function networkModel(kind: string, platform: Platform, flow: FlowModelOptions = {}): (sim: Simulation) => NetworkModel {
-  if (kind === 'flow') return (sim) => new FlowModel(sim, platform, flow);
-  if (kind === 'delay') {
-    return (sim) =>
-      new DelayModel(sim, {
-        latency: (a, b, rail) => platform.routeLatency(a, b, rail),
-        bandwidth: (a, b, rail) => {
-          let narrowest = Infinity;
-          for (const l of platform.route(a, b, rail)) narrowest = Math.min(narrowest, platform.link(l).bandwidth);
-          return narrowest;
-        },
-      });
+  if (!isNetworkKind(kind)) throw simError(`--network ${kind} is not a network model`, `use ${NETWORK_HELP}`);
+  const defaults = flowDefaults(kind);
+  if (defaults !== undefined) {
+    const options = { name: kind, ...defaults, ...flow };
+    return (sim) => new FlowModel(sim, platform, options);
   }
-  throw simError(`--network ${kind} is not a network model`, 'use flow (max-min sharing) or delay (no contention)');
+  return (sim) =>
+    new DelayModel(sim, {
+      latency: (a, b, rail) => platform.routeLatency(a, b, rail),
+      bandwidth: (a, b, rail) => {
+        let narrowest = Infinity;
+        for (const l of platform.route(a, b, rail)) narrowest = Math.min(narrowest, platform.link(l).bandwidth);
+        return narrowest;
+      },
+    });
 }
 
 /** Places `np` ranks on the platform's hosts, `perHost` consecutive ranks per host. */
@@ -115,6 +126,24 @@ export function traceWorld(program: ReadonlyMap<number, readonly Action[]>): num
   return n;
 }
 
+/** The SimGrid settings of the platform file, then of `cfg` (`key:value` each). */
+function readSimgridConfig(platform: Platform, cfg: readonly string[]): ReturnType<typeof simgridConfig> {
+  try {
+    const entries = [
+      ...platform.config.map((e) => ({ ...e, source: `${platform.source} <config>` })),
+      ...cfg.map((text) => {
+        const at = text.indexOf(':');
+        if (at <= 0) throw new RangeError(`--cfg=${text} is not key:value`);
+        return { key: text.slice(0, at).trim(), value: text.slice(at + 1), source: '--cfg' };
+      }),
+    ];
+    return simgridConfig(entries);
+  } catch (error) {
+    if (!(error instanceof RangeError)) throw error;
+    throw simError(error.message, 'write SimGrid settings as key:value, e.g. --cfg=network/model:SMPI --cfg=network/crosstraffic:no (docs/simulator.md lists the keys)');
+  }
+}
+
 /** Bytes/s of host 0's network card on `rail` (its slowest link out), or 0 when the platform does not say. */
 function nicRate(platform: Platform, rail: number): number {
   const up = platform.nicLinks(0, rail)?.up ?? [];
@@ -141,14 +170,20 @@ export async function simulate(options: SimulateOptions): Promise<SimRunResult> 
     computeMode = 'declared';
     simgrid = options.collectives === 'simgrid';
   }
-  let env = options.env;
-  if (simgrid) {
-    // SMPI sends below 65536 bytes detached (eager); from 65536 on, a send waits for its receive.
-    const base = env ?? process.env;
-    env = { ...base, TSMPI_EAGER_LIMIT: base['TSMPI_EAGER_LIMIT'] ?? String(SMPI_EAGER_BELOW - 1), TSMPI_TCP_EAGER_LIMIT: base['TSMPI_TCP_EAGER_LIMIT'] ?? String(SMPI_EAGER_BELOW - 1) };
-  }
   const perHost = options.ranksPerHost ?? 1;
   const platform = options.platform ?? defaultPlatform(Math.ceil(np / perHost));
+  const settings = readSimgridConfig(platform, options.cfg ?? []);
+  for (const key of settings.ignored) (options.warn ?? ((line: string) => process.stderr.write(`${line}\n`)))(`tsmpi sim: ${key} has no effect here (ignored)`);
+  let env = options.env;
+  const detached = settings.detachedThreshold;
+  if (simgrid || detached !== undefined) {
+    // SMPI sends below 65536 bytes detached (eager); from 65536 on, a send waits for its receive.
+    const base = env ?? process.env;
+    const limit = String(Math.max(0, (detached ?? SMPI_EAGER_BELOW) - 1));
+    env = detached !== undefined ? { ...base, TSMPI_EAGER_LIMIT: limit, TSMPI_TCP_EAGER_LIMIT: limit } : { ...base, TSMPI_EAGER_LIMIT: base['TSMPI_EAGER_LIMIT'] ?? limit, TSMPI_TCP_EAGER_LIMIT: base['TSMPI_TCP_EAGER_LIMIT'] ?? limit };
+  }
+  const kind = options.network ?? settings.network ?? 'flow';
+  const flow: FlowModelOptions = { ...settings.flow, ...(simgrid ? { smallFrameBytes: 0 } : {}), ...options.flow };
   const hostfile = options.hostfile;
   const hostOf =
     hostfile === undefined
@@ -161,13 +196,13 @@ export async function simulate(options: SimulateOptions): Promise<SimRunResult> 
     hosts: platformHosts(platform, options.referenceSpeed ?? 1e9),
     hostOf,
     // SMPI's messages share links down to the smallest: no frame stays out of the sharing.
-    network: networkModel(options.network ?? 'flow', platform, simgrid ? { smallFrameBytes: 0, ...options.flow } : options.flow),
+    network: networkModel(kind, platform, flow),
     rails: platform.rails,
     railRates: Array.from({ length: platform.rails }, (_, rail) => nicRate(platform, rail)),
     computeMode,
     ...(options.messageOverhead !== undefined ? { messageOverhead: options.messageOverhead } : {}),
     ...(options.localMessageOverhead !== undefined ? { localMessageOverhead: options.localMessageOverhead } : {}),
-    ...(simgrid ? { envelopeBytes: SMPI_ENVELOPE_BYTES } : {}),
+    ...(simgrid ? { envelopeBytes: SMPI_ENVELOPE_BYTES, freeHandshakes: true } : {}),
     ...(options.record ? { record: true } : {}),
     ...(env !== undefined ? { env } : {}),
     ...(options.onProgress ? { onProgress: options.onProgress } : {}),

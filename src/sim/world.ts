@@ -111,6 +111,11 @@ export interface SimWorldOptions {
   localMessageOverhead?: number;
   /** Bytes a frame puts on the wire besides its payload (SMPI's envelope is 16). @default 32, the frame header */
   envelopeBytes?: number;
+  /**
+   * Handshake frames (a rendezvous' request and clear to send) cost no network time: matching as
+   * SimGrid models it, where a transfer starts once both sides are posted. @default false
+   */
+  freeHandshakes?: boolean;
 }
 
 export class SimWorld {
@@ -121,6 +126,7 @@ export class SimWorld {
   private readonly options: SimWorldOptions;
   /** Bytes a frame puts on the wire besides its payload. */
   readonly envelopeBytes: number;
+  readonly freeHandshakes: boolean;
   private readonly resumeHeap: ResumeEntry[] = [];
   private resumeSeq = 0;
   /** The rank whose segment is running, if any. */
@@ -135,6 +141,7 @@ export class SimWorld {
   constructor(options: SimWorldOptions) {
     this.options = options;
     this.envelopeBytes = options.envelopeBytes ?? FRAME_HEADER_BYTES;
+    this.freeHandshakes = options.freeHandshakes ?? false;
     this.sim = options.sim;
     this.network = options.network;
     this.computeMode = options.computeMode;

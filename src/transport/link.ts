@@ -48,6 +48,13 @@ export const FRAME_UNORDERED = 1 << 29;
  * the layer above the link; that layer never sets it.
  */
 export const FRAME_LINK = 1 << 28;
+/**
+ * A flag in header word 0: the frame only coordinates a transfer (a rendezvous' request to send
+ * and clear to send) and carries no message bytes. Real links send it like any other; a
+ * simulated network that models matching as SimGrid does (a transfer begins once both sides are
+ * posted, with no handshake on the wire) delivers it without network time.
+ */
+export const FRAME_HANDSHAKE = 1 << 27;
 
 /** What a link says about itself; upper layers decide from these numbers, never from its kind. */
 export interface LinkLimits {

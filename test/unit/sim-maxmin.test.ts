@@ -196,6 +196,8 @@ test('maxmin: a flow of count n gets the rate of each of n identical flows', () 
 
 interface RefFlow {
   links: number[];
+  /** Consumption per unit of rate on each link (1 when absent). */
+  coefs?: number[];
   weight: number;
   bound: number;
 }
@@ -212,7 +214,8 @@ function referenceRates(caps: readonly number[], flows: readonly RefFlow[]): num
     for (let l = 0; l < caps.length; l++) {
       let ws = 0;
       flows.forEach((f, i) => {
-        if (Number.isNaN(rates[i]!) && f.links.includes(l)) ws += f.weight;
+        const k = f.links.indexOf(l);
+        if (Number.isNaN(rates[i]!) && k >= 0) ws += f.weight * (f.coefs?.[k] ?? 1);
       });
       if (ws > 0 && Math.max(0, remaining[l]!) / ws < level) {
         level = Math.max(0, remaining[l]!) / ws;
@@ -231,7 +234,9 @@ function referenceRates(caps: readonly number[], flows: readonly RefFlow[]): num
     const fix = (i: number, r: number): void => {
       rates[i] = r;
       left--;
-      for (const l of flows[i]!.links) if (remaining[l] !== Infinity) remaining[l] = remaining[l]! - r;
+      flows[i]!.links.forEach((l, k) => {
+        if (remaining[l] !== Infinity) remaining[l] = remaining[l]! - r * (flows[i]!.coefs?.[k] ?? 1);
+      });
     };
     if (flow >= 0) fix(flow, flows[flow]!.bound);
     else flows.forEach((f, i) => {
@@ -249,7 +254,17 @@ const weightArb = fc.double({ min: 0.1, max: 10, noNaN: true });
 const boundArb = fc.option(fc.double({ min: 0, max: 500, noNaN: true }), { nil: undefined, freq: 2 });
 
 const opArb = fc.oneof(
-  { weight: 4, arbitrary: fc.record({ kind: fc.constant('add' as const), links: fc.uniqueArray(fc.nat(7), { maxLength: 4 }), weight: weightArb, bound: boundArb }) },
+  {
+    weight: 4,
+    arbitrary: fc.record({
+      kind: fc.constant('add' as const),
+      links: fc.uniqueArray(fc.nat(7), { maxLength: 4 }),
+      // Cross-traffic's coefficients (0.05 on the reverse route, 1.05 where it meets the route) or any.
+      coefs: fc.option(fc.array(fc.oneof(fc.constantFrom(0.05, 1, 1.05), fc.double({ min: 0.01, max: 3, noNaN: true })), { minLength: 4, maxLength: 4 }), { nil: undefined }),
+      weight: weightArb,
+      bound: boundArb,
+    }),
+  },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('remove' as const), pick: fc.nat() }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('capacity' as const), link: fc.nat(7), capacity: capacityArb }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('bound' as const), pick: fc.nat(), bound: boundArb }) },
@@ -269,9 +284,10 @@ test('maxmin: matches brute-force progressive filling and satisfies max-min fair
           case 'add': {
             if (live.size >= 12) break;
             const links = op.links.filter((l) => l < capacity.length);
-            const id = sys.addFlow(links, { weight: op.weight, bound: op.bound });
+            const coefs = op.coefs?.slice(0, links.length);
+            const id = sys.addFlow(links, { weight: op.weight, bound: op.bound, ...(coefs !== undefined ? { coefficients: coefs } : {}) });
             assert.ok(!live.has(id));
-            live.set(id, { links, weight: op.weight, bound: op.bound ?? Infinity });
+            live.set(id, { links, ...(coefs !== undefined ? { coefs } : {}), weight: op.weight, bound: op.bound ?? Infinity });
             fresh.add(id);
             break;
           }
@@ -328,12 +344,13 @@ test('maxmin: matches brute-force progressive filling and satisfies max-min fair
           assert.ok(got >= 0, `flow ${id} has negative rate ${got}`);
         });
 
-        // Feasible: no link over capacity (usage() is the sum of its flows' rates).
+        // Feasible: no link over capacity (usage() is the sum of its flows' rates times their coefficients).
         const usage = capacity.map((_, l) => sys.usage(l));
         for (let l = 0; l < capacity.length; l++) {
           let sum = 0;
           ids.forEach((id, i) => {
-            if (specs[i]!.links.includes(l)) sum += sys.rate(id);
+            const k = specs[i]!.links.indexOf(l);
+            if (k >= 0) sum += sys.rate(id) * (specs[i]!.coefs?.[k] ?? 1);
           });
           assert.ok(close(usage[l]!, sum, 1e-12, floor), `usage(${l})`);
           assert.ok(usage[l]! <= capacity[l]! * (1 + 1e-9) + floor, `link ${l} over capacity: ${usage[l]} > ${capacity[l]}`);
@@ -466,4 +483,26 @@ test('maxmin: count n solves as n separate identical flows', () => {
     ),
     { numRuns: 300 },
   );
+});
+
+test("maxmin: cross-traffic coefficients: a flow's 0.05 on the reverse link takes its share there", () => {
+  // Link 0 carries flow a forward; flow b uses link 0 only as its reverse route (0.05).
+  // Level on link 0: 100 / (1 + 0.05) per unit weight: both get 95.238...; link 1 (b's route, 1000) does not bind.
+  const sys = new MaxMinSystem();
+  sys.addLink(100);
+  sys.addLink(1000);
+  const a = sys.addFlow([0]);
+  const b = sys.addFlow([1, 0], { coefficients: [1, 0.05] });
+  sys.solve();
+  assertClose(sys.rate(a), 100 / 1.05, 'a');
+  assertClose(sys.rate(b), 100 / 1.05, 'b');
+  assertClose(sys.usage(0), 100, 'usage of link 0');
+  // Where a flow's route and reverse route meet, 1.05 of its rate: alone at capacity / 1.05.
+  const c = new MaxMinSystem();
+  c.addLink(105);
+  const f = c.addFlow([0], { coefficients: [1.05] });
+  c.solve();
+  assertClose(c.rate(f), 100, 'a flow over one link both ways');
+  assert.throws(() => c.addFlow([0], { coefficients: [0] }), RangeError);
+  assert.throws(() => c.addFlow([0], { coefficients: [1, 1] }), RangeError);
 });

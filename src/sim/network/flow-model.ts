@@ -9,14 +9,20 @@
  * costs the host pairs of a component, not its flows (an all-to-all on 256 ranks: 65K flows,
  * 240 pairs per 16-node component, 35x faster at equal results).
  *
- * Options mirror SimGrid's knobs so runs can be matched against it:
- * - `latencyFactor`, `bandwidthFactor` (SimGrid's network/latency-factor, bandwidth-factor;
- *   CM02: 1, LV08: 13.01 and 0.97);
+ * Options mirror SimGrid's knobs so runs can be matched against it (network-models.ts names the
+ * sets SimGrid calls CM02, SMPI and LV08):
+ * - `latencyFactor`, `bandwidthFactor`: a number, or a factor by message size (SMPI's
+ *   smpi/lat-factor, smpi/bw-factor, size-factor.ts). The latency factor stretches the wait; the
+ *   bandwidth factor scales the flow's progress, not its share (a flow at factor 0.94 takes its
+ *   whole share of the link and moves 0.94 of it), as SimGrid's rate factor does;
  * - `tcpGamma`: a flow's rate is bounded by gamma / (2 x route latency), the TCP window limit
  *   (SimGrid's network/TCP-gamma, default 4194304; 0 turns the bound off);
  * - `latencyWeighted`: on a common bottleneck a flow's share is inversely proportional to its
- *   route latency (TCP's RTT unfairness; SimGrid CM02 makes the route latency the flow's sharing
- *   penalty, `NetworkCm02Model::communicate`). On by default; off, every flow has an equal share.
+ *   sharing penalty, the route latency plus `weightS` / bandwidth of each link of the route (TCP's
+ *   RTT unfairness; SimGrid's network/weight-S, 0 in CM02, 8775 in SMPI). On by default; off,
+ *   every flow has an equal share;
+ * - `crosstraffic`: each flow also takes 0.05 of its rate on every link of the reverse route (the
+ *   acknowledgements; SimGrid's network/crosstraffic), 1.05 on a link both routes cross.
  * FATPIPE links give every flow their whole bandwidth (a bound, not a shared constraint);
  * messages between ranks of one host use a loopback of `loopbackBandwidth`.
  */
@@ -26,11 +32,23 @@ import type { Platform } from '../platform/platform.js';
 import { CompletionHeap } from './completion-heap.js';
 import { MaxMinSystem } from './maxmin.js';
 import type { LinkUsage, NetworkModel } from './model.js';
+import { constantFactor, type SizeFactor } from './size-factor.js';
+
+/** Share of a flow's rate its acknowledgements take on the reverse route (SimGrid's cross-traffic). */
+const CROSSTRAFFIC = 0.05;
 
 export interface FlowModelOptions {
-  latencyFactor?: number;
-  bandwidthFactor?: number;
+  /** The model's name in summaries (cm02, smpi, ...). @default 'flow' */
+  name?: string;
+  /** @default 1 */
+  latencyFactor?: number | SizeFactor;
+  /** @default 1 */
+  bandwidthFactor?: number | SizeFactor;
   tcpGamma?: number;
+  /** Added to a flow's sharing penalty per link of its route, over the link's bandwidth. @default 0 */
+  weightS?: number;
+  /** Each flow also uses 0.05 of its rate on its reverse route. @default false */
+  crosstraffic?: boolean;
   /** Bytes/s between ranks of one host. @default 1e10 */
   loopbackBandwidth?: number;
   /** Shares on a bottleneck inversely proportional to route latency (SimGrid CM02). @default true */
@@ -84,13 +102,13 @@ interface FlowClass {
 }
 
 export class FlowModel implements NetworkModel {
-  readonly name = 'flow';
+  readonly name: string;
   private readonly sim: Simulation;
   private readonly platform: Platform;
   private readonly system = new MaxMinSystem();
   /** Platform link id -> solver link id (-1 for fatpipe links: bounds, not constraints). */
   private readonly solverLink: Int32Array;
-  /** Current bandwidth of each platform link, factor applied. */
+  /** Current bandwidth of each platform link. */
   private readonly bandwidth: Float64Array;
   /** Classes by route key ((rail x hosts + src) x hosts + dst), and by solver flow id. */
   private readonly classByKey = new Map<number, FlowClass>();
@@ -103,13 +121,17 @@ export class FlowModel implements NetworkModel {
   private flowSlots = 0;
   private readonly freeFlowIds: number[] = [];
   private flowBytes = new Float64Array(64);
+  /** Bytes over the bandwidth factor: what the flow must drain at the solver's rate. */
+  private flowWork = new Float64Array(64);
   private flowTarget = new Float64Array(64);
   private flowClass: (FlowClass | undefined)[] = [];
   private flowArrived: ((() => void) | undefined)[] = [];
   private liveFlows = 0;
-  private readonly latencyFactor: number;
-  private readonly bandwidthFactor: number;
+  private readonly latencyFactor: SizeFactor;
+  private readonly bandwidthFactor: SizeFactor;
   private readonly tcpGamma: number;
+  private readonly weightS: number;
+  readonly crosstraffic: boolean;
   private readonly loopbackBandwidth: number;
   private readonly latencyWeighted: boolean;
   private readonly smallFrameBytes: number;
@@ -130,9 +152,13 @@ export class FlowModel implements NetworkModel {
   constructor(sim: Simulation, platform: Platform, options: FlowModelOptions = {}) {
     this.sim = sim;
     this.platform = platform;
-    this.latencyFactor = options.latencyFactor ?? 1;
-    this.bandwidthFactor = options.bandwidthFactor ?? 1;
+    this.name = options.name ?? 'flow';
+    this.latencyFactor = asFactor(options.latencyFactor ?? 1);
+    this.bandwidthFactor = asFactor(options.bandwidthFactor ?? 1);
     this.tcpGamma = options.tcpGamma ?? 4194304;
+    this.weightS = options.weightS ?? 0;
+    if (!(this.weightS >= 0 && this.weightS < Infinity)) throw new RangeError(`flow model: weightS must be a finite number >= 0, got ${this.weightS}`);
+    this.crosstraffic = options.crosstraffic ?? false;
     this.loopbackBandwidth = options.loopbackBandwidth ?? 1e10;
     this.latencyWeighted = options.latencyWeighted ?? true;
     this.smallFrameBytes = options.smallFrameBytes ?? 64;
@@ -143,7 +169,7 @@ export class FlowModel implements NetworkModel {
     this.bandwidth = new Float64Array(n);
     for (let l = 0; l < n; l++) {
       const link = platform.link(l);
-      this.bandwidth[l] = link.bandwidth * this.bandwidthFactor;
+      this.bandwidth[l] = link.bandwidth;
       this.solverLink[l] = link.sharing === 'fatpipe' ? -1 : this.system.addLink(this.bandwidth[l]!);
     }
     this.linkBytes = new Float64Array(n);
@@ -162,7 +188,7 @@ export class FlowModel implements NetworkModel {
 
   /** Changes a link's bandwidth from now on (a rail slows down or recovers). */
   setBandwidth(link: number, bandwidth: number): void {
-    this.bandwidth[link] = bandwidth * this.bandwidthFactor;
+    this.bandwidth[link] = bandwidth;
     const id = this.solverLink[link]!;
     if (id >= 0) this.system.setCapacity(id, this.bandwidth[link]!);
     // Bounds come from the route's bandwidths (fatpipes, pruning): refresh the flows crossing it.
@@ -203,32 +229,63 @@ export class FlowModel implements NetworkModel {
     // SimGrid's CM02 takes the TCP window bound and the sharing weight from the route's own
     // latency; the latency factor only stretches the wait.
     const routeLatency = this.platform.routeLatency(src, dst, rail);
+    const wait = routeLatency * this.latencyFactor.at(bytes);
+    const factor = this.bandwidthFactor.at(bytes);
     if (bytes <= this.smallFrameBytes) {
       let narrowest = Infinity;
       for (const l of links) narrowest = Math.min(narrowest, this.bandwidth[l]!);
-      this.sim.post(this.sim.now() + routeLatency * this.latencyFactor + (narrowest === Infinity ? 0 : bytes / narrowest), arrived);
+      this.sim.post(this.sim.now() + wait + (narrowest === Infinity ? 0 : bytes / (narrowest * factor)), arrived);
       return;
     }
     const n = this.platform.hostCount;
     const key = ((rail ?? 0) * n + src) * n + dst;
-    this.sim.post(this.sim.now() + routeLatency * this.latencyFactor, () => this.start(key, links, routeLatency, bytes, arrived));
+    this.sim.post(this.sim.now() + wait, () => this.start(key, links, routeLatency, wait, bytes, factor, arrived));
   }
 
-  private start(key: number, links: readonly number[], latency: number, bytes: number, arrived: () => void): void {
+  /** A new class's solver flow: its constraints (and cross-traffic's), bound and weight. */
+  private addClassFlow(key: number, links: readonly number[], latency: number, wait: number): number {
+    const constraints: number[] = [];
+    const coefficients: number[] = [];
+    for (const l of links) {
+      const s = this.solverLink[l]!;
+      if (s >= 0) {
+        constraints.push(s);
+        coefficients.push(1);
+      }
+    }
+    if (this.crosstraffic) {
+      const n = this.platform.hostCount;
+      const dst = key % n;
+      const src = ((key - dst) / n) % n;
+      for (const l of this.platform.route(dst, src, (key - dst - src * n) / (n * n))) {
+        const s = this.solverLink[l]!;
+        if (s < 0) continue;
+        const at = constraints.indexOf(s);
+        if (at >= 0) coefficients[at]! += CROSSTRAFFIC;
+        else {
+          constraints.push(s);
+          coefficients.push(CROSSTRAFFIC);
+        }
+      }
+    }
+    const bound = this.boundOf(links, latency);
+    let weight = 1;
+    if (this.latencyWeighted && wait > 0) {
+      let penalty = latency;
+      if (this.weightS > 0) for (const l of links) penalty += this.weightS / this.platform.link(l).bandwidth;
+      if (penalty > 0) weight = 1 / penalty;
+    }
+    return this.system.addFlow(constraints, { bound, weight, ...(this.crosstraffic ? { coefficients } : {}) });
+  }
+
+  private start(key: number, links: readonly number[], latency: number, wait: number, bytes: number, factor: number, arrived: () => void): void {
     if (bytes <= 0) {
       arrived();
       return;
     }
     let c = this.classByKey.get(key);
     if (c === undefined) {
-      const constraints: number[] = [];
-      for (const l of links) {
-        const s = this.solverLink[l]!;
-        if (s >= 0) constraints.push(s);
-      }
-      const bound = this.boundOf(links, latency);
-      const weight = this.latencyWeighted && latency > 0 ? 1 / latency : 1;
-      const id = this.system.addFlow(constraints, { bound, weight });
+      const id = this.addClassFlow(key, links, latency, wait);
       c = { id, key, links, count: 1, rate: 0, served: 0, updated: this.sim.now(), heapIds: [], heapTargets: [], waiting: [] };
       this.classByKey.set(key, c);
       this.classById[id] = c;
@@ -237,6 +294,7 @@ export class FlowModel implements NetworkModel {
     }
     const f = this.newFlowId();
     this.flowBytes[f] = bytes;
+    this.flowWork[f] = factor > 0 ? bytes / factor : Infinity;
     this.flowClass[f] = c;
     this.flowArrived[f] = arrived;
     this.liveFlows++;
@@ -256,6 +314,9 @@ export class FlowModel implements NetworkModel {
       const bytes = new Float64Array(2 * f);
       bytes.set(this.flowBytes);
       this.flowBytes = bytes;
+      const work = new Float64Array(2 * f);
+      work.set(this.flowWork);
+      this.flowWork = work;
       const target = new Float64Array(2 * f);
       target.set(this.flowTarget);
       this.flowTarget = target;
@@ -296,7 +357,7 @@ export class FlowModel implements NetworkModel {
     for (const c of waiting) {
       const base = c.served + (c.rate > 0 && c.rate !== Infinity && now > c.updated ? c.rate * (now - c.updated) : 0);
       for (const f of c.waiting) {
-        this.flowTarget[f] = base + this.flowBytes[f]!;
+        this.flowTarget[f] = base + this.flowWork[f]!;
         this.heapPush(c, f);
       }
       c.waiting.length = 0;
@@ -429,4 +490,8 @@ export class FlowModel implements NetworkModel {
   get activeFlows(): number {
     return this.liveFlows;
   }
+}
+
+function asFactor(factor: number | SizeFactor): SizeFactor {
+  return typeof factor === 'number' ? constantFactor(factor) : factor;
 }

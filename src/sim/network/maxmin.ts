@@ -6,18 +6,20 @@
  *
  * SimGrid counterpart: the lmm solver (`src/kernel/lmm/maxmin.cpp`) as the CM02 network model
  * drives it (`src/kernel/resource/models/network_cm02.cpp`): one constraint per link, one
- * variable per flow with consumption weight 1 on every link it crosses. Our `weight` is the
+ * variable per flow with a consumption coefficient on every link it crosses (1 on its route;
+ * cross-traffic adds 0.05 on the reverse route, 1.05 where the two meet). Our `weight` is the
  * inverse of SimGrid's `sharing_penalty` (a flow of weight w gets w times the share of a weight-1
  * flow on a common bottleneck) and `bound` is the variable's bound (CM02 uses it for the TCP
- * window limit, gamma / (2 * RTT)). Latency, the TCP-gamma/window arithmetic, cross-traffic on
- * reverse links and FATPIPE (unshared) links are the caller's job.
+ * window limit, gamma / (2 * RTT)). Latency, the TCP-gamma/window arithmetic and FATPIPE
+ * (unshared) links are the caller's job.
  *
  * Algorithm: weighted progressive filling. Every flow starts unfixed. Repeatedly take the most
  * constrained item: either the link with the smallest remaining capacity per unit of unfixed
- * weight, key(l) = remaining(l) / Σ weight(unfixed flows on l), or the unfixed flow with the
- * smallest bound / weight. If it is a link at level λ = key(l), each of its unfixed flows f gets
- * rate weight(f) * λ; if it is a flow, it gets its bound. A fixed flow's rate is subtracted from
- * the remaining capacity (and its weight from the unfixed weight) of every link it crosses.
+ * weight, key(l) = remaining(l) / Σ coef(f, l) weight(f) over its unfixed flows, or the unfixed
+ * flow with the smallest bound / weight. If it is a link at level λ = key(l), each of its unfixed
+ * flows f gets rate weight(f) * λ; if it is a flow, it gets its bound. A fixed flow's rate times
+ * its coefficient is subtracted from the remaining capacity (and its weight times the coefficient
+ * from the unfixed weight) of every link it crosses.
  * Repeat until every flow is fixed; flows whose every link has infinite capacity and no bound get
  * Infinity. In exact arithmetic a link's key never decreases when one of its flows is fixed at
  * the current level (remaining/weight ≥ λ before implies (remaining - wλ)/(weight - w) ≥
@@ -54,6 +56,11 @@ export interface FlowOptions {
    * can be solved as one. @default 1
    */
   count?: number;
+  /**
+   * Consumption per unit of rate on each link, in the order of the links (> 0 each): a flow of
+   * rate r takes coef x r of the link. @default 1 on every link
+   */
+  coefficients?: readonly number[];
 }
 
 /** Rates within this relative distance of the previous rate count as unchanged. */
@@ -111,6 +118,7 @@ export class MaxMinSystem {
   private elemFlow = new Int32Array(64);
   private elemLink = new Int32Array(64);
   private elemPos = new Int32Array(64); // index of the element in its link's list
+  private elemCoef = new Float64Array(64); // consumption per unit of the flow's rate
 
   // ---- dirty seeds and per-solve scratch ----
   private dirtyLinks: number[] = [];
@@ -169,8 +177,9 @@ export class MaxMinSystem {
     const elems = this.linkElems[link]!;
     let sum = 0;
     for (let i = 0; i < elems.length; i++) {
-      const f = this.elemFlow[elems[i]!]!;
-      sum += this.flowRate[f]! * this.flowMult[f]!;
+      const e = elems[i]!;
+      const f = this.elemFlow[e]!;
+      sum += this.flowRate[f]! * this.flowMult[f]! * this.elemCoef[e]!;
     }
     return sum;
   }
@@ -186,6 +195,11 @@ export class MaxMinSystem {
     checkWeight(weight);
     checkBound(bound);
     checkCount(count);
+    const coefficients = options?.coefficients;
+    if (coefficients !== undefined) {
+      if (coefficients.length !== links.length) throw new RangeError(`maxmin: ${coefficients.length} coefficients for ${links.length} links`);
+      for (const c of coefficients) if (!(c > 0 && c < Infinity)) throw new RangeError(`maxmin: coefficient must be finite and > 0, got ${c}`);
+    }
     for (let i = 0; i < links.length; i++) {
       this.checkLink(links[i]!);
       for (let j = 0; j < i; j++) {
@@ -215,6 +229,7 @@ export class MaxMinSystem {
       this.elemFlow[e] = f;
       this.elemLink[e] = l;
       this.elemPos[e] = theirs.length;
+      this.elemCoef[e] = coefficients === undefined ? 1 : coefficients[i]!;
       theirs.push(e);
       mine.push(e);
     }
@@ -387,8 +402,9 @@ export class MaxMinSystem {
       if (elems.length === 0) continue;
       let ws = 0;
       for (let k = 0; k < elems.length; k++) {
-        const f = this.elemFlow[elems[k]!]!;
-        ws += this.flowWeight[f]! * this.flowMult[f]!;
+        const e = elems[k]!;
+        const f = this.elemFlow[e]!;
+        ws += this.flowWeight[f]! * this.flowMult[f]! * this.elemCoef[e]!;
       }
       this.remaining[l] = this.capacity[l]!;
       this.remainingErr[l] = 0;
@@ -442,11 +458,12 @@ export class MaxMinSystem {
     if (hp >= 0) this.heapRemove(hp);
     // A flow standing for n identical ones takes n times its rate and weight out of each link.
     const n = this.flowMult[f]!;
-    const w = this.flowWeight[f]! * n;
-    const used = rate * n;
+    const wn = this.flowWeight[f]! * n;
+    const rn = rate * n;
     const elems = this.flowElems[f]!;
     for (let k = 0; k < elems.length; k++) {
-      const l = this.elemLink[elems[k]!]!;
+      const e = elems[k]!;
+      const l = this.elemLink[e]!;
       const left = --this.unfixed[l];
       const pos = this.linkHeapPos[l]!;
       if (pos < 0) continue; // the link being saturated, or one already done
@@ -455,6 +472,9 @@ export class MaxMinSystem {
         continue;
       }
       if (this.remaining[l] === Infinity) continue; // key stays Infinity
+      const coef = this.elemCoef[e]!;
+      const used = rn * coef;
+      const w = wn * coef;
       // Neumaier-compensated subtraction: weights of very different sizes must not cancel.
       let s = this.remaining[l]!;
       let t = s - used;
@@ -480,8 +500,9 @@ export class MaxMinSystem {
     const elems = this.linkElems[l]!;
     let ws = 0;
     for (let k = 0; k < elems.length; k++) {
-      const f = this.elemFlow[elems[k]!]!;
-      if (this.flowFixed[f] !== fixedStamp) ws += this.flowWeight[f]! * this.flowMult[f]!;
+      const e = elems[k]!;
+      const f = this.elemFlow[e]!;
+      if (this.flowFixed[f] !== fixedStamp) ws += this.flowWeight[f]! * this.flowMult[f]! * this.elemCoef[e]!;
     }
     this.weightSum[l] = ws;
     this.weightSumErr[l] = 0;
@@ -589,6 +610,7 @@ export class MaxMinSystem {
       this.elemFlow = grow(this.elemFlow, n);
       this.elemLink = grow(this.elemLink, n);
       this.elemPos = grow(this.elemPos, n);
+      this.elemCoef = grow(this.elemCoef, n);
     }
     return e;
   }

@@ -79,6 +79,14 @@ export interface PlatformInit {
   readonly routeCacheSize?: number;
   /** Per rail, its bandwidth over time (factor steps applied to every link of the rail). */
   readonly railProfiles?: readonly (LoadProfile | undefined)[];
+  /** SimGrid configuration the file carries (`<config><prop id value/>`), in file order. */
+  readonly config?: readonly ConfigEntry[];
+}
+
+/** One SimGrid configuration setting, e.g. network/model = SMPI. */
+export interface ConfigEntry {
+  readonly key: string;
+  readonly value: string;
 }
 
 interface RouteEntry {
@@ -128,6 +136,8 @@ export function checkLoadProfile(profile: LoadProfile, field: string): LoadProfi
 export class Platform {
   readonly rails: number;
   readonly source: string;
+  /** SimGrid configuration from the platform file (network model, factors, thresholds). */
+  readonly config: readonly ConfigEntry[];
   private readonly hostList: readonly Host[];
   private readonly linkList: readonly Link[];
   private readonly byName: Map<string, number>;
@@ -138,6 +148,7 @@ export class Platform {
 
   constructor(init: PlatformInit) {
     this.source = init.source ?? 'platform';
+    this.config = init.config ?? [];
     this.rails = checkInteger(init.rails ?? 1, `${this.source}: rails`, 1, 64);
     this.cacheLimit = checkInteger(init.routeCacheSize ?? 262144, `${this.source}: routeCacheSize`, 1);
     if (init.hosts.length === 0) throw configError(`${this.source}: the platform has no hosts`, 'declare at least one host');

@@ -13,7 +13,8 @@
  * - `<host id speed core pstate>` (speed lists per pstate), `<link id bandwidth latency
  *   sharing_policy>` (SHARED, FATPIPE, SPLITDUPLEX/FULLDUPLEX with `<link_ctn direction>`),
  *   symmetrical routes (reversed, UP and DOWN swapped).
- * Ignored: `<config>`, `<prop>` (but `tsmpi/rails`), `<actor>`, disks and storage, loopback links and routes from a
+ * `<config>` settings (`<prop id="network/model" value="SMPI"/>`) are kept for the simulator to read
+ * (network-models.ts). Ignored: `<prop>` elsewhere (but `tsmpi/rails`), `<actor>`, disks and storage, loopback links and routes from a
  * host to itself (the platform's route from a host to itself is empty). As in SimGrid, a missing
  * route (e.g. a pair absent from a Full zone) is reported when it is first asked for. Refused with an error:
  * TORUS and DRAGONFLY clusters, Vivaldi/Wifi/None routing, bypass routes, `<include>`, `<peer>`,
@@ -94,7 +95,8 @@ class Reader {
       },
       nic: (host: number): NicLinks | undefined => this.nics.get(host),
     };
-    const init = { hosts: this.hosts, links: this.links, router, source: this.source };
+    const config = platform.children.filter((c) => c.tag === 'config').flatMap((c) => c.children.filter((p) => p.tag === 'prop').map((p) => ({ key: this.attr(p, 'id'), value: this.attr(p, 'value') })));
+    const init = { hosts: this.hosts, links: this.links, router, source: this.source, ...(config.length > 0 ? { config } : {}) };
     return new Platform(withRailPlanes(init, this.railPlanes(platform, tops[0]!)));
   }
 
