@@ -12,6 +12,7 @@ import { ErrorCode, TsmpiError } from '../errors.js';
 import { FRAME_HEADER_WORDS, FRAME_SPLITTABLE, FRAME_UNORDERED, type InboundFrame, type Link, type LinkEvents } from '../transport/link.js';
 import type { Progress } from '../transport/progress.js';
 import type { Transport } from '../transport/transport.js';
+import { copyOut, isUnchanging } from '../transport/copy-bytes.js';
 import { CTS_DISCARD, FrameType, rtsWord, H_AUX, H_CONTEXT, H_LENGTH, H_SEQ, H_SOURCE, H_TAG, H_TOTAL, H_TYPE, typeWord } from './frame-header.js';
 import { Request, type RequestDriver } from './request.js';
 
@@ -47,6 +48,8 @@ interface RendezvousSend {
   /** Receiver request id (DATA) or this send's message id (EAGER_DATA). */
   receiverId: number;
   offset: number;
+  /** The request completed when the send started (TSMPI_DETACH_LIMIT): `bytes` is a copy. */
+  detached?: boolean;
 }
 
 export interface PeerState {
@@ -152,13 +155,18 @@ export class SendPath {
       this.pump(peer);
       return request;
     }
-    this.sends.set(id, { id, request, bytes, peer: dest, dataType: FrameType.Data, receiverId: 0, offset: 0 });
+    // A detached send completes now; its bytes (a copy, unless their owner never writes them)
+    // still wait for the receive, and finalize waits for them.
+    const detached = length <= settings.detachLimit;
+    const data = detached && !isUnchanging(bytes.buffer) ? copyOut(bytes, 0, length) : bytes;
+    this.sends.set(id, { id, request, bytes: data, peer: dest, dataType: FrameType.Data, receiverId: 0, offset: 0, ...(detached ? { detached } : {}) });
     engine.retain();
     header[H_TYPE] = rtsWord(kind);
     header[H_LENGTH] = 0;
     header[H_TOTAL] = length;
     header[H_AUX] = id;
     this.write(peer, header, null, 0, null);
+    if (detached) request.complete(undefined);
     return request;
   }
 
@@ -278,7 +286,7 @@ export class SendPath {
 
   private finishSend(send: RendezvousSend): void {
     if (!this.sends.delete(send.id)) return;
-    send.request.complete(undefined);
+    if (!send.detached) send.request.complete(undefined);
     this.host.engine.countCompletion();
     this.host.engine.release();
   }
@@ -292,7 +300,8 @@ export class SendPath {
     for (const send of [...this.sends.values()]) {
       if (send.peer !== peerRank) continue;
       this.sends.delete(send.id);
-      send.request.fail(failure(send.request.operation));
+      // A detached send already completed: the broken link fails the job instead.
+      if (!send.detached) send.request.fail(failure(send.request.operation));
       engine.release();
     }
     const peer = this.peers[peerRank];

@@ -130,6 +130,14 @@ export const tunables = {
     defaultValue: () => 64 * 1024,
     parse: (text) => parseByteSize('TSMPI_TCP_EAGER_LIMIT', text),
   } satisfies Tunable<number>,
+  detachLimit: {
+    env: 'TSMPI_DETACH_LIMIT',
+    description:
+      "A send of up to this many bytes that waits for its receive (above the eager limit) is detached: its bytes are copied and the send completes at once, while the transfer still starts only when the receive is posted. SMPI's smpi/send-is-detached-thresh; `tsmpi sim --replay` sets 65535 as SimGrid does.",
+    defaultText: '0 (none)',
+    defaultValue: () => 0,
+    parse: (text) => parseByteSize('TSMPI_DETACH_LIMIT', text),
+  } satisfies Tunable<number>,
   chunkBytes: {
     env: 'TSMPI_CHUNK_BYTES',
     description: 'Payload bytes per frame when a large message streams through a ring.',

@@ -10,7 +10,7 @@
  * The link takes every frame at once (no backpressure): the model's bandwidth sharing is what
  * delays them.
  */
-import { copyOut } from '../transport/copy-bytes.js';
+import { copyOut, isUnchanging } from '../transport/copy-bytes.js';
 import type { Progress, ProgressHost } from '../transport/progress.js';
 import type { Settings } from '../config/tunables.js';
 import { FRAME_HANDSHAKE, FRAME_HEADER_WORDS, FRAME_UNORDERED, type InboundFrame, type Link, type LinkEvents, type LinkLimits } from '../transport/link.js';
@@ -21,13 +21,7 @@ import { parseSimRails } from '../rails/rail-config.js';
 import { SimProgress } from './sim-progress.js';
 import type { SimRank, SimWorld } from './world.js';
 
-/** Buffers their owner promises never to write (the replayer's payloads): sent without a copy. */
-const unchanging = new WeakSet<ArrayBufferLike>();
-
-/** Promises that `buffer` is never written while simulated links may hold views of it. */
-export function markUnchanging(buffer: ArrayBufferLike): void {
-  unchanging.add(buffer);
-}
+export { markUnchanging } from '../transport/copy-bytes.js';
 
 /**
  * What a rank's transport needs to know of the others: their events on each rail, once their
@@ -132,7 +126,7 @@ export class SimLink implements Link {
     // A borrowed payload (rendezvous data) stays the sender's until it has crossed the network:
     // no copy, and the send completes when it arrives (whenReleased), as SimGrid's does.
     const borrowed = borrow && payload !== null && length > 0;
-    const bytes = payload === null || length === 0 ? EMPTY : borrowed || unchanging.has(payload.buffer) ? payload.subarray(offset, offset + length) : copyOut(payload, offset, length);
+    const bytes = payload === null || length === 0 ? EMPTY : borrowed || isUnchanging(payload.buffer) ? payload.subarray(offset, offset + length) : copyOut(payload, offset, length);
     const loan = borrowed ? this.nextLoan++ : -1;
     if (loan >= 0) this.onLoan.add(loan);
     const wire = world.envelopeBytes + length;

@@ -69,8 +69,10 @@ export interface SimulateOptions {
 
 /** Bytes SMPI adds to every message on the wire (its envelope). */
 const SMPI_ENVELOPE_BYTES = 16;
-/** SMPI's default smpi/send-is-detached-thresh: smaller sends are detached. */
-const SMPI_EAGER_BELOW = 65536;
+/** SMPI's default smpi/send-is-detached-thresh: smaller sends return at once. */
+const SMPI_DETACHED_BELOW = 65536;
+/** SMPI's default smpi/async-small-thresh: smaller sends start before their receive is posted. */
+const SMPI_ASYNC_SMALL_BELOW = 0;
 
 function simError(message: string, hint: string): TsmpiError {
   return new TsmpiError(ErrorCode.Arg, message, { operation: 'tsmpi sim', hint });
@@ -175,12 +177,15 @@ export async function simulate(options: SimulateOptions): Promise<SimRunResult> 
   const settings = readSimgridConfig(platform, options.cfg ?? []);
   for (const key of settings.ignored) (options.warn ?? ((line: string) => process.stderr.write(`${line}\n`)))(`tsmpi sim: ${key} has no effect here (ignored)`);
   let env = options.env;
-  const detached = settings.detachedThreshold;
-  if (simgrid || detached !== undefined) {
-    // SMPI sends below 65536 bytes detached (eager); from 65536 on, a send waits for its receive.
+  const cfgProtocol = settings.detachedThreshold !== undefined || settings.asyncSmallThreshold !== undefined;
+  if (simgrid || cfgProtocol) {
+    // SMPI's protocol: a message below smpi/async-small-thresh (0) starts at once; any other waits
+    // for its receive, and the send returns at once below smpi/send-is-detached-thresh (65536).
     const base = env ?? process.env;
-    const limit = String(Math.max(0, (detached ?? SMPI_EAGER_BELOW) - 1));
-    env = detached !== undefined ? { ...base, TSMPI_EAGER_LIMIT: limit, TSMPI_TCP_EAGER_LIMIT: limit } : { ...base, TSMPI_EAGER_LIMIT: base['TSMPI_EAGER_LIMIT'] ?? limit, TSMPI_TCP_EAGER_LIMIT: base['TSMPI_TCP_EAGER_LIMIT'] ?? limit };
+    const eager = String(Math.max(0, (settings.asyncSmallThreshold ?? SMPI_ASYNC_SMALL_BELOW) - 1));
+    const detach = String(Math.max(0, (settings.detachedThreshold ?? SMPI_DETACHED_BELOW) - 1));
+    const given = (name: string, value: string): string => (cfgProtocol ? value : (base[name] ?? value));
+    env = { ...base, TSMPI_EAGER_LIMIT: given('TSMPI_EAGER_LIMIT', eager), TSMPI_TCP_EAGER_LIMIT: given('TSMPI_TCP_EAGER_LIMIT', eager), TSMPI_DETACH_LIMIT: given('TSMPI_DETACH_LIMIT', detach) };
   }
   const kind = options.network ?? settings.network ?? 'flow';
   const flow: FlowModelOptions = { ...settings.flow, ...(simgrid ? { smallFrameBytes: 0 } : {}), ...options.flow };

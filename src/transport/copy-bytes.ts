@@ -24,3 +24,16 @@ export function copyOut(src: Uint8Array, offset: number, length: number): Uint8A
   copyBytes(out, 0, src, offset, length);
   return out;
 }
+
+/** Buffers their owner promises never to write (a trace replayer's payloads): sent without a copy. */
+const unchanging = new WeakSet<ArrayBufferLike>();
+
+/** Promises that `buffer` is never written while links or sends may hold views of it. */
+export function markUnchanging(buffer: ArrayBufferLike): void {
+  unchanging.add(buffer);
+}
+
+/** True when the owner of `buffer` promised never to write it. */
+export function isUnchanging(buffer: ArrayBufferLike): boolean {
+  return unchanging.has(buffer);
+}

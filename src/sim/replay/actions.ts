@@ -170,6 +170,8 @@ export interface ReduceScatterAction {
   op: 'reducescatter';
   /** The block each rank ends with. */
   recvBytes: number[];
+  /** Bytes of one element (SimGrid picks the algorithm by element count). @default 1 */
+  elementBytes?: number;
   flops: number;
 }
 

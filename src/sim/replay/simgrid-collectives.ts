@@ -11,7 +11,7 @@
  * | allreduce | that reduce to rank 0, then the binomial bcast from rank 0 |
  * | alltoall | Open MPI's decision on ranks and bytes per pair: basic linear, pairwise (powers of two only) or Bruck |
  * | alltoallv, gather(v), scatter(v), allgather(v) | non-blocking linear: every message posted at once, in increasing rank order |
- * | reducescatter | equal blocks: reduce of the whole vector to rank 0, then scatterv; unequal: MPICH's pairwise exchange |
+ * | reducescatter | equal blocks: reduce of the whole vector to rank 0, then scatterv; unequal: MPICH's recursive halving (up to 524288 elements in all) or pairwise exchange |
  *
  * Reductions and local copies cost no time in SimGrid's replay; the reduction flops of a trace
  * line are computed by the replayer after the collective. Payloads are views of the replayer's
@@ -47,6 +47,39 @@ export function simgridAlltoallAlgorithm(n: number, bytesPerPair: number): 'basi
   if (n < 2048) return b < 512 ? 'bruck' : 'basic-linear';
   if (n < 4096) return b < 1024 ? 'bruck' : 'basic-linear';
   return b < 2048 ? 'bruck' : 'basic-linear';
+}
+
+/** MPICH's reduce_scatter takes the pairwise exchange above this many elements in all. */
+const MPICH_PAIRWISE_ABOVE = 524288;
+
+/**
+ * MPICH's recursive-halving ("rdb") reduce_scatter: at distance mask = 1, 2, 4, ... a rank
+ * exchanges with rank XOR mask every block outside its current subtree; when the rank count is
+ * not a power of two, the ranks whose partner did not exist get the result from one that has it.
+ */
+async function recursiveHalvingReduceScatter(call: CollectiveCall, blocks: readonly number[], view: Bytes, sink: Bytes): Promise<void> {
+  const { rank, size } = call;
+  // Bytes of blocks [0, a) and [b, size).
+  const prefix = [0];
+  for (const b of blocks) prefix.push(prefix[prefix.length - 1]! + b);
+  const outside = (a: number, b: number): number => prefix[Math.min(a, size)]! + (b < size ? prefix[size]! - prefix[b]! : 0);
+  for (let mask = 1, i = 0; mask < size; mask <<= 1, i++) {
+    const dst = rank ^ mask;
+    const dstRoot = (dst >> i) << i;
+    const myRoot = (rank >> i) << i;
+    const sendBytes = outside(myRoot, myRoot + mask);
+    const recvBytes = outside(dstRoot, dstRoot + mask);
+    if (dst < size) await call.sendrecvBytes(view(sendBytes), dst, sink(recvBytes), dst);
+    if (dstRoot + mask > size) {
+      const done = size - myRoot - mask;
+      for (let t = mask >> 1, k = i; t > 0; t >>= 1, k--) {
+        const peer = rank ^ t;
+        const root = (rank >> k) << k;
+        if (peer > rank && rank < root + done && peer >= root + done) await call.send(view(recvBytes), peer).wait();
+        else if (peer < rank && peer < root + done && rank >= root + done) await call.recvInto(sink(recvBytes), peer).wait();
+      }
+    }
+  }
 }
 
 async function barrier(call: CollectiveCall, view: Bytes, sink: Bytes): Promise<void> {
@@ -225,9 +258,15 @@ export async function replaySimgridCollective(comm: Communicator, action: Action
         await linearScatter(comm.collectiveCall('scatterv'), (r) => blocks[r]!, blocks[comm.rank]!, 0, view, sink);
         return true;
       }
-      // MPICH's pairwise exchange: step i sends the block of rank + i and receives this rank's from rank - i.
       const call = comm.collectiveCall('reducescatter');
       const rank = comm.rank;
+      let total = 0;
+      for (const b of blocks) total += b;
+      if (total / (action.elementBytes ?? 1) <= MPICH_PAIRWISE_ABOVE) {
+        await recursiveHalvingReduceScatter(call, blocks, view, sink);
+        return true;
+      }
+      // MPICH's pairwise exchange: step i sends the block of rank + i and receives this rank's from rank - i.
       for (let i = 1; i < size; i++) {
         const dst = (rank + i) % size;
         await call.sendrecvBytes(view(blocks[dst]!), dst, sink(blocks[rank]!), (rank - i + size) % size);

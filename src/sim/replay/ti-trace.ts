@@ -324,7 +324,7 @@ function parseAction(line: Line, state: RankState): Action {
     case 'reducescatter': {
       line.arity(1 + n, 2 + n, `<${n} recvcounts> <flops> [datatype]`);
       const size = line.dtype(1 + n, state);
-      return { op: 'reducescatter', recvBytes: line.counts(0, n, 'receive count').map((c) => c * size), flops: line.amount(n, 'flops') };
+      return { op: 'reducescatter', recvBytes: line.counts(0, n, 'receive count').map((c) => c * size), flops: line.amount(n, 'flops'), ...(size !== 1 ? { elementBytes: size } : {}) };
     }
     default: {
       const traced = TRACED_NOT_REPLAYED.get(line.name);
