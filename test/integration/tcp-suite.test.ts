@@ -81,3 +81,15 @@ test('unexpected eager messages over TCP keep their bytes (frames assembled acro
   assert.equal(result.code, 0, explain(result));
   assert.match(result.stdout, /unexpected eager ok/);
 });
+
+for (const mode of [[], ['--procs']] as const) {
+  test(`a detached send completes before its receive and keeps its bytes (TSMPI_DETACH_LIMIT${mode.length > 0 ? ', --procs' : ', threads'})`, { timeout: 60_000 }, async () => {
+    const env = { TSMPI_EAGER_LIMIT: '1024', TSMPI_TCP_EAGER_LIMIT: '1024', TSMPI_DETACH_LIMIT: '1M' };
+    const result = await tsmpi(['run', '-n', '2', ...mode, fixture('detached-send.ts')], { timeoutMs: 50_000, env });
+    assert.equal(result.code, 0, explain(result));
+    assert.match(result.stdout, /detached send ok/);
+    // Without it the send waits for a receive that comes only after the send: the job hangs.
+    const hung = await tsmpi(['run', '-n', '2', '--hang-timeout', '3', ...mode, fixture('detached-send.ts')], { timeoutMs: 50_000, env: { ...env, TSMPI_DETACH_LIMIT: '0' } });
+    assert.equal(hung.code, 124, explain(hung));
+  });
+}

@@ -157,3 +157,96 @@ test('flow model: header-only frames skip the sharing and cost latency + size / 
   sim.run();
   close(small, 1e-5 + 32 / 1e9, 'control frame');
 });
+
+// ------------------------------------------------------------------------------------------------
+// SimGrid's model knobs: cross-traffic, weight-S, size-dependent factors
+
+import { Platform } from '../../src/sim/platform/platform.ts';
+import { parseSizeFactor, SMPI_BW_FACTOR, SMPI_LAT_FACTOR } from '../../src/sim/network/size-factor.ts';
+
+test('flow model: cross-traffic: two flows in opposite directions each take 0.05 of the other link', () => {
+  // 1 -> 0 uses up(1), down(0); its acknowledgements 0.05 of up(0), down(1); 0 -> 1 the mirror.
+  // On up(1): the first flow at 1 and the second at 0.05: level 1e9 / 1.05 each. 1e6 bytes take
+  // 1e6 / (1e9 / 1.05) = 1.05e-3 after 1e-5 of latency: 0.00106 s. Without cross-traffic: 0.00101.
+  for (const [crosstraffic, want] of [[true, 0.00106], [false, 0.00101]] as const) {
+    const sim = new Simulation();
+    const platform = crossbar({ hosts: 2, speed: 1e9, bandwidth: 1e9, latency: 5e-6 });
+    const model = new FlowModel(sim, platform, { tcpGamma: 0, crosstraffic });
+    const times: number[] = [];
+    model.send(1, 0, 1e6, 0, () => times.push(sim.now()));
+    model.send(0, 1, 1e6, 0, () => times.push(sim.now()));
+    sim.run();
+    assert.equal(times.length, 2);
+    for (const t of times) close(t, want, `arrival, cross-traffic ${crosstraffic}`);
+  }
+  // One flow alone: its acknowledgements use other links, so it is not slowed.
+  const sim = new Simulation();
+  const model = new FlowModel(sim, crossbar({ hosts: 2, speed: 1e9, bandwidth: 1e9, latency: 5e-6 }), { tcpGamma: 0, crosstraffic: true });
+  let alone = -1;
+  model.send(1, 0, 1e6, 0, () => (alone = sim.now()));
+  sim.run();
+  close(alone, 0.00101, 'a flow alone');
+});
+
+/** Hosts h0, h1, h2; h1 -> h0 crosses a (1e9 B/s) then c, h2 -> h0 crosses b (1e10) then c (1e8); 1 us each. */
+function vee(): Platform {
+  const links = [
+    { name: 'a', bandwidth: 1e9, latency: 1e-6, sharing: 'shared' as const },
+    { name: 'b', bandwidth: 1e10, latency: 1e-6, sharing: 'shared' as const },
+    { name: 'c', bandwidth: 1e8, latency: 1e-6, sharing: 'shared' as const },
+  ];
+  const hosts = ['h0', 'h1', 'h2'].map((name) => ({ name, speed: 1e9, cores: 1 }));
+  return new Platform({ hosts, links, router: { route: (src, dst) => (src === dst ? [] : src === 0 || dst === 0 ? [src + dst === 1 ? 0 : 1, 2] : [0, 1]) } });
+}
+
+test('flow model: weight-S: a flow over slower links gets a smaller share of the bottleneck', () => {
+  // Penalties (route latency + weightS / bandwidth of each link), weightS 8775:
+  //   A (h1 -> h0): 2e-6 + 8775/1e9 + 8775/1e8 = 9.8525e-5;  B (h2 -> h0): 2e-6 + 8775/1e10 + 8775/1e8 = 9.06275e-5.
+  // On c (1e8 B/s) shares go as 1/penalty: rA = 1e8 * pB / (pA + pB), rB = 1e8 - rA.
+  // B (1e6 bytes) ends first at 2e-6 + 1e6 / rB; A then has the whole 1e8 B/s for what is left.
+  const pA = 2e-6 + 8775 / 1e9 + 8775 / 1e8;
+  const pB = 2e-6 + 8775 / 1e10 + 8775 / 1e8;
+  const rA = (1e8 * pB) / (pA + pB);
+  const rB = 1e8 - rA;
+  const tB = 2e-6 + 1e6 / rB;
+  const tA = tB + (1e6 - rA * (1e6 / rB)) / 1e8;
+  const sim = new Simulation();
+  const model = new FlowModel(sim, vee(), { tcpGamma: 0, weightS: 8775 });
+  const at: Record<string, number> = {};
+  model.send(1, 0, 1e6, 0, () => (at.a = sim.now()));
+  model.send(2, 0, 1e6, 0, () => (at.b = sim.now()));
+  sim.run();
+  close(at.b!, tB, 'B');
+  close(at.a!, tA, 'A');
+  assert.ok(at.a! > at.b!);
+});
+
+test("flow model: SMPI's size factors: latency times lat-factor(size), progress times bw-factor(size)", () => {
+  // Crossbar route: 2 links of 1 us and 1e9 B/s. 100000 bytes (> 65472): latency 2e-6 x 11.6436,
+  // then 1e5 / (1e9 x 0.940694). 1000 bytes (in (732, 1426]): 2e-6 x 1.9503 + 1e3 / (1e9 x 0.341987).
+  const cases: [number, number][] = [
+    [100000, 2e-6 * 11.6436 + 1e5 / (1e9 * 0.940694)],
+    [1000, 2e-6 * 1.9503 + 1e3 / (1e9 * 0.341987)],
+  ];
+  for (const [bytes, want] of cases) {
+    const sim = new Simulation();
+    const model = new FlowModel(sim, crossbar({ hosts: 2, speed: 1e9, bandwidth: 1e9, latency: 1e-6 }), {
+      tcpGamma: 0,
+      latencyFactor: parseSizeFactor(SMPI_LAT_FACTOR, 'lat'),
+      bandwidthFactor: parseSizeFactor(SMPI_BW_FACTOR, 'bw'),
+    });
+    let at = -1;
+    model.send(0, 1, bytes, 0, () => (at = sim.now()));
+    sim.run();
+    close(at, want, `${bytes} bytes`);
+  }
+  // The bandwidth factor scales progress, not the share: two flows into one host, one of 100000
+  // bytes (factor 0.940694) and one of 1000 (0.341987), each get half of the link (5e8 B/s).
+  const sim = new Simulation();
+  const model = new FlowModel(sim, crossbar({ hosts: 3, speed: 1e9, bandwidth: 1e9, latency: 0 }), { tcpGamma: 0, bandwidthFactor: parseSizeFactor(SMPI_BW_FACTOR, 'bw') });
+  let small = -1;
+  model.send(1, 0, 1000, 0, () => (small = sim.now()));
+  model.send(2, 0, 100000, 0, () => {});
+  sim.run();
+  close(small, 1000 / (5e8 * 0.341987), 'the small flow at half the link times its factor');
+});

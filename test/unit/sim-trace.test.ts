@@ -86,7 +86,7 @@ test('ti-trace: wildcards, unknown sizes and the v-collectives', () => {
     { op: 'alltoallv', sendBytes: [0, 10], recvBytes: [0, 5] },
     { op: 'allgatherv', sendBytes: 14, recvBytes: [14, 18] },
     { op: 'gatherv', sendBytes: 1, recvBytes: [1, 2], root: 1 },
-    { op: 'reducescatter', recvBytes: [16, 16], flops: 100 }, // datatype 5 = float, 4 bytes
+    { op: 'reducescatter', recvBytes: [16, 16], flops: 100, elementBytes: 4 }, // datatype 5 = float, 4 bytes
   ]);
   assert.deepStrictEqual(p.get(1), [
     { op: 'recv', src: -1, tag: 3, bytes: 0 }, // count -1: size unknown
