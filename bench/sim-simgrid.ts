@@ -1,43 +1,104 @@
 /**
- * tsmpi's simulator against SimGrid 3.32 on the same platform files and TI traces: makespan of
- * each case in both, their difference, and the wall time each took (SimGrid is the baseline).
- *   npm run bench -- sim-simgrid          (QUICK=1: only the cases the test suite runs)
- * Needs Debian's libsimgrid-dev (smpirun, smpireplaymain).
+ * tsmpi's simulator against SimGrid 3.32, two suites (PARTS=programs,own; both by default):
+ *
+ * - programs: MPI programs in C (test/fixtures/simgrid-programs), compiled with smpicc, traced by
+ *   SimGrid's own tracer and replayed unmodified by both, SimGrid in its own configuration:
+ *   SimGrid's default (SMPI model), CM02, and CM02 without cross-traffic; tsmpi with the matching
+ *   --network and its defaults for a replay (SimGrid's collectives and protocol). 16 and 64 ranks
+ *   on a crossbar, a 2:1 fat tree and two clusters; 256 and 1024 ranks on the fat tree. Prints the
+ *   makespan difference of every case and the wall time of both, whole process (the ratio
+ *   tsmpi / SimGrid: below 1 is tsmpi faster).
+ * - own: the earlier suite, with tsmpi's own collectives and SimGrid configured to match them
+ *   (bench/lib/simgrid.ts says how): kept as "tsmpi's own collectives".
+ *
+ *   npm run bench -- sim-simgrid       (QUICK=1: 16 ranks only; RANKS=16,64 to choose)
+ * Needs Debian's libsimgrid-dev (smpicc, smpirun, smpireplaymain).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { printTable, writeResults } from './lib/report.ts';
 import { COMPARISON_CASES, compareCase, type ComparisonResult } from './lib/simgrid-cases.ts';
+import { compareTrace, compilePrograms, MODELS, PLATFORM_KINDS, platformXml, programCases, simgridCopy, traceProgram, type ModelComparison, type PlatformKind } from './lib/simgrid-programs.ts';
 import { findSimgrid, SIMGRID_MATCHING_CONFIG } from './lib/simgrid.ts';
 
 const quick = process.env.QUICK === '1';
-console.log(`# QUICK=${quick ? 1 : 0}${process.env.QUICK ? '' : ' (default)'}: 1 runs only the cases of the test suite`);
+const parts = new Set((process.env.PARTS ?? 'programs,own').split(',').filter((p) => p !== ''));
+const ranks = (process.env.RANKS ?? (quick ? '16' : '16,64,256,1024')).split(',').map(Number);
+console.log(`# PARTS=${[...parts].join(',')}${process.env.PARTS === undefined ? ' (default)' : ''}: programs (SimGrid's traces of C programs, SimGrid's defaults), own (tsmpi's own collectives, SimGrid configured to match)`);
+console.log(`# RANKS=${ranks.join(',')}${process.env.RANKS === undefined ? ' (default)' : ''}: rank counts of the programs suite (QUICK=1: 16)`);
 const tools = findSimgrid();
 if (tools === undefined) {
-  console.error('sim-simgrid: SimGrid is not installed (apt-get install libsimgrid-dev gives smpirun and smpireplaymain)');
+  console.error('sim-simgrid: SimGrid is not installed (apt-get install libsimgrid-dev gives smpicc, smpirun and smpireplaymain)');
   process.exit(2);
 }
-console.log(`# SimGrid ${tools.version}: ${SIMGRID_MATCHING_CONFIG.map((c) => `--cfg=${c}`).join(' ')}`);
 const root = mkdtempSync(join(tmpdir(), 'tsmpi-simgrid-'));
-const results: ComparisonResult[] = [];
+const pct = (x: number): string => `${x >= 0 ? '+' : ''}${(x * 100).toFixed(2)}%`;
+const geomean = (xs: number[]): number => Math.exp(xs.reduce((s, x) => s + Math.log(x), 0) / xs.length);
+
+interface ProgramRow extends ModelComparison {
+  ranks: number;
+  platform: PlatformKind;
+  program: string;
+  case: string;
+}
+const programRows: ProgramRow[] = [];
+const own: ComparisonResult[] = [];
 try {
-  const cases = COMPARISON_CASES.filter((c) => !quick || c.quick);
-  for (const [i, c] of cases.entries()) {
-    const r = await compareCase(tools, c, join(root, `case-${i}`));
-    results.push(r);
-    console.log(`# ${c.name}: SimGrid ${r.simgrid.toPrecision(7)} s, tsmpi ${r.tsmpi.toPrecision(7)} s (${(r.difference * 100).toFixed(3)}%)`);
+  if (parts.has('programs')) {
+    console.log(`# SimGrid ${tools.version}, its own configuration; models: ${MODELS.map((m) => `${m.name} (SimGrid ${m.simgrid.map((c) => `--cfg=${c}`).join(' ') || 'defaults'}; tsmpi ${m.tsmpi.join(' ')})`).join('; ')}`);
+    const binaries = compilePrograms(join(root, 'bin'));
+    for (const np of ranks) {
+      const kinds: readonly PlatformKind[] = np <= 64 ? PLATFORM_KINDS : ['fat-tree'];
+      for (const [i, c] of programCases(np).entries()) {
+        const dir = join(root, `np${np}-${i}`);
+        const index = traceProgram(tools, binaries.get(c.program)!, c, dir);
+        const simgridIndex = simgridCopy(index);
+        for (const kind of kinds) {
+          const platformDir = join(dir, kind);
+          mkdirSync(platformDir);
+          const platform = join(platformDir, 'platform.xml');
+          writeFileSync(platform, platformXml(kind, np));
+          for (const row of compareTrace(tools, index, simgridIndex, platform, np, platformDir)) {
+            programRows.push({ ranks: np, platform: kind, program: `${c.program} ${c.args.join(' ')}`, case: c.name, ...row });
+            console.log(`# ${np} ranks, ${kind}, ${c.name}, ${row.model}: SimGrid ${row.simgrid.toPrecision(6)} s, tsmpi ${row.tsmpi.toPrecision(6)} s (${pct(row.difference)}); wall ${row.simgridWallSeconds.toFixed(2)} / ${row.tsmpiWallSeconds.toFixed(2)} s`);
+          }
+        }
+      }
+    }
+    printTable(
+      "makespan of SimGrid's own traces: tsmpi sim --replay against SimGrid 3.32 (smpireplaymain), each in its own defaults, same platform, trace and hostfile; wall = whole process",
+      ['ranks', 'platform', 'case', 'model', 'SimGrid s', 'tsmpi s', 'difference', 'wall SimGrid s', 'wall tsmpi s', 'wall ratio'],
+      programRows.map((r) => [r.ranks, r.platform, r.case, r.model, r.simgrid.toPrecision(6), r.tsmpi.toPrecision(6), pct(r.difference), r.simgridWallSeconds.toFixed(2), r.tsmpiWallSeconds.toFixed(2), (r.tsmpiWallSeconds / r.simgridWallSeconds).toFixed(2)]),
+    );
+    for (const m of MODELS) {
+      const rows = programRows.filter((r) => r.model === m.name);
+      const worst = Math.max(...rows.map((r) => Math.abs(r.difference)));
+      console.log(`largest difference, ${m.name}: ${(worst * 100).toFixed(2)}% over ${rows.length} cases (target <= 5%)`);
+    }
+    for (const np of ranks) {
+      const rows = programRows.filter((r) => r.ranks === np);
+      if (rows.length > 0) console.log(`wall time, ${np} ranks: tsmpi / SimGrid = ${geomean(rows.map((r) => r.tsmpiWallSeconds / r.simgridWallSeconds)).toFixed(2)} (geometric mean of ${rows.length} replays; target <= 1 at 64 ranks)`);
+    }
+  }
+  if (parts.has('own')) {
+    console.log(`# tsmpi's own collectives: SimGrid ${tools.version} with ${SIMGRID_MATCHING_CONFIG.map((c) => `--cfg=${c}`).join(' ')}`);
+    const cases = COMPARISON_CASES.filter((c) => !quick || c.quick);
+    for (const [i, c] of cases.entries()) {
+      const r = await compareCase(tools, c, join(root, `own-${i}`));
+      own.push(r);
+      console.log(`# ${c.name}: SimGrid ${r.simgrid.toPrecision(7)} s, tsmpi ${r.tsmpi.toPrecision(7)} s (${(r.difference * 100).toFixed(3)}%)`);
+    }
+    printTable(
+      "tsmpi's own collectives: makespan, tsmpi sim (flow model, its own collective algorithms) against SimGrid 3.32 configured to run the same algorithms (CM02), same platform and trace",
+      ['case', 'platform', 'ranks', 'sends', 'SimGrid s', 'tsmpi s', 'difference', 'wall SimGrid s', 'wall tsmpi s', 'wall ratio'],
+      own.map((r) => [`${r.name}${r.handshakeBound ? ' (*)' : ''}`, r.platform, r.np, r.messages, r.simgrid.toPrecision(6), r.tsmpi.toPrecision(6), pct(r.difference), r.simgridWallSeconds.toFixed(2), r.tsmpiWallSeconds.toFixed(2), (r.tsmpiWallSeconds / r.simgridWallSeconds).toFixed(1)]),
+    );
+    const worst = Math.max(...own.filter((r) => !r.handshakeBound).map((r) => Math.abs(r.difference)));
+    console.log(`\nlargest difference (tsmpi's own collectives): ${(worst * 100).toFixed(2)}% of makespan, rows marked (*) aside:`);
+    console.log("(*) rendezvous messages on ~1.6 ms routes: tsmpi's own protocol pays its request-to-send / clear-to-send handshake (two route latencies per message); SimGrid starts the transfer as soon as both sides are there (a replay with SimGrid's collectives models that, see the first table)");
   }
 } finally {
   rmSync(root, { recursive: true, force: true });
 }
-const pct = (x: number): string => `${x >= 0 ? '+' : ''}${(x * 100).toFixed(2)}%`;
-printTable(
-  'makespan, tsmpi sim (flow model) against SimGrid 3.32 (CM02), same platform and trace',
-  ['case', 'platform', 'ranks', 'sends', 'SimGrid s', 'tsmpi s', 'difference', 'wall SimGrid s', 'wall tsmpi s', 'wall ratio'],
-  results.map((r) => [`${r.name}${r.handshakeBound ? ' (*)' : ''}`, r.platform, r.np, r.messages, r.simgrid.toPrecision(6), r.tsmpi.toPrecision(6), pct(r.difference), r.simgridWallSeconds.toFixed(2), r.tsmpiWallSeconds.toFixed(2), (r.tsmpiWallSeconds / r.simgridWallSeconds).toFixed(1)]),
-);
-const worst = Math.max(...results.filter((r) => !r.handshakeBound).map((r) => Math.abs(r.difference)));
-console.log(`\nlargest difference: ${(worst * 100).toFixed(2)}% of makespan (target <= 5%), rows marked (*) aside:`);
-console.log('(*) rendezvous messages on ~1.6 ms routes: tsmpi models its request-to-send / clear-to-send handshake (two route latencies per message), SimGrid starts the transfer as soon as both sides are there; the all-eager row of the same trace isolates the network model');
-writeResults('sim-simgrid', { simgrid: tools.version, config: SIMGRID_MATCHING_CONFIG, results, worst });
+writeResults('sim-simgrid', { simgrid: tools.version, models: MODELS, programs: programRows, ownCollectives: { config: SIMGRID_MATCHING_CONFIG, results: own } });

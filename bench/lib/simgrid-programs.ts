@@ -44,17 +44,30 @@ export interface ProgramCase {
   np: number;
 }
 
-/** The suite's programs at `np` ranks (a square number or twice one for the halo). */
+/**
+ * The suite's programs at `np` ranks (a power of two). The alltoall sizes straddle the selector's
+ * switches at each scale (Bruck below 512-1024 B, linear, pairwise from 256 KiB at 64-128 ranks
+ * and 32 KiB at 256-511) and go largest first: SimGrid 3.32's replayer crashes (heap corruption)
+ * on a trace whose alltoall grows after a smaller one. Above 64 ranks the sizes shrink so that
+ * SimGrid's tracer, which runs the program with real buffers, fits in memory.
+ */
 export function programCases(np: number): ProgramCase[] {
   const px = 2 ** Math.ceil(Math.log2(np) / 2);
+  const alltoall = np <= 64 ? ['262144', '65536', '1000', '4'] : np <= 256 ? ['32768', '1000', '4'] : ['1000', '4'];
+  const collectives = np <= 256 ? ['1000', '80000'] : ['1000'];
   return [
     { name: 'halo 2-D, 100 KB faces', program: 'halo2d', args: [String(px), '100000', '3', '1e6'], np },
     { name: 'halo 2-D, 8 KB faces', program: 'halo2d', args: [String(px), '8000', '3', '1e5'], np },
-    { name: 'alltoall 256 KiB, 64 KiB, 1 KB, 4 B', program: 'alltoall', args: ['1', ...(np <= 256 ? ['262144'] : []), '65536', '1000', '4'], np },
+    { name: `alltoall ${alltoall.map(bytesLabel).join(', ')}`, program: 'alltoall', args: ['1', ...alltoall], np },
     { name: 'sendrecv ring, then reduce', program: 'ring', args: ['100000', '4', '1e6'], np },
     { name: 'sparse exchange, ANY_SOURCE', program: 'sparse', args: ['4', '70000'], np },
-    { name: 'every collective, 1 KB and 80 KB', program: 'collectives', args: ['1000', '80000'], np },
+    { name: `every collective, ${collectives.map(bytesLabel).join(' and ')}`, program: 'collectives', args: collectives, np },
   ];
+}
+
+function bytesLabel(text: string): string {
+  const n = Number(text);
+  return n >= 1024 && n % 1024 === 0 ? `${n / 1024} KiB` : n >= 1000 && n % 1000 === 0 ? `${n / 1000} KB` : `${n} B`;
 }
 
 /** Platform XML with hosts node-0 .. node-(n-1) of 1 Gflop/s. */

@@ -3,7 +3,6 @@
  * launcher (`srun --mpi=pmi2 tsmpi exec app.ts`) or by `tsmpi run --procs`.
  */
 import type { Command } from 'commander';
-import { runExec } from '../bootstrap/exec-host.js';
 import { applyExports, collect } from './options.js';
 
 export function registerExec(program: Command): void {
@@ -17,6 +16,6 @@ export function registerExec(program: Command): void {
     .passThroughOptions()
     .action(async (programPath: string, args: string[], flags: { x: string[]; tagOutput: boolean }) => {
       const env = applyExports({ ...process.env }, flags.x);
-      process.exitCode = await runExec({ program: programPath, args, env, tagOutput: flags.tagOutput });
+      process.exitCode = await (await import('../bootstrap/exec-host.js')).runExec({ program: programPath, args, env, tagOutput: flags.tagOutput });
     });
 }

@@ -3,8 +3,6 @@
  */
 import type { Command } from 'commander';
 import { ErrorCode, TsmpiError } from '../errors.js';
-import { runProcessJob } from '../bootstrap/process-launcher.js';
-import { runThreadJob } from '../bootstrap/thread-launcher.js';
 import { applyExports, collect, nonNegativeNumber, positiveInteger } from './options.js';
 
 interface RunFlags {
@@ -47,10 +45,11 @@ export function registerRun(program: Command): void {
       if (namespaces.length > 0 && ranksPerProcess === undefined) {
         throw new TsmpiError(ErrorCode.Arg, '--netns needs processes', { operation: 'tsmpi run', hint: 'add --procs or --ranks-per-proc K' });
       }
+      // The launchers load on demand: `tsmpi sim` and `tsmpi --help` need neither.
       const code =
         ranksPerProcess === undefined
-          ? await runThreadJob({ np: flags.np, program: programPath, args, env, tagOutput: flags.tagOutput })
-          : await runProcessJob({
+          ? await (await import('../bootstrap/thread-launcher.js')).runThreadJob({ np: flags.np, program: programPath, args, env, tagOutput: flags.tagOutput })
+          : await (await import('../bootstrap/process-launcher.js')).runProcessJob({
               np: flags.np,
               ranksPerProcess,
               program: programPath,

@@ -2,7 +2,7 @@
  * `tsmpi sim -n N app.ts`: runs a tsmpi program's ranks in virtual time on a modelled cluster.
  */
 import type { Command } from 'commander';
-import { runSimulation, type SimCliOptions } from '../sim/cli-run.js';
+import type { SimCliOptions } from '../sim/cli-run.js';
 import { NETWORK_HELP } from '../sim/network/network-models.js';
 import { nonNegativeNumber, positiveInteger } from './options.js';
 
@@ -36,6 +36,7 @@ export function registerSim(program: Command): void {
     .argument('[args...]', 'arguments for the program')
     .passThroughOptions()
     .action(async (programPath: string | undefined, args: string[], flags: SimCliOptions) => {
-      process.exitCode = await runSimulation(programPath, args, flags);
+      // The simulator loads on demand: other commands do not pay for it.
+      process.exitCode = await (await import('../sim/cli-run.js')).runSimulation(programPath, args, flags);
     });
 }

@@ -44,7 +44,10 @@ export interface SimCliOptions {
   quiet: boolean;
 }
 
-const compact = new Intl.NumberFormat('en-US', { notation: 'compact', maximumFractionDigits: 1 });
+// Made on first use: creating an Intl formatter loads locale data (tens of milliseconds), which a
+// short run that never shows its status line should not pay.
+let compactFormat: Intl.NumberFormat | undefined;
+const compact = { format: (n: number): string => (compactFormat ??= new Intl.NumberFormat('en-US', { notation: 'compact', maximumFractionDigits: 1 })).format(n) };
 
 function simError(message: string, hint: string): TsmpiError {
   return new TsmpiError(ErrorCode.Arg, message, { operation: 'tsmpi sim', hint });
