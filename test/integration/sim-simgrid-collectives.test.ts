@@ -30,6 +30,10 @@ const CASES: Record<string, (r: number) => string[]> = {
   'alltoall 4 B per pair x 50 (Bruck)': () => Array<string>(50).fill('alltoall 1 1 1 1'),
   'gather, scatter, allgather, alltoallv': () => ['gather 10000 10000 0 0 0', 'scatter 10000 10000 1 0 0', 'allgather 10000 10000 0 0', `alltoallv 160000 ${Array<string>(N).fill('10000').join(' ')} 160000 ${Array<string>(N).fill('10000').join(' ')} 0 0`],
   "100 barriers (SMPI's 16-byte envelopes share rank 0's link)": () => Array<string>(100).fill('barrier'),
+  'reducescatter, unequal blocks of 100-300 doubles (MPICH recursive halving)': () => [`reducescatter ${Array.from({ length: N }, (_, i) => 100 * (1 + (i % 3))).join(' ')} 0 0`],
+  'reducescatter, unequal blocks, 775000 ints in all (MPICH pairwise)': () => [`reducescatter ${Array.from({ length: N }, (_, i) => 25000 * (1 + (i % 3))).join(' ')} 0 1`],
+  // 1.2 MB, but 155000 elements: the rule counts elements, so still recursive halving.
+  'reducescatter, unequal blocks, 155000 doubles in all (recursive halving: the rule counts elements)': () => [`reducescatter ${Array.from({ length: N }, (_, i) => 5000 * (1 + (i % 3))).join(' ')} 0 0`],
   'sendRecv ring then reduce': (r) => [`sendRecv 100000 ${(r + 1) % N} 100000 ${(r - 1 + N) % N} 6 6`, 'compute 1e6', 'reduce 50000 1e6 0 0'],
 };
 
