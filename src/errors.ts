@@ -73,6 +73,9 @@ export interface TsmpiErrorInit {
 }
 
 /** The one error class of tsmpi. */
+/** Marks a TsmpiError made by any copy of this module (see Symbol.hasInstance below). */
+const TSMPI_ERROR = Symbol.for('tsmpi.TsmpiError');
+
 export class TsmpiError extends Error {
   readonly code: ErrorCodeValue;
   readonly rank: number;
@@ -92,6 +95,17 @@ export class TsmpiError extends Error {
     this.operation = init.operation;
     this.hint = hint;
     this.detail = message;
+    Object.defineProperty(this, TSMPI_ERROR, { value: true });
+  }
+
+  /**
+   * `instanceof TsmpiError` holds for errors made by any copy of tsmpi's code: the runtime a
+   * program imports (dist/tsmpi.js), the simulator's bundle and the CLI's modules are separate
+   * copies of this class. Subclasses keep the ordinary prototype test.
+   */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    if (this !== TsmpiError) return Function.prototype[Symbol.hasInstance].call(this, value);
+    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[TSMPI_ERROR] === true;
   }
 
   /** The data form, for sending to another rank or the launcher. */

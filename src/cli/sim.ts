@@ -2,6 +2,7 @@
  * `tsmpi sim -n N app.ts`: runs a tsmpi program's ranks in virtual time on a modelled cluster.
  */
 import type { Command } from 'commander';
+import { existsSync } from 'node:fs';
 import type { SimCliOptions } from '../sim/cli-run.js';
 import { NETWORK_HELP } from '../sim/network/network-models.js';
 import { nonNegativeNumber, positiveInteger } from './options.js';
@@ -36,7 +37,10 @@ export function registerSim(program: Command): void {
     .argument('[args...]', 'arguments for the program')
     .passThroughOptions()
     .action(async (programPath: string | undefined, args: string[], flags: SimCliOptions) => {
-      // The simulator loads on demand: other commands do not pay for it.
-      process.exitCode = await (await import('../sim/cli-run.js')).runSimulation(programPath, args, flags);
+      // The simulator loads on demand: other commands do not pay for it. From its bundle when
+      // built (scripts/bundle.mjs), else from its modules (running from source).
+      const bundle = new URL('../bundle/sim-cli.js', import.meta.url);
+      const simulator = (existsSync(bundle) ? await import(bundle.href) : await import('../sim/cli-run.js')) as typeof import('../sim/cli-run.js');
+      process.exitCode = await simulator.runSimulation(programPath, args, flags);
     });
 }

@@ -6,7 +6,7 @@
  * receive's buffer). Unexpected large messages cost only their announcement, never a buffer.
  */
 import { ErrorCode, TsmpiError } from '../errors.js';
-import { copyBytes, copyOut } from '../transport/copy-bytes.js';
+import { copyInto, copyOut } from '../transport/copy-bytes.js';
 import type { InboundFrame, Link } from '../transport/link.js';
 import type { Progress } from '../transport/progress.js';
 import { PayloadKind, decodeValue, isRawKind, kindName, viewAs, type Encoded } from './codec.js';
@@ -148,7 +148,7 @@ export class ReceivePath {
     const posted = this.receives.get(id);
     if (posted === undefined) return;
     const length = frame.payloadLength;
-    copyBytes(posted.dest!, w[h + H_TOTAL]! + frame.pieceOffset, frame.bytes, frame.payloadOffset, length);
+    copyInto(posted.dest!, w[h + H_TOTAL]! + frame.pieceOffset, frame.bytes, frame.payloadOffset, length);
     posted.received += length;
     if (posted.received >= posted.total) this.finishRendezvousReceive(id, posted);
   }
@@ -172,7 +172,7 @@ export class ReceivePath {
         request.fail(error);
         return;
       }
-      copyBytes(posted.into, 0, bytes, offset, length);
+      copyInto(posted.into, 0, bytes, offset, length);
       request.complete(status, status);
       return;
     }
@@ -300,7 +300,7 @@ export class ReceivePath {
   private onIncomingBytes(key: number, offset: number, frame: InboundFrame): void {
     const message = this.incoming.get(key);
     if (message === undefined) return;
-    if (message.dest !== null) copyBytes(message.dest, offset, frame.bytes, frame.payloadOffset, frame.payloadLength);
+    if (message.dest !== null) copyInto(message.dest, offset, frame.bytes, frame.payloadOffset, frame.payloadLength);
     message.received += frame.payloadLength;
     if (message.received < message.total) return;
     this.incoming.delete(key);

@@ -21,7 +21,6 @@ import { parseSimRails } from '../rails/rail-config.js';
 import { SimProgress } from './sim-progress.js';
 import type { SimRank, SimWorld } from './world.js';
 
-export { markUnchanging } from '../transport/copy-bytes.js';
 
 /**
  * What a rank's transport needs to know of the others: their events on each rail, once their
@@ -103,9 +102,14 @@ export class SimLink implements Link {
   private readonly frame: InboundFrame = { words: new Int32Array(FRAME_HEADER_WORDS), headerIndex: 0, bytes: new Uint8Array(0), payloadOffset: 0, payloadLength: 0, pieceOffset: 0 };
   private readonly reverse: { peer: number };
   /** Borrowed payloads still crossing the network, and who waits for them. */
+  // Loans are numbered in order; a waiter waits for every loan numbered below its mark. The
+  // lowest loan still out moves up as loans return (amortised O(1)), and waiters, whose marks
+  // only grow, are released from the front.
   private nextLoan = 0;
   private readonly onLoan = new Set<number>();
-  private releaseWaiters: { loans: Set<number>; fn: () => void }[] = [];
+  private lowestOut = 0;
+  private releaseWaiters: { mark: number; fn: () => void }[] = [];
+  private releaseHead = 0;
 
   private readonly rail: number;
 
@@ -162,18 +166,18 @@ export class SimLink implements Link {
   /** Calls `fn` once every payload borrowed so far has arrived. */
   whenReleased(fn: () => void): void {
     if (this.onLoan.size === 0) fn();
-    else this.releaseWaiters.push({ loans: new Set(this.onLoan), fn });
+    else this.releaseWaiters.push({ mark: this.nextLoan, fn });
   }
 
   private returned(loan: number): void {
     this.onLoan.delete(loan);
-    if (this.releaseWaiters.length === 0) return;
-    const waiting = this.releaseWaiters;
-    this.releaseWaiters = [];
-    for (const w of waiting) {
-      w.loans.delete(loan);
-      if (w.loans.size === 0) w.fn();
-      else this.releaseWaiters.push(w);
+    if (loan !== this.lowestOut) return;
+    while (this.lowestOut < this.nextLoan && !this.onLoan.has(this.lowestOut)) this.lowestOut++;
+    const waiters = this.releaseWaiters;
+    while (this.releaseHead < waiters.length && waiters[this.releaseHead]!.mark <= this.lowestOut) waiters[this.releaseHead++]!.fn();
+    if (this.releaseHead === waiters.length) {
+      waiters.length = 0;
+      this.releaseHead = 0;
     }
   }
 

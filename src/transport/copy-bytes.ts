@@ -37,3 +37,16 @@ export function markUnchanging(buffer: ArrayBufferLike): void {
 export function isUnchanging(buffer: ArrayBufferLike): boolean {
   return unchanging.has(buffer);
 }
+
+/** Buffers whose contents nobody reads (a trace replayer's receive sinks): bytes bound there need no copy. */
+const neverRead = new WeakSet<ArrayBufferLike>();
+
+/** Promises that nobody reads what lands in `buffer`: receives into it skip the copy. */
+export function markNeverRead(buffer: ArrayBufferLike): void {
+  neverRead.add(buffer);
+}
+
+/** {@link copyBytes}, skipped when nobody reads `dst` ({@link markNeverRead}). */
+export function copyInto(dst: Uint8Array, dstOffset: number, src: Uint8Array, srcOffset: number, length: number): void {
+  if (!neverRead.has(dst.buffer)) copyBytes(dst, dstOffset, src, srcOffset, length);
+}

@@ -53,3 +53,16 @@ test('errors: the launcher (no rank) is named by the operation alone', () => {
   assert.equal(error.rank, -1);
   assert.equal(error.message, 'tsmpi run: bad value');
 });
+
+test('TsmpiError: instanceof holds across copies of the module (bundles), subclasses keep the prototype test', async () => {
+  const { TsmpiError: Copy } = (await import(`../../src/errors.ts?copy=${Date.now()}`)) as typeof import('../../src/errors.ts');
+  assert.notEqual(Copy, TsmpiError);
+  const foreign = new Copy(ErrorCode.Arg, 'from another copy', { operation: 'test' });
+  assert.ok(foreign instanceof TsmpiError);
+  assert.ok(new TsmpiError(ErrorCode.Arg, 'x', { operation: 'test' }) instanceof Copy);
+  assert.ok(!(new Error('plain') instanceof TsmpiError));
+  assert.ok(!({ code: 'TSMPI_ERR_ARG' } instanceof TsmpiError));
+  class Sub extends TsmpiError {}
+  assert.ok(new Sub(ErrorCode.Arg, 'x', { operation: 'test' }) instanceof TsmpiError);
+  assert.ok(!(foreign instanceof Sub));
+});

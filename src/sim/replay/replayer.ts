@@ -13,7 +13,7 @@ import { ANY_SOURCE as COMM_ANY_SOURCE, ANY_TAG as COMM_ANY_TAG } from '../../co
 import { ErrorCode, TsmpiError } from '../../errors.js';
 import { Op } from '../../comm/ops.js';
 import { waitAll, type Request } from '../../comm/request.js';
-import { markUnchanging } from '../sim-transport.js';
+import { markNeverRead, markUnchanging } from '../../transport/copy-bytes.js';
 import { ANY_SOURCE, ANY_TAG, COLLECTIVE_OPS, rootOf, type Action } from './actions.js';
 import { replaySimgridCollective } from './simgrid-collectives.js';
 
@@ -27,7 +27,8 @@ interface Outstanding {
 /**
  * Bytes to send from and to receive into, shared by all ranks: a trace has sizes, not data. The
  * send side is never written, so the simulated links need not copy it (markUnchanging); receives
- * of a known size land in a sink whose contents nobody reads.
+ * of a known size land in a sink whose contents nobody reads, so nothing is copied there either
+ * (markNeverRead).
  */
 export class PhantomPayload {
   private source = new Uint8Array(0);
@@ -46,7 +47,10 @@ export class PhantomPayload {
   /** A view of `bytes` bytes to receive into (its contents are garbage). */
   sinkOf(bytes: number): Uint8Array {
     const n = Math.max(0, Math.floor(bytes));
-    if (n > this.sink.length) this.sink = new Uint8Array(Math.max(n, this.sink.length * 2));
+    if (n > this.sink.length) {
+      this.sink = new Uint8Array(Math.max(n, this.sink.length * 2));
+      markNeverRead(this.sink.buffer);
+    }
     return this.sink.subarray(0, n);
   }
 }
