@@ -21,7 +21,6 @@ import { parseSimRails } from '../rails/rail-config.js';
 import { SimProgress } from './sim-progress.js';
 import type { SimRank, SimWorld } from './world.js';
 
-
 /**
  * What a rank's transport needs to know of the others: their events on each rail, once their
  * endpoint exists.
@@ -101,10 +100,11 @@ export class SimLink implements Link {
   private readonly pair: PairState = { nextSend: 0, nextDeliver: 0, arrived: new Map() };
   private readonly frame: InboundFrame = { words: new Int32Array(FRAME_HEADER_WORDS), headerIndex: 0, bytes: new Uint8Array(0), payloadOffset: 0, payloadLength: 0, pieceOffset: 0 };
   private readonly reverse: { peer: number };
-  /** Borrowed payloads still crossing the network, and who waits for them. */
-  // Loans are numbered in order; a waiter waits for every loan numbered below its mark. The
-  // lowest loan still out moves up as loans return (amortised O(1)), and waiters, whose marks
-  // only grow, are released from the front.
+  /**
+   * Borrowed payloads still crossing the network, and who waits for them. Loans are numbered in
+   * order; a waiter waits for every loan numbered below its mark. The lowest loan still out moves
+   * up as loans return (amortised O(1)), and waiters, whose marks only grow, leave from the front.
+   */
   private nextLoan = 0;
   private readonly onLoan = new Set<number>();
   private lowestOut = 0;
@@ -142,10 +142,9 @@ export class SimLink implements Link {
     world.railBytes[rail] = (world.railBytes[rail] ?? 0) + wire;
     // SimGrid's matching: a handshake frame reaches its peer at once (still in order, when ordered).
     const free = world.freeHandshakes && (words[0]! & FRAME_HANDSHAKE) !== 0;
-    const send = (arrived: () => void): void => (free ? arrived() : world.network.send(this.from.host, this.to.host, wire, rail, arrived));
     if ((words[0]! & FRAME_UNORDERED) !== 0) {
       world.sim.post(sentAt, () => {
-        send(() => {
+        this.carry(free, wire, rail, () => {
           this.deliverNow(words, bytes);
           if (loan >= 0) this.returned(loan);
         });
@@ -154,13 +153,19 @@ export class SimLink implements Link {
     }
     const seq = this.pair.nextSend++;
     world.sim.post(sentAt, () => {
-      send(() => {
+      this.carry(free, wire, rail, () => {
         this.pair.arrived.set(seq, { words, bytes });
         this.deliverInOrder();
         if (loan >= 0) this.returned(loan);
       });
     });
     return true;
+  }
+
+  /** Puts `wire` bytes on the network, or hands them over at once when `free`. */
+  private carry(free: boolean, wire: number, rail: number, arrived: () => void): void {
+    if (free) arrived();
+    else this.fabric.world.network.send(this.from.host, this.to.host, wire, rail, arrived);
   }
 
   /** Calls `fn` once every payload borrowed so far has arrived. */

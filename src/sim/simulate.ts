@@ -57,9 +57,10 @@ export interface SimulateOptions {
   localMessageOverhead?: number;
   /**
    * A trace's or workload's collectives: SimGrid 3.32's algorithms as point-to-point messages,
-   * with SimGrid's protocol boundary (eager below 65536 B, unless TSMPI_EAGER_LIMIT /
-   * TSMPI_TCP_EAGER_LIMIT are set) and SMPI's 16-byte envelope on every message, all of them in
-   * the bandwidth sharing; or the runtime's own. @default 'tsmpi'
+   * with SMPI's protocol (every transfer waits for its receive, sends below 65536 B are detached,
+   * handshakes cost no time; TSMPI_EAGER_LIMIT / TSMPI_DETACH_LIMIT in `env` override it) and
+   * SMPI's 16-byte envelope on every message, all of them in the bandwidth sharing; or the
+   * runtime's own. @default 'tsmpi'
    */
   collectives?: ReplayCollectives;
   /** Record the timeline (for a Chrome trace). */

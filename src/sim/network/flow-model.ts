@@ -200,10 +200,16 @@ export class FlowModel implements NetworkModel {
 
   /** The route latency of a class (from its key). */
   private latencyOf(key: number): number {
+    const { src, dst, rail } = this.endsOf(key);
+    return this.platform.routeLatency(src, dst, rail);
+  }
+
+  /** The hosts and rail of a class key ((rail x hosts + src) x hosts + dst). */
+  private endsOf(key: number): { src: number; dst: number; rail: number } {
     const n = this.platform.hostCount;
     const dst = key % n;
     const src = ((key - dst) / n) % n;
-    return this.platform.routeLatency(src, dst, (key - dst - src * n) / (n * n));
+    return { src, dst, rail: (key - dst - src * n) / (n * n) };
   }
 
   /**
@@ -254,10 +260,8 @@ export class FlowModel implements NetworkModel {
       }
     }
     if (this.crosstraffic) {
-      const n = this.platform.hostCount;
-      const dst = key % n;
-      const src = ((key - dst) / n) % n;
-      for (const l of this.platform.route(dst, src, (key - dst - src * n) / (n * n))) {
+      const { src, dst, rail } = this.endsOf(key);
+      for (const l of this.platform.route(dst, src, rail)) {
         const s = this.solverLink[l]!;
         if (s < 0) continue;
         const at = constraints.indexOf(s);

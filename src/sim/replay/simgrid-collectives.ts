@@ -15,9 +15,9 @@
  *
  * Reductions and local copies cost no time in SimGrid's replay; the reduction flops of a trace
  * line are computed by the replayer after the collective. Payloads are views of the replayer's
- * phantom buffers: nothing is allocated per message. A send below the eager limit returns at
- * once (SimGrid's detached send); set that limit to SimGrid's (65536 B rendezvous) for a faithful
- * replay, as `tsmpi sim --replay` does.
+ * phantom buffers: nothing is allocated per message. Blocking sends return as the protocol
+ * settings say: `tsmpi sim --replay` sets SMPI's (every transfer waits for its receive; sends
+ * below 65536 B are detached and return at once, TSMPI_DETACH_LIMIT).
  */
 import type { Communicator } from '../../comm/communicator.js';
 import type { CollectiveCall } from '../../comm/collectives/call.js';
@@ -116,15 +116,9 @@ async function binomialBcast(call: CollectiveCall, bytes: number, root: number, 
   }
 }
 
-async function flatReduce(call: CollectiveCall, bytes: number, root: number, view: Bytes, sink: Bytes): Promise<void> {
-  const { rank, size } = call;
-  if (rank !== root) {
-    await call.send(view(bytes), root).wait();
-    return;
-  }
-  const receives: Request<unknown>[] = [];
-  for (let r = 0; r < size; r++) if (r !== root) receives.push(call.recvInto(sink(bytes), r));
-  await waitAll(receives);
+/** SimGrid's flat reduce: every other rank sends its whole buffer to the root (a gather of equal blocks). */
+function flatReduce(call: CollectiveCall, bytes: number, root: number, view: Bytes, sink: Bytes): Promise<void> {
+  return linearGather(call, bytes, () => bytes, root, view, sink);
 }
 
 async function alltoall(call: CollectiveCall, sendBytes: number, recvBytes: number, view: Bytes, sink: Bytes): Promise<void> {
