@@ -21,11 +21,13 @@ import { tsmpiRun, type Record as Line } from './lib/jobs.ts';
 import { median, param, printTable, writeResults } from './lib/report.ts';
 import { SIM_RAIL_LATENCY, simulateRails } from './lib/sim-rails.ts';
 import type { Platform } from '../src/sim/platform/platform.ts';
-import { fatTree } from '../src/sim/platform/topologies.ts';
-import { simulate } from '../src/sim/simulate.ts';
-import { buildWorkload } from '../src/sim/workloads/registry.ts';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
+// The scale part runs the compiled simulator (npm run build), as `tsmpi sim` does: under tsx every
+// function carries a kept name, about 2.6 KB per multi-rail link, 2.7 GB at 1024 ranks.
+const { fatTree } = (await import(`${root}dist/sim/platform/topologies.js`)) as typeof import('../src/sim/platform/topologies.ts');
+const { simulate } = (await import(`${root}dist/sim/simulate.js`)) as typeof import('../src/sim/simulate.ts');
+const { buildWorkload } = (await import(`${root}dist/sim/workloads/registry.js`)) as typeof import('../src/sim/workloads/registry.ts');
 const railsScript = `${root}test/infra/rails.sh`;
 const cli = `${root}dist/cli/main.js`;
 const parts = new Set((process.env.PARTS ?? 'real,sim,scale').split(',').filter((p) => p !== ''));

@@ -34,12 +34,11 @@ export interface RailFrame {
   readonly announced: Set<number>;
 }
 
+/** What every link of one rank shares (one object: a 1024-rank run holds a million links). */
 export interface MultiRailLinkOptions {
-  peer: number;
-  /** Opens rail `rail`'s link to the peer (again after a failure). */
-  openRail: (rail: number, events: LinkEvents) => Link;
+  /** Opens rail `rail`'s link to `peer` (again after a failure). */
+  openRail: (peer: number, rail: number, events: LinkEvents) => Link;
   rails: readonly RailSettings[];
-  policy: RailPolicy;
   clock: Clock;
   /** Splittable frames below this go whole on the control rail. */
   minSplit: number;
@@ -54,6 +53,31 @@ export interface MultiRailLinkOptions {
 /** Largest frame the link takes: a whole bulk transfer, up to 1 GiB per frame. */
 const MAX_FRAME = 1 << 30;
 const SPLIT = FRAME_UNORDERED | FRAME_SPLITTABLE;
+// Scratch headers: a link reads a header during trySend only (transport/link.ts), so every
+// multi-rail link can fill the same ones.
+const segmentHeader = new Int32Array(FRAME_HEADER_WORDS);
+const announceHeader = new Int32Array(FRAME_HEADER_WORDS);
+const ackHeader = new Int32Array(FRAME_HEADER_WORDS);
+
+/** A rail link's events, routed to its multi-rail link (an object per rail, no closures). */
+class RailEvents implements LinkEvents {
+  constructor(
+    private readonly owner: MultiRailLink,
+    private readonly rail: number,
+  ) {}
+
+  frame(): void {}
+
+  arrived(): void {}
+
+  drain(link: Link): void {
+    this.owner.railDrained(this.rail, link);
+  }
+
+  closed(link: Link, error?: Error): void {
+    this.owner.railClosed(this.rail, link, error);
+  }
+}
 
 export class MultiRailLink implements Link {
   readonly peer: number;
@@ -61,31 +85,29 @@ export class MultiRailLink implements Link {
   readonly limits: LinkLimits;
   readonly scheduler: RailScheduler<RailFrame>;
   private readonly options: MultiRailLinkOptions;
+  private readonly policy: RailPolicy;
   private readonly links: (Link | undefined)[];
-  private readonly railEvents: LinkEvents[];
   private events: LinkEvents;
   private wantsDrain = false;
   private nextFrame = 1;
   private outstanding = 0;
   private releaseWaiters: (() => void)[] = [];
   private readonly acks: number[] = [];
-  private readonly segmentHeader = new Int32Array(FRAME_HEADER_WORDS);
-  private readonly announceHeader = new Int32Array(FRAME_HEADER_WORDS);
-  private readonly ackHeader = new Int32Array(FRAME_HEADER_WORDS);
   private watchdog: TimerHandle | undefined;
   private drainTimer: TimerHandle | undefined;
-  private readonly retries = new Map<number, TimerHandle>();
+  /** Reopen timers of failed rails, by rail (created on the first failure). */
+  private retries: Map<number, TimerHandle> | undefined;
   private closed = false;
   /** Failures seen, per rail (diagnostics and tests). */
   readonly failures: number[];
 
-  constructor(options: MultiRailLinkOptions, events: LinkEvents) {
+  constructor(options: MultiRailLinkOptions, peer: number, policy: RailPolicy, events: LinkEvents) {
     this.options = options;
-    this.peer = options.peer;
+    this.peer = peer;
+    this.policy = policy;
     this.events = events;
     this.failures = options.rails.map(() => 0);
-    this.railEvents = options.rails.map((_, rail) => this.eventsFor(rail));
-    this.links = options.rails.map((_, rail) => options.openRail(rail, this.railEvents[rail]!));
+    this.links = options.rails.map((_, rail) => options.openRail(peer, rail, new RailEvents(this, rail)));
     const control = this.links[0]!;
     this.direction = control.direction;
     this.limits = {
@@ -97,7 +119,7 @@ export class MultiRailLink implements Link {
     };
     this.scheduler = new RailScheduler<RailFrame>({
       rails: options.rails,
-      policy: options.policy,
+      policy,
       clock: options.clock,
       ackTimeout: options.ackTimeout,
       transmit: (rail, segment) => this.transmit(rail, segment),
@@ -108,15 +130,6 @@ export class MultiRailLink implements Link {
   /** The endpoint's events (the transport may create the link before the endpoint asks for it). */
   setEvents(events: LinkEvents): void {
     this.events = events;
-  }
-
-  private eventsFor(rail: number): LinkEvents {
-    return {
-      frame: () => {},
-      arrived: () => {},
-      drain: (link) => this.railDrained(rail, link),
-      closed: (link, error) => this.railClosed(rail, link, error),
-    };
   }
 
   trySend(header: Int32Array, payload: Uint8Array | null, offset: number, length: number, borrow = false): boolean {
@@ -163,7 +176,7 @@ export class MultiRailLink implements Link {
     if (link === undefined) return false;
     const frame = segment.message.data;
     if (!frame.announced.has(rail)) {
-      const a = this.announceHeader;
+      const a = announceHeader;
       a.fill(0);
       a[0] = ANNOUNCE_WORD;
       a[R_FRAME] = frame.id;
@@ -171,7 +184,7 @@ export class MultiRailLink implements Link {
       if (!link.trySend(a, headerBytes(frame.header), 0, FRAME_HEADER_WORDS * 4)) return false;
       frame.announced.add(rail);
     }
-    const h = this.segmentHeader;
+    const h = segmentHeader;
     h.fill(0);
     h[0] = SEGMENT_WORD;
     h[R_FRAME] = frame.id;
@@ -196,7 +209,7 @@ export class MultiRailLink implements Link {
   private flushAcks(): void {
     const control = this.links[0];
     if (control === undefined) return;
-    const h = this.ackHeader;
+    const h = ackHeader;
     while (this.acks.length > 0) {
       h.fill(0);
       h[0] = ACK_WORD;
@@ -207,7 +220,8 @@ export class MultiRailLink implements Link {
     }
   }
 
-  private railDrained(rail: number, link: Link): void {
+  /** Rail `rail`'s link has room (RailEvents). */
+  railDrained(rail: number, link: Link): void {
     if (link !== this.links[rail]) return;
     if (!this.scheduler.isUp(rail)) {
       this.options.log(`tsmpi: rank ${this.options.rank}: rail ${rail} to rank ${this.peer} is back`);
@@ -215,14 +229,15 @@ export class MultiRailLink implements Link {
       this.arm();
     }
     if (rail === 0) this.flushAcks();
-    if (this.options.policy.drainInterval === undefined) this.scheduler.pump();
+    if (this.policy.drainInterval === undefined) this.scheduler.pump();
     if (rail === 0 && this.wantsDrain && this.acks.length === 0) {
       this.wantsDrain = false;
       this.events.drain(this);
     }
   }
 
-  private railClosed(rail: number, link: Link, error: Error | undefined): void {
+  /** Rail `rail`'s link closed (RailEvents). */
+  railClosed(rail: number, link: Link, error: Error | undefined): void {
     if (link !== this.links[rail] || this.closed) return;
     this.links[rail] = undefined;
     this.failRail(rail, error?.message ?? 'the connection closed');
@@ -250,20 +265,21 @@ export class MultiRailLink implements Link {
   }
 
   private scheduleRetry(rail: number): void {
-    if (this.closed || this.retries.has(rail)) return;
+    const retries = (this.retries ??= new Map());
+    if (this.closed || retries.has(rail)) return;
     const timer = this.options.clock.schedule(this.options.retryInterval ?? 1, () => {
-      this.retries.delete(rail);
+      retries.delete(rail);
       if (this.closed || this.links[rail] !== undefined) return;
-      this.links[rail] = this.options.openRail(rail, this.railEvents[rail]!);
+      this.links[rail] = this.options.openRail(this.peer, rail, new RailEvents(this, rail));
     });
-    this.retries.set(rail, timer);
+    retries.set(rail, timer);
   }
 
   /** Checks for silent rails while segments are out (and drains on the policy's interval). */
   private arm(): void {
     if (this.closed || !this.scheduler.busy) return;
     if (this.watchdog === undefined) this.scheduleWatchdog();
-    const interval = this.options.policy.drainInterval;
+    const interval = this.policy.drainInterval;
     if (interval !== undefined && this.drainTimer === undefined) this.scheduleDrain(interval);
   }
 
@@ -297,7 +313,7 @@ export class MultiRailLink implements Link {
 
   /** The policy's learnt state (rates, weights, decisions). */
   policyState(): Record<string, unknown> {
-    return this.options.policy.describe();
+    return this.policy.describe();
   }
 
   poll(): number {
@@ -315,7 +331,7 @@ export class MultiRailLink implements Link {
     this.closed = true;
     this.disarm();
     if (this.drainTimer !== undefined) this.options.clock.cancel(this.drainTimer);
-    for (const t of this.retries.values()) this.options.clock.cancel(t);
+    for (const t of this.retries?.values() ?? []) this.options.clock.cancel(t);
     for (const link of this.links) link?.close(reason);
   }
 }

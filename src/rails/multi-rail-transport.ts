@@ -14,7 +14,7 @@ import type { Clock } from '../clock.js';
 import type { RailPolicy } from '../policy/rail/types.js';
 import { FRAME_HEADER_WORDS, FRAME_LINK, type InboundFrame, type Link, type LinkEvents } from '../transport/link.js';
 import type { LinkSource } from '../transport/transport.js';
-import { MultiRailLink } from './multi-rail-link.js';
+import { MultiRailLink, type MultiRailLinkOptions } from './multi-rail-link.js';
 import { ACK_IDS, R_FRAME, R_FRAME_BYTES, R_LENGTH, R_OFFSET, R_SEGMENT, RailFrameType, railFrameType } from './rail-frames.js';
 import type { RailSettings } from './rail-scheduler.js';
 import { SegmentTracker } from './segment-tracker.js';
@@ -40,11 +40,23 @@ export class MultiRailTransport implements LinkSource {
   private readonly tracker = new SegmentTracker<Int32Array>();
   private readonly scratch: InboundFrame = { words: new Int32Array(FRAME_HEADER_WORDS), headerIndex: 0, bytes: new Uint8Array(0), payloadOffset: 0, payloadLength: 0, pieceOffset: 0 };
   private readonly ackIds: number[] = [];
+  /** What every peer link shares. */
+  private readonly linkOptions: MultiRailLinkOptions;
   /** Segment bytes dropped as duplicates (diagnostics and tests). */
   duplicateBytes = 0;
 
   constructor(options: MultiRailTransportOptions) {
     this.options = options;
+    this.linkOptions = {
+      openRail: (peer, rail, railEvents) => this.options.rails[rail]!.createLink(peer, railEvents),
+      rails: options.settings,
+      clock: options.clock,
+      minSplit: options.minSplit,
+      ackTimeout: options.ackTimeout,
+      ...(options.retryInterval !== undefined ? { retryInterval: options.retryInterval } : {}),
+      log: options.log,
+      rank: options.rank,
+    };
   }
 
   get railCount(): number {
@@ -61,21 +73,7 @@ export class MultiRailTransport implements LinkSource {
   private linkTo(peer: number, events: LinkEvents): MultiRailLink {
     let link = this.links.get(peer);
     if (link === undefined) {
-      link = new MultiRailLink(
-        {
-          peer,
-          openRail: (rail, railEvents) => this.options.rails[rail]!.createLink(peer, railEvents),
-          rails: this.options.settings,
-          policy: this.options.policy(peer),
-          clock: this.options.clock,
-          minSplit: this.options.minSplit,
-          ackTimeout: this.options.ackTimeout,
-          ...(this.options.retryInterval !== undefined ? { retryInterval: this.options.retryInterval } : {}),
-          log: this.options.log,
-          rank: this.options.rank,
-        },
-        events,
-      );
+      link = new MultiRailLink(this.linkOptions, peer, this.options.policy(peer), events);
       this.links.set(peer, link);
     }
     return link;

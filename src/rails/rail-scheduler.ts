@@ -63,7 +63,8 @@ interface RailState extends RailView {
   lastWait: number;
   queue: RailSegment<unknown>[];
   queueHead: number;
-  inFlight: Map<number, RailSegment<unknown>>;
+  /** Segments handed to the link and not acknowledged yet. */
+  inFlightSegments: number;
   lastAckAt: number;
   sentBytes: number;
   ackedBytes: number;
@@ -82,6 +83,8 @@ export class RailScheduler<T> {
   private readonly rails: RailState[];
   private readonly unplanned: Unplanned<T>[] = [];
   private readonly remainingSegments = new Map<RailMessage<T>, number>();
+  /** Segments handed to a link and not acknowledged yet, by id (every rail's: one map per link). */
+  private readonly inFlight = new Map<number, RailSegment<T>>();
   private nextId = 1;
   private readonly window: number;
   private readonly ackTimeout: number;
@@ -103,7 +106,7 @@ export class RailScheduler<T> {
       lastWait: 0,
       queue: [],
       queueHead: 0,
-      inFlight: new Map(),
+      inFlightSegments: 0,
       lastAckAt: -Infinity,
       sentBytes: 0,
       ackedBytes: 0,
@@ -184,12 +187,14 @@ export class RailScheduler<T> {
         const segment = rail.queue[rail.queueHead]! as RailSegment<T>;
         if (rail.inFlightBytes > 0 && rail.inFlightBytes + segment.length > this.window) break;
         segment.sentAt = now;
-        segment.afterIdle = rail.inFlight.size === 0;
+        segment.afterIdle = rail.inFlightSegments === 0;
         segment.attempts++;
-        rail.inFlight.set(segment.id, segment as RailSegment<unknown>);
+        this.inFlight.set(segment.id, segment);
+        rail.inFlightSegments++;
         rail.inFlightBytes += segment.length;
         if (!this.options.transmit(rail.index, segment)) {
-          rail.inFlight.delete(segment.id);
+          this.inFlight.delete(segment.id);
+          rail.inFlightSegments--;
           rail.inFlightBytes -= segment.length;
           segment.sentAt = -1;
           segment.attempts--;
@@ -217,18 +222,17 @@ export class RailScheduler<T> {
   /** The receiver acknowledged segment `id` (unknown ids, e.g. of a resent segment, are ignored). */
   acked(id: number): void {
     const now = this.options.clock.now();
-    for (const rail of this.rails) {
-      const segment = rail.inFlight.get(id) as RailSegment<T> | undefined;
-      if (segment === undefined) continue;
-      rail.inFlight.delete(id);
-      rail.inFlightBytes -= segment.length;
-      rail.ackedBytes += segment.length;
-      const serviceStart = Math.max(segment.sentAt, rail.lastAckAt);
-      rail.lastAckAt = now;
-      this.options.policy.completed({ rail: rail.index, bytes: segment.length, sentAt: segment.sentAt, ackedAt: now, serviceStart, afterIdle: segment.afterIdle === true });
-      this.finishSegment(segment);
-      return;
-    }
+    const segment = this.inFlight.get(id);
+    if (segment === undefined) return;
+    const rail = this.rails[segment.rail]!;
+    this.inFlight.delete(id);
+    rail.inFlightSegments--;
+    rail.inFlightBytes -= segment.length;
+    rail.ackedBytes += segment.length;
+    const serviceStart = Math.max(segment.sentAt, rail.lastAckAt);
+    rail.lastAckAt = now;
+    this.options.policy.completed({ rail: rail.index, bytes: segment.length, sentAt: segment.sentAt, ackedAt: now, serviceStart, afterIdle: segment.afterIdle === true });
+    this.finishSegment(segment);
   }
 
   private finishSegment(segment: RailSegment<T>): void {
@@ -250,9 +254,10 @@ export class RailScheduler<T> {
     if (!rail.up) return 0;
     rail.up = false;
     const back: RailSegment<T>[] = [];
-    for (const s of rail.inFlight.values()) back.push(s as RailSegment<T>);
+    for (const s of this.inFlight.values()) if (s.rail === index) back.push(s);
+    for (const s of back) this.inFlight.delete(s.id);
     for (let i = rail.queueHead; i < rail.queue.length; i++) back.push(rail.queue[i]! as RailSegment<T>);
-    rail.inFlight.clear();
+    rail.inFlightSegments = 0;
     rail.inFlightBytes = 0;
     rail.queue = [];
     rail.queueHead = 0;
@@ -284,12 +289,12 @@ export class RailScheduler<T> {
 
   /** Rails with segments out and no acknowledgement for ackTimeout seconds (to be failed by the owner). */
   overdue(now: number): number[] {
+    const oldest = this.rails.map(() => Infinity);
+    for (const s of this.inFlight.values()) if (s.sentAt < oldest[s.rail]!) oldest[s.rail] = s.sentAt;
     const out: number[] = [];
     for (const rail of this.rails) {
-      if (!rail.up || rail.inFlight.size === 0) continue;
-      let oldest = Infinity;
-      for (const s of rail.inFlight.values()) if (s.sentAt < oldest) oldest = s.sentAt;
-      if (now - Math.max(oldest, rail.lastAckAt) > this.ackTimeout) out.push(rail.index);
+      if (!rail.up || rail.inFlightSegments === 0) continue;
+      if (now - Math.max(oldest[rail.index]!, rail.lastAckAt) > this.ackTimeout) out.push(rail.index);
     }
     return out;
   }

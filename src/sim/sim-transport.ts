@@ -79,26 +79,47 @@ export class SimRailSource implements LinkSource {
   close(): void {}
 }
 
-interface PairState {
-  /** Next sequence number to send and to deliver. */
-  nextSend: number;
-  nextDeliver: number;
-  arrived: Map<number, { words: Int32Array; bytes: Uint8Array }>;
+/** A frame that arrived ahead of an earlier one of its pair (held until that one is delivered). */
+interface HeldFrame {
+  words: Int32Array;
+  bytes: Uint8Array;
 }
 
 const EMPTY = new Uint8Array(0);
+/** A SimLink's inbound frame points at each delivered frame's own words: it needs none of its own. */
+const NO_WORDS = new Int32Array(FRAME_HEADER_WORDS);
 
 /** Very large frames: one rendezvous payload is one flow. */
 const SIM_FRAME_PAYLOAD = 1 << 30;
 
+/** Limits are the same for every link of an eager limit: one object each (a 1024-rank run holds a million links). */
+const limitsByEager = new Map<number, LinkLimits>();
+function simLimits(eagerLimit: number): LinkLimits {
+  let limits = limitsByEager.get(eagerLimit);
+  if (limits === undefined) {
+    limits = Object.freeze({ maxFramePayload: SIM_FRAME_PAYLOAD, eagerLimit, latency: 1e-6, bandwidth: 1e9, polled: false });
+    limitsByEager.set(eagerLimit, limits);
+  }
+  return limits;
+}
+
+/**
+ * One direction of a simulated pair. Kept small (a 1024-rank all-to-all holds a million of them,
+ * two per pair with rails): what only some links need (frames arriving out of order, payloads on
+ * loan) is created on first use.
+ */
 export class SimLink implements Link {
   readonly peer: number;
   readonly limits: LinkLimits;
   private readonly fabric: SimFabric;
   private readonly from: SimRank;
   private readonly to: SimRank;
-  private readonly pair: PairState = { nextSend: 0, nextDeliver: 0, arrived: new Map() };
-  private readonly frame: InboundFrame = { words: new Int32Array(FRAME_HEADER_WORDS), headerIndex: 0, bytes: new Uint8Array(0), payloadOffset: 0, payloadLength: 0, pieceOffset: 0 };
+  /** Next sequence number to send and to deliver. */
+  private nextSend = 0;
+  private nextDeliver = 0;
+  /** Frames that arrived ahead of `nextDeliver`, by sequence number. */
+  private held: Map<number, HeldFrame> | undefined;
+  private readonly frame: InboundFrame = { words: NO_WORDS, headerIndex: 0, bytes: EMPTY, payloadOffset: 0, payloadLength: 0, pieceOffset: 0 };
   private readonly reverse: { peer: number };
   /**
    * Borrowed payloads still crossing the network, and who waits for them. Loans are numbered in
@@ -106,9 +127,9 @@ export class SimLink implements Link {
    * up as loans return (amortised O(1)), and waiters, whose marks only grow, leave from the front.
    */
   private nextLoan = 0;
-  private readonly onLoan = new Set<number>();
+  private onLoan: Set<number> | undefined;
   private lowestOut = 0;
-  private releaseWaiters: { mark: number; fn: () => void }[] = [];
+  private releaseWaiters: { mark: number; fn: () => void }[] | undefined;
   private releaseHead = 0;
 
   private readonly rail: number;
@@ -119,7 +140,7 @@ export class SimLink implements Link {
     this.to = to;
     this.rail = rail;
     this.peer = to.rank;
-    this.limits = { maxFramePayload: SIM_FRAME_PAYLOAD, eagerLimit, latency: 1e-6, bandwidth: 1e9, polled: false };
+    this.limits = simLimits(eagerLimit);
     // Frames reach the receiver as coming from `from`.
     this.reverse = { peer: from.rank };
   }
@@ -132,7 +153,7 @@ export class SimLink implements Link {
     const borrowed = borrow && payload !== null && length > 0;
     const bytes = payload === null || length === 0 ? EMPTY : borrowed || isUnchanging(payload.buffer) ? payload.subarray(offset, offset + length) : copyOut(payload, offset, length);
     const loan = borrowed ? this.nextLoan++ : -1;
-    if (loan >= 0) this.onLoan.add(loan);
+    if (loan >= 0) (this.onLoan ??= new Set()).add(loan);
     const wire = world.envelopeBytes + length;
     this.from.stats.messagesSent++;
     this.from.stats.bytesSent += length;
@@ -151,11 +172,10 @@ export class SimLink implements Link {
       });
       return true;
     }
-    const seq = this.pair.nextSend++;
+    const seq = this.nextSend++;
     world.sim.post(sentAt, () => {
       this.carry(free, wire, rail, () => {
-        this.pair.arrived.set(seq, { words, bytes });
-        this.deliverInOrder();
+        this.arrivedInOrder(seq, words, bytes);
         if (loan >= 0) this.returned(loan);
       });
     });
@@ -170,15 +190,17 @@ export class SimLink implements Link {
 
   /** Calls `fn` once every payload borrowed so far has arrived. */
   whenReleased(fn: () => void): void {
-    if (this.onLoan.size === 0) fn();
-    else this.releaseWaiters.push({ mark: this.nextLoan, fn });
+    if (this.onLoan === undefined || this.onLoan.size === 0) fn();
+    else (this.releaseWaiters ??= []).push({ mark: this.nextLoan, fn });
   }
 
   private returned(loan: number): void {
-    this.onLoan.delete(loan);
+    const onLoan = this.onLoan!;
+    onLoan.delete(loan);
     if (loan !== this.lowestOut) return;
-    while (this.lowestOut < this.nextLoan && !this.onLoan.has(this.lowestOut)) this.lowestOut++;
+    while (this.lowestOut < this.nextLoan && !onLoan.has(this.lowestOut)) this.lowestOut++;
     const waiters = this.releaseWaiters;
+    if (waiters === undefined) return;
     while (this.releaseHead < waiters.length && waiters[this.releaseHead]!.mark <= this.lowestOut) waiters[this.releaseHead++]!.fn();
     if (this.releaseHead === waiters.length) {
       waiters.length = 0;
@@ -190,32 +212,58 @@ export class SimLink implements Link {
   private deliverNow(words: Int32Array, bytes: Uint8Array): void {
     // CTS and data answer frames the receiver sent or handled: its endpoint exists.
     const events = this.fabric.events[this.rail]![this.to.rank]!;
-    this.frame.words = words;
-    this.frame.bytes = bytes;
-    this.frame.payloadLength = bytes.length;
-    events.frame(this.reverse as Link, this.frame);
+    this.handOver(events, words, bytes);
     events.arrived(this.reverse as Link);
   }
 
-  /** Hands the receiver every frame that arrived, in send order. */
+  /** Frame `seq` of the pair arrived: deliver it, and what it held back, if it is next. */
+  private arrivedInOrder(seq: number, words: Int32Array, bytes: Uint8Array): void {
+    const events = this.fabric.events[this.rail]![this.to.rank];
+    if (seq === this.nextDeliver && events !== undefined) {
+      // The usual case: no frame of the pair is outstanding ahead of this one.
+      this.nextDeliver++;
+      this.handOver(events, words, bytes);
+      if (this.held !== undefined && this.held.size > 0) this.deliverHeld(events);
+      events.arrived(this.reverse as Link);
+      return;
+    }
+    (this.held ??= new Map()).set(seq, { words, bytes });
+    this.deliverInOrder();
+  }
+
+  /** Hands the receiver every held frame that is next in send order. */
   deliverInOrder(): void {
     const events = this.fabric.events[this.rail]![this.to.rank];
     if (events === undefined) {
       this.fabric.waitingFor[this.rail]![this.to.rank]!.add(this);
       return;
     }
+    if (this.deliverHeld(events)) events.arrived(this.reverse as Link);
+  }
+
+  private deliverHeld(events: LinkEvents): boolean {
+    const held = this.held;
+    if (held === undefined) return false;
     let delivered = false;
     for (;;) {
-      const next = this.pair.arrived.get(this.pair.nextDeliver);
+      const next = held.get(this.nextDeliver);
       if (next === undefined) break;
-      this.pair.arrived.delete(this.pair.nextDeliver++);
-      this.frame.words = next.words;
-      this.frame.bytes = next.bytes;
-      this.frame.payloadLength = next.bytes.length;
-      events.frame(this.reverse as Link, this.frame);
+      held.delete(this.nextDeliver++);
+      this.handOver(events, next.words, next.bytes);
       delivered = true;
     }
-    if (delivered) events.arrived(this.reverse as Link);
+    return delivered;
+  }
+
+  private handOver(events: LinkEvents, words: Int32Array, bytes: Uint8Array): void {
+    const frame = this.frame;
+    frame.words = words;
+    frame.bytes = bytes;
+    frame.payloadLength = bytes.length;
+    events.frame(this.reverse as Link, frame);
+    // The frame is the receiver's only during the call: hold no payload until the next one.
+    frame.words = NO_WORDS;
+    frame.bytes = EMPTY;
   }
 
   poll(): number {

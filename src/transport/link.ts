@@ -10,7 +10,8 @@
  *    payload) if there is room now and returns true; otherwise it returns false and writes
  *    nothing, and the link calls `events.drain(link)` (or its owner polls) when room appears.
  *    A frame's payload is at most `limits.maxFramePayload` bytes. Frames on a link arrive in the
- *    order they were sent. Once `trySend` returns true the caller may reuse the payload memory,
+ *    order they were sent. The header is read during the call only (callers reuse one scratch
+ *    header). Once `trySend` returns true the caller may reuse the payload memory,
  *    unless it passed `borrow`: then the link may keep reading it (a socket writing straight
  *    from it, with no copy) until `whenReleased` calls back.
  * 3. Received frames are handed to `events.frame(link, frame)`. The {@link InboundFrame} and the
