@@ -179,3 +179,30 @@ export function compareTrace(tools: SimgridTools, index: string, simgridIndex: s
     return { model: m.name, simgrid: sg.makespan, tsmpi, difference: tsmpi / sg.makespan - 1, simgridWallSeconds: sg.wallSeconds, tsmpiWallSeconds };
   });
 }
+
+/**
+ * Runs one program both ways under every model: the C program by `smpirun` (SMPI executing it,
+ * computation not benchmarked: declared, as the tracer runs it) and its tsmpi twin (the .ts file
+ * of the same name) by `tsmpi sim --collectives simgrid --compute declared`.
+ */
+export function compareProgram(tools: SimgridTools, binary: string, args: readonly string[], twinArgs: readonly string[], platform: string, np: number, dir: string, models: readonly ModelSetting[] = MODELS): ModelComparison[] {
+  const hostfile = writeHostfile(dir, np);
+  const twin = join(PROGRAM_DIR, `${binary.split('/').pop()!}.ts`);
+  return models.map((m, i) => {
+    const sgArgs = ['-np', String(np), '-platform', platform, '-hostfile', hostfile, ...m.simgrid.map((c) => `--cfg=${c}`), '--cfg=smpi/display-timing:1', '--cfg=smpi/simulate-computation:no', binary, ...args];
+    let started = performance.now();
+    const sg = spawnSync(tools.smpirun, sgArgs, { encoding: 'utf8', cwd: dir, maxBuffer: 64 << 20, timeout: 600_000 });
+    const simgridWallSeconds = (performance.now() - started) / 1000;
+    const simulated = /Simulated time: ([\d.eE+-]+) seconds/.exec(`${sg.stdout}${sg.stderr}`);
+    if (sg.status !== 0 || simulated === null) throw new Error(`smpirun ${sgArgs.join(' ')} failed (status ${sg.status}):\n${`${sg.stdout}${sg.stderr}`.slice(-3000)}`);
+    const json = join(dir, `program-summary-${i}.json`);
+    started = performance.now();
+    const tsArgs = ['sim', '--quiet', '-n', String(np), '--collectives', 'simgrid', '--compute', 'declared', '--platform', platform, '--hostfile', hostfile, ...m.tsmpi, '--json', json, twin, ...twinArgs];
+    const r = spawnSync(process.execPath, [CLI, ...tsArgs], { encoding: 'utf8', maxBuffer: 64 << 20 });
+    const tsmpiWallSeconds = (performance.now() - started) / 1000;
+    if (r.status !== 0) throw new Error(`tsmpi ${tsArgs.join(' ')} failed (status ${r.status}):\n${r.stderr.slice(-3000)}`);
+    const tsmpi = (JSON.parse(readFileSync(json, 'utf8')) as { makespan: number }).makespan;
+    const simgrid = Number(simulated[1]);
+    return { model: m.name, simgrid, tsmpi, difference: tsmpi / simgrid - 1, simgridWallSeconds, tsmpiWallSeconds };
+  });
+}

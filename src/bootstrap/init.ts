@@ -19,9 +19,7 @@ import { HybridTransport } from '../transport/hybrid-transport.js';
 import { ProgressEngine } from '../transport/progress.js';
 import { allocateShmArena } from '../transport/shm-arena.js';
 import { ShmTransport } from '../transport/shm-transport.js';
-import { TcpTransport } from '../transport/tcp-transport.js';
 import type { MultiRailTransport } from '../rails/multi-rail-transport.js';
-import { openRails } from '../rails/open-rails.js';
 import { parseRails, type RailSpec } from '../rails/rail-config.js';
 import type { Transport } from '../transport/transport.js';
 import { threadJobInfo, type JobInfo } from './job-info.js';
@@ -126,6 +124,8 @@ async function buildTransport(context: MemberContext, settings: Settings, channe
   const log = (line: string): void => void process.stderr.write(`${line}\n`);
   const rails = parseRails(settings.rails);
   if (rails.length >= 2) return buildRailTransport(context, context.tcp.jobId, settings, channel, shm, rails, log);
+  // Sockets and their handshake (node:net, node:crypto) load only for ranks with remote peers.
+  const { TcpTransport } = await import('../transport/tcp-transport.js');
   const tcp = new TcpTransport({
     rank: context.rank,
     secret: Buffer.alloc(0),
@@ -171,6 +171,7 @@ async function buildRailTransport(
 ): Promise<{ transport: Transport; job: JobInfo; rails?: MultiRailTransport }> {
   const world = awaitWorld(channel);
   // The rank's clock is the real one here (its ProgressEngine's); the simulator gives its rails a virtual one.
+  const { openRails } = await import('../rails/open-rails.js');
   const listeners = await openRails({ rank: context.rank, jobId, rails, settings, maxFramePayload: TCP_FRAME_PAYLOAD, maxFrameBytes: MAX_TCP_FRAME, clock: realClock, log });
   const first = listeners.addresses[0]!;
   channel.post({ type: 'listening', rank: context.rank, host: first.host, port: first.port, rails: listeners.addresses });

@@ -3,7 +3,7 @@
  * address of the node or an interface name. Listeners bind to that one address, never to every
  * interface.
  */
-import { isIPv4 } from 'node:net';
+import { isIPv4 } from '../transport/ipv4.js';
 import { hostname, networkInterfaces } from 'node:os';
 import { ErrorCode, TsmpiError } from '../errors.js';
 

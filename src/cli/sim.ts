@@ -25,7 +25,7 @@ export function registerSim(program: Command): void {
     .option('--reference-speed <flops>', 'flop/s of this machine: measured CPU time counts reference / host speed times as long', nonNegativeNumber('--reference-speed'), 1e9)
     .option('--replay <trace>', 'replay a SimGrid time-independent trace (a file, or a description file listing one per rank)')
     .option('--workload <name>', 'run a generated workload (see --list-workloads)')
-    .option('--collectives <family>', "collectives of a trace or workload: simgrid (SimGrid 3.32's default selector, as point-to-point messages, with SMPI's protocol: sends below 65536 B detached) or tsmpi (the runtime's own); default: simgrid with --replay, tsmpi with --workload")
+    .option('--collectives <family>', "simgrid (SimGrid 3.32's default selector and algorithms, message for message, with SMPI's protocol: sends below 65536 B detached) or tsmpi (the runtime's own); default: simgrid with --replay, tsmpi with --workload or a program (TSMPI_COLL_RULES)")
     .option('--param <k=v...>', 'workload parameters', (v: string, prev: string[] = []) => [...prev, v], [])
     .option('--list-workloads', 'list the workload generators', false)
     .option('--emit-trace <dir>', 'write the workload (or trace) as SimGrid TI files in <dir> instead of simulating')

@@ -67,13 +67,13 @@ function powerOfTwoAtLeast(n: number): number {
 
 /** Algorithms a collective can be forced to use; `auto` lets the selection rules decide. */
 export const collectiveAlgorithms = {
-  bcast: ['auto', 'binomial', 'scatter-allgather', 'linear'],
+  bcast: ['auto', 'binomial', 'binomial-blocking', 'scatter-allgather', 'linear'],
   reduce: ['auto', 'binomial', 'linear'],
   allreduce: ['auto', 'recursive-doubling', 'ring', 'reduce-bcast'],
-  allgather: ['auto', 'bruck', 'ring', 'recursive-doubling'],
+  allgather: ['auto', 'bruck', 'ring', 'recursive-doubling', 'linear'],
   gather: ['auto', 'binomial', 'linear'],
   scatter: ['auto', 'binomial', 'linear'],
-  alltoall: ['auto', 'pairwise', 'linear'],
+  alltoall: ['auto', 'pairwise', 'xor-pairwise', 'bruck', 'linear'],
   barrier: ['auto', 'dissemination', 'linear'],
 } as const;
 
@@ -269,6 +269,14 @@ export const tunables = {
     defaultValue: () => false,
     parse: (text) => parseChoice('TSMPI_SOURCE_MAPS', text, ['0', '1'] as const) === '1',
   } satisfies Tunable<boolean>,
+  collRules: {
+    env: 'TSMPI_COLL_RULES',
+    description:
+      "Decision rules for collectives not forced by TSMPI_COLL_<NAME>: tsmpi (the runtime's own, Open MPI's coll/tuned shape) or simgrid (SimGrid 3.32's default selector and algorithms, message for message, for comparing with SMPI).",
+    defaultText: 'tsmpi',
+    defaultValue: () => 'tsmpi',
+    parse: (text) => parseChoice('TSMPI_COLL_RULES', text, ['tsmpi', 'simgrid'] as const),
+  } satisfies Tunable<'tsmpi' | 'simgrid'>,
   collBcast: collectiveTunable('bcast'),
   collReduce: collectiveTunable('reduce'),
   collAllreduce: collectiveTunable('allreduce'),

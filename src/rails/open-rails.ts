@@ -5,11 +5,10 @@
 import type { Clock } from '../clock.js';
 import { ErrorCode, TsmpiError } from '../errors.js';
 import type { Settings } from '../config/tunables.js';
-import { createRailPolicy } from '../policy/rail/index.js';
 import { TcpTransport, type TcpEndpointAddress } from '../transport/tcp-transport.js';
-import type { LinkSource } from '../transport/transport.js';
-import { MultiRailTransport } from './multi-rail-transport.js';
+import type { MultiRailTransport } from './multi-rail-transport.js';
 import type { RailSpec } from './rail-config.js';
+import { railTransport } from './rail-transport.js';
 
 export interface RailListeners {
   /** This rank's listener on each rail, rail 0 first. */
@@ -28,39 +27,6 @@ export interface OpenRailsOptions {
   /** The rank's clock (the real one: the rails' timers and the policies' time). */
   clock: Clock;
   log: (line: string) => void;
-}
-
-/** Latency assumed for a rail (TCP through the kernel, one way). */
-export const RAIL_LATENCY = 40e-6;
-
-export interface RailTransportOptions {
-  rank: number;
-  /** One link source per rail used, control rail first. */
-  sources: readonly LinkSource[];
-  /** The configured rate of each (bytes/s; 0: unknown, the policy learns it). */
-  rates: readonly number[];
-  settings: Settings;
-  clock: Clock;
-  log: (line: string) => void;
-}
-
-/**
- * The multi-rail transport over link sources of any kind, configured from the rank's tunables
- * (TSMPI_RAIL_POLICY, TSMPI_SEG_MAX, TSMPI_RAIL_MIN_SPLIT, TSMPI_RAIL_ACK_TIMEOUT): the same for
- * TCP rails and for the simulator's.
- */
-export function railTransport(options: RailTransportOptions): MultiRailTransport {
-  const { settings } = options;
-  return new MultiRailTransport({
-    rank: options.rank,
-    rails: options.sources,
-    settings: options.rates.map((rate) => ({ latency: RAIL_LATENCY, nominalRate: rate })),
-    policy: (peer) => createRailPolicy(settings.railPolicy, { segMax: settings.segMax, seed: options.rank * 65599 + peer + 1 }),
-    clock: options.clock,
-    minSplit: settings.railMinSplit,
-    ackTimeout: settings.railAckTimeout,
-    log: options.log,
-  });
 }
 
 export async function openRails(options: OpenRailsOptions): Promise<RailListeners> {

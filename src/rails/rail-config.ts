@@ -5,7 +5,7 @@
  * lowest-latency one first. Every node lists its own names; rail i of every node must reach rail
  * i of every other (one network plane per rail).
  */
-import { isIPv4 } from 'node:net';
+import { isIPv4 } from '../transport/ipv4.js';
 import { hostname, networkInterfaces } from 'node:os';
 import { ErrorCode, TsmpiError } from '../errors.js';
 

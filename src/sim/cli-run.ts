@@ -100,7 +100,6 @@ export async function runSimulation(programPath: string | undefined, args: strin
   }
   if (flags.emitTrace !== undefined) throw simError('--emit-trace writes the trace of a workload or of --replay', 'give --workload NAME (or --replay TRACE) with it');
   if (flags.collectives !== undefined && flags.collectives !== 'simgrid' && flags.collectives !== 'tsmpi') throw simError(`--collectives ${flags.collectives} is not a collective family`, 'use simgrid or tsmpi');
-  if (flags.collectives !== undefined && typeof program === 'string') throw simError('--collectives applies to a trace or a workload', "a program's collectives are the runtime's own: drop --collectives, or replay its trace");
   const collectives = (flags.collectives ?? (flags.replay !== undefined ? 'simgrid' : 'tsmpi')) as ReplayCollectives;
   let hostfile: { slots: string[]; source: string } | undefined;
   if (flags.hostfile !== undefined) {
@@ -142,7 +141,7 @@ export async function runSimulation(programPath: string | undefined, args: strin
       computeMode: flags.compute,
       ranksPerHost: flags.ranksPerHost,
       ...(hostfile !== undefined ? { hostfile } : {}),
-      ...(typeof program === 'string' ? {} : { collectives }),
+      ...(typeof program === 'string' && flags.collectives === undefined ? {} : { collectives }),
       referenceSpeed: flags.referenceSpeed,
       record: flags.trace !== undefined,
       onProgress: (p) => {
@@ -173,7 +172,7 @@ export async function runSimulation(programPath: string | undefined, args: strin
   const computeMode = typeof program === 'string' ? flags.compute : 'declared';
   const summary = summarize(result);
   printSummary(summary);
-  if (flags.json) writeFileSync(flags.json, `${JSON.stringify({ program: label, platform: flags.platform ?? 'default crossbar', network: result.network.name, ...('crosstraffic' in result.network ? { crosstraffic: result.network.crosstraffic } : {}), ...(typeof program === 'string' ? {} : { collectives }), computeMode, ...summary }, null, 2)}\n`);
+  if (flags.json) writeFileSync(flags.json, `${JSON.stringify({ program: label, platform: flags.platform ?? 'default crossbar', network: result.network.name, ...('crosstraffic' in result.network ? { crosstraffic: result.network.crosstraffic } : {}), ...(typeof program === 'string' && flags.collectives === undefined ? {} : { collectives }), computeMode, ...summary }, null, 2)}\n`);
   if (flags.trace) writeChromeTrace(flags.trace, result.world.spans ?? [], np);
   return 0;
 }

@@ -38,6 +38,13 @@ export interface SimHosts {
 export interface RankMain {
   readonly name: string;
   run(rank: number): Promise<unknown>;
+  /**
+   * Each rank is one sequential flow that waits only in tsmpi and reads its rank context only
+   * while it starts (init() is its first call), as the trace replayer is. Such a rank is blocked
+   * as soon as it waits, so its segment ends there, without a turn of the event loop; and no
+   * AsyncLocalStorage is needed, whose promise hooks tax every promise of the run.
+   */
+  readonly singleFlow?: boolean;
 }
 
 export interface ProgramRunOptions {
@@ -141,8 +148,12 @@ export async function runProgram(options: ProgramRunOptions): Promise<SimRunResu
   });
   if (options.record) world.spans = [];
   const fabric = new SimFabric(world, options.rails ?? 1, options.railRates ?? []);
-  const als = new AsyncLocalStorage<RankStore>();
-  setRankResolver(() => als.getStore());
+  const singleFlow = typeof main !== 'string' && main.singleFlow === true;
+  const als = singleFlow ? undefined : new AsyncLocalStorage<RankStore>();
+  // A single-flow rank's context is read synchronously at its start: `starting` holds it then.
+  let starting: RankStore | undefined;
+  const storeNow = als !== undefined ? (): RankStore | undefined => als.getStore() : (): RankStore | undefined => starting;
+  setRankResolver(storeNow);
   const job: JobInfo = {
     launcher: 'threads',
     jobId: `sim-${process.pid}`,
@@ -171,7 +182,7 @@ export async function runProgram(options: ProgramRunOptions): Promise<SimRunResu
   });
   const localSize = options.hostOf.map((host) => onHost.get(host)!);
   const rankEnv = (key: string | symbol): string | undefined => {
-    const context = als.getStore()?.context;
+    const context = storeNow()?.context;
     if (context?.kind !== 'sim' || typeof key !== 'string') return undefined;
     if (key === 'TSMPI_RANK') return String(context.rank);
     if (key === 'TSMPI_SIZE') return String(options.np);
@@ -182,7 +193,7 @@ export async function runProgram(options: ProgramRunOptions): Promise<SimRunResu
   process.env = new Proxy(realEnv, {
     get: (target, key) => rankEnv(key) ?? Reflect.get(target, key),
     has: (target, key) => rankEnv(key) !== undefined || Reflect.has(target, key),
-    ownKeys: (target) => [...new Set([...Reflect.ownKeys(target), ...(als.getStore() ? ['TSMPI_RANK', 'TSMPI_SIZE', 'TSMPI_LOCAL_RANK', 'TSMPI_LOCAL_SIZE'] : [])])],
+    ownKeys: (target) => [...new Set([...Reflect.ownKeys(target), ...(storeNow() ? ['TSMPI_RANK', 'TSMPI_SIZE', 'TSMPI_LOCAL_RANK', 'TSMPI_LOCAL_SIZE'] : [])])],
     getOwnPropertyDescriptor: (target, key) => {
       const value = rankEnv(key);
       return value !== undefined ? { value, enumerable: true, configurable: true, writable: true } : Reflect.getOwnPropertyDescriptor(target, key);
@@ -192,11 +203,11 @@ export async function runProgram(options: ProgramRunOptions): Promise<SimRunResu
   // the simulation, as a real job ends), never the simulator itself.
   const realExit = process.exit;
   process.exit = ((code?: number | string | null) => {
-    if (als.getStore() === undefined) return realExit.call(process, code);
+    if (storeNow() === undefined) return realExit.call(process, code);
     throw new RankExit(Number(code ?? process.exitCode ?? 0) || 0);
   }) as typeof process.exit;
   const onStray = (error: unknown): void => {
-    const context = als.getStore()?.context;
+    const context = storeNow()?.context;
     failures.push({ rank: context?.kind === 'sim' ? context.rank : -1, error });
   };
   process.on('uncaughtException', onStray);
@@ -211,7 +222,16 @@ export async function runProgram(options: ProgramRunOptions): Promise<SimRunResu
       stores.push(store);
       unstarted.add(r);
       simRank.resume = () => {
-        const evaluation = als.run(store, () => (app !== undefined ? (import(`${app.url}?tsmpi-rank=${r}`) as Promise<unknown>) : (main as RankMain).run(r)));
+        let evaluation: Promise<unknown>;
+        if (als !== undefined) evaluation = als.run(store, () => (app !== undefined ? (import(`${app.url}?tsmpi-rank=${r}`) as Promise<unknown>) : (main as RankMain).run(r)));
+        else {
+          starting = store;
+          try {
+            evaluation = (main as RankMain).run(r);
+          } finally {
+            starting = undefined;
+          }
+        }
         const ended = (): void => {
           world.finishRank(simRank);
           finished++;
@@ -248,6 +268,10 @@ export async function runProgram(options: ProgramRunOptions): Promise<SimRunResu
         // until its microtasks settle.
         await world.firstWait(next);
         await new Promise<void>((resolve) => setImmediate(resolve));
+        if (next.running) world.endSegment(next);
+      } else if (next !== null && singleFlow) {
+        // One flow: its first wait that does not return at once blocks it.
+        await world.firstWait(next);
         if (next.running) world.endSegment(next);
       } else if (next !== null) {
         // The rank runs until every one of its microtasks has settled (all its async flows wait

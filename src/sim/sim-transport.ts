@@ -16,7 +16,7 @@ import type { Settings } from '../config/tunables.js';
 import { FRAME_HANDSHAKE, FRAME_HEADER_WORDS, FRAME_UNORDERED, type InboundFrame, type Link, type LinkEvents, type LinkLimits } from '../transport/link.js';
 import type { LinkSource, Transport } from '../transport/transport.js';
 import type { MultiRailTransport } from '../rails/multi-rail-transport.js';
-import { railTransport } from '../rails/open-rails.js';
+import { railTransport } from '../rails/rail-transport.js';
 import { parseSimRails } from '../rails/rail-config.js';
 import { SimProgress } from './sim-progress.js';
 import type { SimRank, SimWorld } from './world.js';

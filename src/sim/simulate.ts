@@ -56,11 +56,12 @@ export interface SimulateOptions {
   /** The same for a frame to a rank on its own host. @default 0 */
   localMessageOverhead?: number;
   /**
-   * A trace's or workload's collectives: SimGrid 3.32's algorithms as point-to-point messages,
-   * with SMPI's protocol (every transfer waits for its receive, sends below 65536 B are detached,
-   * handshakes cost no time; TSMPI_EAGER_LIMIT / TSMPI_DETACH_LIMIT in `env` override it) and
-   * SMPI's 16-byte envelope on every message, all of them in the bandwidth sharing; or the
-   * runtime's own. @default 'tsmpi'
+   * The collectives: SimGrid 3.32's algorithms as point-to-point messages (a trace's or
+   * workload's decomposed by the replayer; a program's by the runtime under
+   * TSMPI_COLL_RULES=simgrid), with SMPI's protocol (every transfer waits for its receive, sends
+   * below 65536 B are detached, handshakes cost no time; TSMPI_EAGER_LIMIT / TSMPI_DETACH_LIMIT
+   * in `env` override it) and SMPI's 16-byte envelope on every message, all of them in the
+   * bandwidth sharing; or the runtime's own. @default 'tsmpi'
    */
   collectives?: ReplayCollectives;
   /** Record the timeline (for a Chrome trace). */
@@ -115,6 +116,7 @@ export function replayMain(program: ReadonlyMap<number, readonly Action[]>, name
   const payload = new PhantomPayload();
   return {
     name,
+    singleFlow: true,
     run: async (rank) => {
       const comm = await init();
       await replayRank(comm, program.get(rank) ?? [], payload, collectives);
@@ -160,8 +162,14 @@ export async function simulate(options: SimulateOptions): Promise<SimRunResult> 
   let computeMode: ComputeMode = options.computeMode ?? 'measured';
   // A replay with SimGrid's collectives also takes SMPI's protocol boundary and envelope.
   let simgrid = false;
+  let env = options.env;
   if (typeof options.program === 'string' || !(options.program instanceof Map)) {
     program = options.program as string | RankMain;
+    if (options.collectives !== undefined) {
+      // A program's collectives are the runtime's: the rules it picks algorithms by.
+      env = { ...(env ?? process.env), TSMPI_COLL_RULES: options.collectives };
+      simgrid = options.collectives === 'simgrid';
+    }
   } else {
     const world = traceWorld(options.program);
     if (options.np !== undefined && options.np !== world) {
@@ -177,7 +185,6 @@ export async function simulate(options: SimulateOptions): Promise<SimRunResult> 
   const platform = options.platform ?? defaultPlatform(Math.ceil(np / perHost));
   const settings = readSimgridConfig(platform, options.cfg ?? []);
   for (const key of settings.ignored) (options.warn ?? ((line: string) => process.stderr.write(`${line}\n`)))(`tsmpi sim: ${key} has no effect here (ignored)`);
-  let env = options.env;
   const cfgProtocol = settings.detachedThreshold !== undefined || settings.asyncSmallThreshold !== undefined;
   if (simgrid || cfgProtocol) {
     // SMPI's protocol: a message below smpi/async-small-thresh (0) starts at once; any other waits

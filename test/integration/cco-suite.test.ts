@@ -31,6 +31,11 @@ const forced: [string, string, string][] = [
   ['TSMPI_COLL_SCATTER', 'linear', 'scatter'],
   ['TSMPI_COLL_ALLTOALL', 'linear', 'alltoall'],
   ['TSMPI_COLL_BARRIER', 'linear', 'barrier'],
+  ['TSMPI_COLL_BCAST', 'binomial-blocking', 'bcast'],
+  ['TSMPI_COLL_BCAST', 'binomial-blocking', 'bcastInto'],
+  ['TSMPI_COLL_ALLGATHER', 'linear', 'allgather'],
+  ['TSMPI_COLL_ALLTOALL', 'xor-pairwise', 'alltoall'],
+  ['TSMPI_COLL_ALLTOALL', 'bruck', 'alltoall'],
 ];
 
 for (const [variable, algorithm, check] of forced) {
@@ -42,3 +47,11 @@ for (const [variable, algorithm, check] of forced) {
     }
   });
 }
+
+test('every collective under SimGrid\'s rules (TSMPI_COLL_RULES=simgrid) on 5 and 4 ranks', { timeout: 300_000 }, async () => {
+  for (const np of [5, 4]) {
+    const result = await runFixture('cco-suite.ts', np, [], { env: { TSMPI_COLL_RULES: 'simgrid' } });
+    assert.equal(result.code, 0, explain(result));
+    assert.equal(okLines(result.stdout), CHECKS * COMMUNICATORS, explain(result));
+  }
+});

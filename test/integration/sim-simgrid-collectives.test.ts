@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { findSimgrid, simgridReplay } from '../../bench/lib/simgrid.ts';
-import { simgridAlltoallAlgorithm } from '../../src/sim/replay/simgrid-collectives.ts';
+import { simgridAlltoallAlgorithm } from '../../src/comm/collectives/select.ts';
 import { explain, repoRoot, tsmpi } from '../helpers/run-job.ts';
 
 const tools = findSimgrid();

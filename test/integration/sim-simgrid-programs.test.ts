@@ -9,7 +9,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { compareTrace, compilePrograms, MODELS, PLATFORM_KINDS, platformXml, programCases, simgridCopy, traceProgram, type ProgramCase } from '../../bench/lib/simgrid-programs.ts';
+import { compareProgram, compareTrace, compilePrograms, MODELS, PLATFORM_KINDS, platformXml, programCases, simgridCopy, traceProgram, type ProgramCase } from '../../bench/lib/simgrid-programs.ts';
 import { findSimgrid } from '../../bench/lib/simgrid.ts';
 
 const tools = findSimgrid();
@@ -55,5 +55,30 @@ for (const [i, c] of programCases(64).entries()) {
   if (c.program !== 'alltoall' && c.program !== 'collectives') continue;
   test(`SimGrid's trace of ${c.program} (${c.name}), 64 ranks, fat tree: within 5% of SimGrid in all ${MODELS.length} models`, { skip, timeout: 300_000 }, () => {
     check(c, ['fat-tree'], join(dir, `np64-${i}`));
+  });
+}
+
+// A program, not its trace: collectives.c run by SMPI and its tsmpi twin (collectives.ts, the same
+// calls but MPI_Reduce_scatter) under `tsmpi sim --collectives simgrid`, where the runtime's
+// collectives take SimGrid's algorithms (TSMPI_COLL_RULES=simgrid), sizes around the selector's
+// and the protocol's switch points.
+for (const [np, kinds] of [
+  [16, PLATFORM_KINDS],
+  [64, ['fat-tree']],
+] as const) {
+  test(`collectives.c under smpirun and collectives.ts under tsmpi sim --collectives simgrid, ${np} ranks: within 1% in all ${MODELS.length} models on ${kinds.join(', ')}`, { skip, timeout: 300_000 }, () => {
+    const sizes = ['8', '1000', '65536', '80000'];
+    const failures: string[] = [];
+    for (const kind of kinds) {
+      const platformDir = join(dir, `program-np${np}-${kind}`);
+      mkdirSync(platformDir, { recursive: true });
+      const platform = join(platformDir, 'platform.xml');
+      writeFileSync(platform, platformXml(kind, np));
+      for (const row of compareProgram(tools!, binary('collectives'), ['-no-reduce-scatter', ...sizes], sizes, platform, np, platformDir)) {
+        const line = `${kind}, ${row.model}: tsmpi ${row.tsmpi} s, SimGrid ${row.simgrid} s (${(row.difference * 100).toFixed(3)}%)`;
+        if (!(Math.abs(row.difference) <= 0.01)) failures.push(line);
+      }
+    }
+    assert.deepEqual(failures, [], `more than 1% from SimGrid:\n${failures.join('\n')}`);
   });
 }

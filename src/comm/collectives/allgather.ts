@@ -4,18 +4,34 @@
  *   to rank - 2^k and appends what rank + 2^k sends; ceil(log2 p) rounds, (p-1) values sent.
  * - ring: p - 1 rounds, each forwarding one value to the right neighbour.
  * - recursive doubling (p a power of two): exchange everything held with rank XOR 2^k.
+ * - linear (SimGrid's): to and from every rank at once, a send then a receive per rank in rank
+ *   order.
  * allgatherv (typed arrays of any length): counts by Bruck (unless given), then a ring that
- * receives every block straight into its place in the result.
+ * receives every block straight into its place in the result (linear under SimGrid's rules).
  */
 import { allocateLike, bytesOf, type TypedArray } from '../codec.js';
 import type { CollectiveCall } from './call.js';
 import { checkCounts, checkOwnCount, displacements, type Concatenated } from './gather.js';
-import { selectAllgather } from './select.js';
+import { waitAll, type Request } from '../request.js';
+import { selectAllgather, selectVectorExchange } from './select.js';
 
 export async function allgather<T>(call: CollectiveCall, value: T): Promise<T[]> {
   const { rank, size } = call;
   if (size === 1) return [value];
   const algorithm = selectAllgather(call.settings);
+  if (algorithm === 'linear') {
+    const receives: Request<T>[] = new Array(size);
+    const sends: Request<void>[] = [];
+    for (let r = 0; r < size; r++) {
+      if (r === rank) continue;
+      sends.push(call.send(value, r));
+      receives[r] = call.recv<T>(r);
+    }
+    const out: T[] = new Array(size);
+    for (let r = 0; r < size; r++) out[r] = r === rank ? value : await receives[r]!.wait();
+    await waitAll(sends);
+    return out;
+  }
   if (algorithm === 'ring') {
     const out: T[] = new Array(size);
     out[rank] = value;
@@ -64,6 +80,16 @@ export async function allgatherv<A extends TypedArray>(call: CollectiveCall, dat
   const out = allocateLike(data, displs[size - 1]! + counts[size - 1]!);
   const block = (r: number): A => out.subarray(displs[r]!, displs[r]! + counts[r]!) as A;
   block(rank).set(data as never);
+  if (selectVectorExchange(call.settings) === 'linear') {
+    const requests: Request<unknown>[] = [];
+    for (let r = 0; r < size; r++) {
+      if (r === rank) continue;
+      if (data.length > 0) requests.push(call.send(data, r));
+      if (counts[r]! > 0) requests.push(call.recvInto(bytesOf(block(r)), r));
+    }
+    await waitAll(requests);
+    return { data: out, counts, displs };
+  }
   const right = (rank + 1) % size;
   const left = (rank - 1 + size) % size;
   for (let step = 0; step < size - 1; step++) {

@@ -2,15 +2,21 @@
  * All-to-all.
  * - pairwise (default): p - 1 rounds; in round s rank r sends to r + s and receives from r - s,
  *   so every link carries one message per round and no rank is flooded.
- * - linear: post every receive and send at once.
+ * - xor-pairwise (p a power of two): p - 1 rounds with partner r XOR s (SimGrid's "pair").
+ * - bruck (Bruck et al. 1997): ceil(log2 p) rounds; round k sends every value whose distance to
+ *   its destination has bit k set, to r + 2^k. Fewer, larger messages: for small values.
+ * - linear (Open MPI's basic linear): post every receive (from r + 1 on) and every send (from
+ *   r - 1 down) at once.
  * alltoallv (a typed array cut by send counts): receive counts by a pairwise exchange (unless
- * given), then pairwise rounds that receive every block straight into its place.
+ * given), then pairwise rounds that receive every block straight into its place, or (SimGrid's
+ * rules) every block posted at once.
  */
 import { allocateLike, bytesOf, type TypedArray } from '../codec.js';
 import { ErrorCode, TsmpiError } from '../../errors.js';
 import type { CollectiveCall } from './call.js';
 import { checkCounts, displacements, type Concatenated } from './gather.js';
-import { selectAlltoall } from './select.js';
+import { waitAll, type Request } from '../request.js';
+import { selectAlltoall, selectVectorExchange } from './select.js';
 
 export async function alltoall<T>(call: CollectiveCall, values: readonly T[]): Promise<T[]> {
   const { rank, size } = call;
@@ -23,11 +29,38 @@ export async function alltoall<T>(call: CollectiveCall, values: readonly T[]): P
   }
   const out: T[] = new Array(size);
   out[rank] = values[rank]!;
-  if (selectAlltoall(call.settings) === 'linear') {
-    const receives = Array.from({ length: size }, (_, r) => (r === rank ? undefined : call.recv<T>(r)));
-    const sends = values.map((v, r) => (r === rank ? undefined : call.send(v, r)));
+  const algorithm = selectAlltoall(call.settings, size, values);
+  if (algorithm === 'linear') {
+    const receives: Request<T>[] = new Array(size);
+    for (let r = (rank + 1) % size; r !== rank; r = (r + 1) % size) receives[r] = call.recv<T>(r);
+    const sends: Request<void>[] = [];
+    for (let r = (rank - 1 + size) % size; r !== rank; r = (r - 1 + size) % size) sends.push(call.send(values[r], r));
     for (let r = 0; r < size; r++) if (r !== rank) out[r] = await receives[r]!.wait();
-    for (const send of sends) if (send) await send.wait();
+    await waitAll(sends);
+    return out;
+  }
+  if (algorithm === 'xor-pairwise') {
+    for (let step = 1; step < size; step++) {
+      const peer = rank ^ step;
+      out[peer] = await call.sendrecv<T>(values[peer], peer, peer);
+    }
+    return out;
+  }
+  if (algorithm === 'bruck') {
+    // items[i]: the value for rank r + i; after the rounds, the value from rank r - i.
+    const items: T[] = new Array(size);
+    for (let i = 0; i < size; i++) items[i] = values[(rank + i) % size]!;
+    for (let distance = 1; distance < size; distance *= 2) {
+      const moving: number[] = [];
+      for (let i = 1; i < size; i++) if (i & distance) moving.push(i);
+      const received = await call.sendrecv<T[]>(
+        moving.map((i) => items[i]),
+        (rank + distance) % size,
+        (rank - distance + size) % size,
+      );
+      moving.forEach((i, k) => (items[i] = received[k]!));
+    }
+    for (let i = 1; i < size; i++) out[(rank - i + size) % size] = items[i]!;
     return out;
   }
   for (let step = 1; step < size; step++) {
@@ -60,6 +93,14 @@ export async function alltoallv<A extends TypedArray>(call: CollectiveCall, data
   const recvDispls = displacements(recvCounts);
   const out = allocateLike(data, recvDispls[size - 1]! + recvCounts[size - 1]!);
   out.subarray(recvDispls[rank]!, recvDispls[rank]! + recvCounts[rank]!).set(data.subarray(sendDispls[rank]!, sendDispls[rank]! + sendCounts[rank]!) as never);
+  if (selectVectorExchange(call.settings) === 'linear') {
+    // Every receive, then every send, in rank order, all at once.
+    const requests: Request<unknown>[] = [];
+    for (let r = 0; r < size; r++) if (r !== rank && recvCounts[r]! > 0) requests.push(call.recvInto(bytesOf(out.subarray(recvDispls[r]!, recvDispls[r]! + recvCounts[r]!)), r));
+    for (let r = 0; r < size; r++) if (r !== rank && sendCounts[r]! > 0) requests.push(call.send(data.subarray(sendDispls[r]!, sendDispls[r]! + sendCounts[r]!), r));
+    await waitAll(requests);
+    return { data: out, counts: recvCounts, displs: recvDispls };
+  }
   for (let step = 1; step < size; step++) {
     const dest = (rank + step) % size;
     const source = (rank - step + size) % size;

@@ -4,6 +4,8 @@
  *   value is encoded once at the root and forwarded undecoded by inner ranks.
  * - scatter-allgather (van de Geijn; large buffers, `bcastInto`): a binomial scatter of p blocks,
  *   then a ring allgather; each link carries about 2n bytes instead of n log p.
+ * - binomial-blocking (SimGrid's): the same tree, each rank sending to its children one after
+ *   another with blocking sends, largest subtree first.
  * - linear: the root sends to every rank.
  */
 import { decodeEncoded, encodeValue, type Encoded } from '../codec.js';
@@ -33,8 +35,11 @@ export async function bcast<T>(call: CollectiveCall, value: T, root: number): Pr
     const { parent } = binomialParent(vrank);
     encoded = await call.recvEncoded((parent + root) % size).wait();
   }
-  const sends = binomialChildren(vrank, size).map((child) => call.sendEncoded(encoded, (child + root) % size).wait());
-  await Promise.all(sends);
+  if (selectBcast(call.settings) === 'binomial-blocking') {
+    for (const child of binomialChildren(vrank, size)) await call.sendEncoded(encoded, (child + root) % size).wait();
+  } else {
+    await Promise.all(binomialChildren(vrank, size).map((child) => call.sendEncoded(encoded, (child + root) % size).wait()));
+  }
   return vrank === 0 ? value : (decodeEncoded(encoded) as T);
 }
 
@@ -54,9 +59,13 @@ export async function bcastBytes(call: CollectiveCall, bytes: Uint8Array, root: 
     return;
   }
   const vrank = (rank - root + size) % size;
-  if (algorithm === 'binomial') {
+  if (algorithm === 'binomial' || algorithm === 'binomial-blocking') {
     if (vrank !== 0) await call.recvInto(bytes, (binomialParent(vrank).parent + root) % size).wait();
-    await Promise.all(binomialChildren(vrank, size).map((child) => call.send(bytes, (child + root) % size).wait()));
+    if (algorithm === 'binomial-blocking') {
+      for (const child of binomialChildren(vrank, size)) await call.send(bytes, (child + root) % size).wait();
+    } else {
+      await Promise.all(binomialChildren(vrank, size).map((child) => call.send(bytes, (child + root) % size).wait()));
+    }
     return;
   }
   // Scatter-allgather: block b belongs to vrank b.

@@ -1,8 +1,16 @@
 /**
- * Which algorithm each collective uses (Open MPI's coll/tuned decision rules, in one place).
- * Every rank must reach the same choice, so the rules read only what every rank knows the same:
- * the communicator size, the op, and the kind and length of typed-array arguments (MPI requires
- * matching counts). `TSMPI_COLL_<NAME>` forces an algorithm.
+ * Which algorithm each collective uses, in one place. Every rank must reach the same choice, so
+ * the rules read only what every rank knows the same: the communicator size, the op, and the kind
+ * and length of typed-array arguments (MPI requires matching counts). `TSMPI_COLL_<NAME>` forces
+ * an algorithm; otherwise TSMPI_COLL_RULES picks the rules:
+ *
+ * - tsmpi: the runtime's own (Open MPI's coll/tuned shape: logarithmic trees and exchanges for
+ *   small data, bandwidth-optimal rings for large typed arrays).
+ * - simgrid: what SimGrid 3.32's default selector runs, message for message (a program simulated
+ *   here then sends what it sends under SMPI): barrier and reduce linear, bcast a binomial tree
+ *   of blocking sends (largest subtree first), allreduce a reduce to rank 0 then that bcast,
+ *   gather, scatter and allgather linear with every message posted at once, alltoall by Open
+ *   MPI's decision on ranks and bytes per pair (basic linear, XOR pairwise or Bruck).
  */
 import type { CollectiveName, Settings } from '../../config/tunables.js';
 import type { TypedArray } from '../codec.js';
@@ -26,27 +34,39 @@ function forcedChoice(settings: Settings, name: CollectiveName): string {
   return settings[forced[name]] as string;
 }
 
+function simgridRules(settings: Settings): boolean {
+  return settings.collRules === 'simgrid';
+}
+
 function isLargeArray(value: unknown): value is TypedArray {
   return ArrayBuffer.isView(value) && !(value instanceof DataView) && value.byteLength >= LARGE_MESSAGE_BYTES;
 }
 
 export function selectBarrier(settings: Settings): 'dissemination' | 'linear' {
-  return forcedChoice(settings, 'barrier') === 'linear' ? 'linear' : 'dissemination';
+  const choice = forcedChoice(settings, 'barrier');
+  if (choice === 'linear' || choice === 'dissemination') return choice;
+  return simgridRules(settings) ? 'linear' : 'dissemination';
 }
 
-export function selectBcastInto(settings: Settings, size: number, bytes: number): 'binomial' | 'scatter-allgather' | 'linear' {
+export function selectBcastInto(settings: Settings, size: number, bytes: number): 'binomial' | 'binomial-blocking' | 'scatter-allgather' | 'linear' {
   const choice = forcedChoice(settings, 'bcast');
-  if (choice === 'binomial' || choice === 'linear') return choice;
+  if (choice === 'binomial' || choice === 'binomial-blocking' || choice === 'linear') return choice;
   if (choice === 'scatter-allgather') return size > 1 && bytes >= size ? 'scatter-allgather' : 'binomial';
+  if (simgridRules(settings)) return 'binomial-blocking';
   return size > 2 && bytes >= LARGE_MESSAGE_BYTES ? 'scatter-allgather' : 'binomial';
 }
 
-export function selectBcast(settings: Settings): 'binomial' | 'linear' {
-  return forcedChoice(settings, 'bcast') === 'linear' ? 'linear' : 'binomial';
+export function selectBcast(settings: Settings): 'binomial' | 'binomial-blocking' | 'linear' {
+  const choice = forcedChoice(settings, 'bcast');
+  if (choice === 'linear' || choice === 'binomial-blocking') return choice;
+  if (choice === 'auto' && simgridRules(settings)) return 'binomial-blocking';
+  return 'binomial';
 }
 
 export function selectReduce(settings: Settings): 'binomial' | 'linear' {
-  return forcedChoice(settings, 'reduce') === 'linear' ? 'linear' : 'binomial';
+  const choice = forcedChoice(settings, 'reduce');
+  if (choice === 'linear' || choice === 'binomial') return choice;
+  return simgridRules(settings) ? 'linear' : 'binomial';
 }
 
 export function selectAllreduce(settings: Settings, size: number, value: unknown, op: ReduceOp): 'recursive-doubling' | 'ring' | 'reduce-bcast' {
@@ -54,23 +74,69 @@ export function selectAllreduce(settings: Settings, size: number, value: unknown
   const ringable = op.commutative && inPlaceCombiner(op) !== undefined && ArrayBuffer.isView(value) && !(value instanceof DataView) && (value as TypedArray).length >= size;
   if (choice === 'reduce-bcast' || choice === 'recursive-doubling') return choice;
   if (choice === 'ring') return ringable ? 'ring' : 'recursive-doubling';
+  if (simgridRules(settings)) return 'reduce-bcast';
   return ringable && size > 2 && isLargeArray(value) ? 'ring' : 'recursive-doubling';
 }
 
 export function selectGather(settings: Settings): 'binomial' | 'linear' {
-  return forcedChoice(settings, 'gather') === 'linear' ? 'linear' : 'binomial';
+  const choice = forcedChoice(settings, 'gather');
+  if (choice === 'linear' || choice === 'binomial') return choice;
+  return simgridRules(settings) ? 'linear' : 'binomial';
 }
 
 export function selectScatter(settings: Settings): 'binomial' | 'linear' {
-  return forcedChoice(settings, 'scatter') === 'linear' ? 'linear' : 'binomial';
+  const choice = forcedChoice(settings, 'scatter');
+  if (choice === 'linear' || choice === 'binomial') return choice;
+  return simgridRules(settings) ? 'linear' : 'binomial';
 }
 
-export function selectAllgather(settings: Settings): 'bruck' | 'ring' | 'recursive-doubling' {
+export function selectAllgather(settings: Settings): 'bruck' | 'ring' | 'recursive-doubling' | 'linear' {
   const choice = forcedChoice(settings, 'allgather');
-  if (choice === 'ring' || choice === 'recursive-doubling') return choice;
+  if (choice === 'ring' || choice === 'recursive-doubling' || choice === 'linear' || choice === 'bruck') return choice;
+  return simgridRules(settings) ? 'linear' : 'bruck';
+}
+
+/** allgatherv's and alltoallv's data: a ring / pairwise rounds, or every message posted at once (SimGrid). */
+export function selectVectorExchange(settings: Settings): 'rounds' | 'linear' {
+  return simgridRules(settings) ? 'linear' : 'rounds';
+}
+
+/**
+ * alltoall. Under SimGrid's rules the bytes per pair decide, which every rank knows the same only
+ * for typed arrays (MPI's equal counts): other values take the basic linear algorithm.
+ */
+export function selectAlltoall(settings: Settings, size: number, values: readonly unknown[]): 'pairwise' | 'xor-pairwise' | 'bruck' | 'linear' {
+  const choice = forcedChoice(settings, 'alltoall');
+  if (choice === 'xor-pairwise') return (size & (size - 1)) === 0 ? 'xor-pairwise' : 'pairwise';
+  if (choice === 'pairwise' || choice === 'bruck' || choice === 'linear') return choice;
+  if (!simgridRules(settings)) return 'pairwise';
+  const first = values[0];
+  if (!ArrayBuffer.isView(first)) return 'linear';
+  const algorithm = simgridAlltoallAlgorithm(size, first.byteLength);
+  if (algorithm === 'basic-linear') return 'linear';
+  // SimGrid's pairwise needs a power of two (its replay aborts otherwise): basic linear here.
+  if (algorithm === 'pairwise') return (size & (size - 1)) === 0 ? 'xor-pairwise' : 'linear';
   return 'bruck';
 }
 
-export function selectAlltoall(settings: Settings): 'pairwise' | 'linear' {
-  return forcedChoice(settings, 'alltoall') === 'linear' ? 'linear' : 'pairwise';
+/** Which alltoall algorithm SimGrid 3.32's Open MPI decision picks, by ranks and bytes per pair. */
+export function simgridAlltoallAlgorithm(n: number, bytesPerPair: number): 'basic-linear' | 'pairwise' | 'bruck' {
+  const b = bytesPerPair;
+  if (n === 2) {
+    // The two-rank rule alternates; its table, from small to large blocks.
+    const steps: [number, 'pairwise' | 'basic-linear'][] = [[2, 'pairwise'], [4, 'basic-linear'], [16, 'pairwise'], [64, 'basic-linear'], [256, 'pairwise'], [4096, 'basic-linear'], [32768, 'pairwise'], [1048576, 'basic-linear']];
+    for (const [below, algorithm] of steps) if (b < below) return algorithm;
+    return 'pairwise';
+  }
+  if (n < 8) return b >= 524288 && b < 1048576 ? 'pairwise' : 'basic-linear';
+  if (n < 16) return 'basic-linear';
+  if (n < 32) return b < 4 ? 'basic-linear' : b < 512 ? 'bruck' : 'basic-linear';
+  if (n < 64) return b < 512 ? 'bruck' : 'basic-linear';
+  if (n < 256) return b < 1024 ? 'bruck' : b < 262144 ? 'basic-linear' : 'pairwise';
+  if (n < 512) return b < 1024 ? 'bruck' : b < 32768 ? 'basic-linear' : 'pairwise';
+  if (n < 1024) return b < 512 ? 'bruck' : b < 262144 ? 'basic-linear' : 'pairwise';
+  if (n < 2048) return b < 512 ? 'bruck' : 'basic-linear';
+  if (n < 4096) return b < 1024 ? 'bruck' : 'basic-linear';
+  return b < 2048 ? 'bruck' : 'basic-linear';
 }
+

@@ -23,31 +23,11 @@ import type { Communicator } from '../../comm/communicator.js';
 import type { CollectiveCall } from '../../comm/collectives/call.js';
 import { waitAll, type Request } from '../../comm/request.js';
 import { ErrorCode, TsmpiError } from '../../errors.js';
+import { simgridAlltoallAlgorithm } from '../../comm/collectives/select.js';
 import type { Action } from './actions.js';
 import type { PhantomPayload } from './replayer.js';
 
 type Bytes = (n: number) => Uint8Array;
-
-/** Which alltoall algorithm SimGrid 3.32's Open MPI decision picks, by ranks and bytes per pair. */
-export function simgridAlltoallAlgorithm(n: number, bytesPerPair: number): 'basic-linear' | 'pairwise' | 'bruck' {
-  const b = bytesPerPair;
-  if (n === 2) {
-    // The two-rank rule alternates; its table, from small to large blocks.
-    const steps: [number, 'pairwise' | 'basic-linear'][] = [[2, 'pairwise'], [4, 'basic-linear'], [16, 'pairwise'], [64, 'basic-linear'], [256, 'pairwise'], [4096, 'basic-linear'], [32768, 'pairwise'], [1048576, 'basic-linear']];
-    for (const [below, algorithm] of steps) if (b < below) return algorithm;
-    return 'pairwise';
-  }
-  if (n < 8) return b >= 524288 && b < 1048576 ? 'pairwise' : 'basic-linear';
-  if (n < 16) return 'basic-linear';
-  if (n < 32) return b < 4 ? 'basic-linear' : b < 512 ? 'bruck' : 'basic-linear';
-  if (n < 64) return b < 512 ? 'bruck' : 'basic-linear';
-  if (n < 256) return b < 1024 ? 'bruck' : b < 262144 ? 'basic-linear' : 'pairwise';
-  if (n < 512) return b < 1024 ? 'bruck' : b < 32768 ? 'basic-linear' : 'pairwise';
-  if (n < 1024) return b < 512 ? 'bruck' : b < 262144 ? 'basic-linear' : 'pairwise';
-  if (n < 2048) return b < 512 ? 'bruck' : 'basic-linear';
-  if (n < 4096) return b < 1024 ? 'bruck' : 'basic-linear';
-  return b < 2048 ? 'bruck' : 'basic-linear';
-}
 
 /** MPICH's reduce_scatter takes the pairwise exchange above this many elements in all. */
 const MPICH_PAIRWISE_ABOVE = 524288;
