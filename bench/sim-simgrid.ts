@@ -8,6 +8,10 @@
  *   on a crossbar, a 2:1 fat tree and two clusters; 256 and 1024 ranks on the fat tree. Prints the
  *   makespan difference of every case and the wall time of both, whole process (the ratio
  *   tsmpi / SimGrid: below 1 is tsmpi faster).
+ * - run: no trace: collectives.c executed by SMPI (smpirun) and its tsmpi twin (collectives.ts)
+ *   simulated by `tsmpi sim --collectives simgrid` (the runtime's collectives under SimGrid's
+ *   rules), both with declared computation, in every model and platform; also the twin with
+ *   tsmpi's own collectives, to show what the rules change.
  * - own: the earlier suite, with tsmpi's own collectives and SimGrid configured to match them
  *   (bench/lib/simgrid.ts says how): kept as "tsmpi's own collectives".
  *
@@ -19,13 +23,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { printTable, writeResults } from './lib/report.ts';
 import { COMPARISON_CASES, compareCase, type ComparisonResult } from './lib/simgrid-cases.ts';
-import { compareTrace, compilePrograms, MODELS, PLATFORM_KINDS, platformXml, programCases, simgridCopy, traceProgram, type ModelComparison, type PlatformKind } from './lib/simgrid-programs.ts';
+import { compareProgram, compareTrace, compilePrograms, MODELS, PLATFORM_KINDS, platformXml, programCases, simgridCopy, traceProgram, type ModelComparison, type PlatformKind } from './lib/simgrid-programs.ts';
 import { findSimgrid, SIMGRID_MATCHING_CONFIG } from './lib/simgrid.ts';
 
 const quick = process.env.QUICK === '1';
-const parts = new Set((process.env.PARTS ?? 'programs,own').split(',').filter((p) => p !== ''));
+const parts = new Set((process.env.PARTS ?? 'programs,run,own').split(',').filter((p) => p !== ''));
 const ranks = (process.env.RANKS ?? (quick ? '16' : '16,64,256,1024')).split(',').map(Number);
-console.log(`# PARTS=${[...parts].join(',')}${process.env.PARTS === undefined ? ' (default)' : ''}: programs (SimGrid's traces of C programs, SimGrid's defaults), own (tsmpi's own collectives, SimGrid configured to match)`);
+console.log(`# PARTS=${[...parts].join(',')}${process.env.PARTS === undefined ? ' (default)' : ''}: programs (SimGrid's traces of C programs, SimGrid's defaults), run (a C program under smpirun, its tsmpi twin under tsmpi sim), own (tsmpi's own collectives, SimGrid configured to match)`);
 console.log(`# RANKS=${ranks.join(',')}${process.env.RANKS === undefined ? ' (default)' : ''}: rank counts of the programs suite (QUICK=1: 16)`);
 const tools = findSimgrid();
 if (tools === undefined) {
@@ -44,7 +48,38 @@ interface ProgramRow extends ModelComparison {
 }
 const programRows: ProgramRow[] = [];
 const own: ComparisonResult[] = [];
+interface RunRow extends ModelComparison {
+  ranks: number;
+  platform: PlatformKind;
+  /** The twin's makespan with tsmpi's own collectives (TSMPI_COLL_RULES=tsmpi). */
+  tsmpiOwn: number;
+}
+const runRows: RunRow[] = [];
+const RUN_SIZES = ['8', '1000', '65536', '80000'];
 try {
+  if (parts.has('run')) {
+    const binary = compilePrograms(join(root, 'run-bin')).get('collectives')!;
+    for (const np of ranks.filter((n) => n <= 64)) {
+      for (const kind of PLATFORM_KINDS) {
+        const dir = join(root, `run-np${np}-${kind}`);
+        mkdirSync(dir, { recursive: true });
+        const platform = join(dir, 'platform.xml');
+        writeFileSync(platform, platformXml(kind, np));
+        const rows = compareProgram(tools, binary, ['-no-reduce-scatter', ...RUN_SIZES], RUN_SIZES, platform, np, dir);
+        const ownRows = compareProgram(tools, binary, ['-no-reduce-scatter', ...RUN_SIZES], RUN_SIZES, platform, np, dir, MODELS, 'tsmpi');
+        rows.forEach((row, i) => {
+          runRows.push({ ranks: np, platform: kind, ...row, tsmpiOwn: ownRows[i]!.tsmpi });
+          console.log(`# run ${np} ranks, ${kind}, ${row.model}: SimGrid ${row.simgrid.toPrecision(6)} s, tsmpi ${row.tsmpi.toPrecision(6)} s (${pct(row.difference)}), own collectives ${pct(ownRows[i]!.tsmpi / row.simgrid - 1)}; wall ${row.simgridWallSeconds.toFixed(2)} / ${row.tsmpiWallSeconds.toFixed(2)} s`);
+        });
+      }
+    }
+    printTable(
+      `collectives.c (${RUN_SIZES.join(', ')} B per rank, MPI_Reduce_scatter left out) under smpirun against collectives.ts under tsmpi sim --collectives simgrid, declared computation; wall = whole process`,
+      ['ranks', 'platform', 'model', 'SimGrid s', 'tsmpi s', 'difference', 'own collectives', 'wall SimGrid s', 'wall tsmpi s'],
+      runRows.map((r) => [r.ranks, r.platform, r.model, r.simgrid.toPrecision(6), r.tsmpi.toPrecision(6), pct(r.difference), pct(r.tsmpiOwn / r.simgrid - 1), r.simgridWallSeconds.toFixed(2), r.tsmpiWallSeconds.toFixed(2)]),
+    );
+    if (runRows.length > 0) console.log(`largest difference, programs run directly: ${(Math.max(...runRows.map((r) => Math.abs(r.difference))) * 100).toFixed(3)}% over ${runRows.length} cases`);
+  }
   if (parts.has('programs')) {
     console.log(`# SimGrid ${tools.version}, its own configuration; models: ${MODELS.map((m) => `${m.name} (SimGrid ${m.simgrid.map((c) => `--cfg=${c}`).join(' ') || 'defaults'}; tsmpi ${m.tsmpi.join(' ')})`).join('; ')}`);
     const binaries = compilePrograms(join(root, 'bin'));
@@ -101,4 +136,4 @@ try {
 } finally {
   rmSync(root, { recursive: true, force: true });
 }
-writeResults('sim-simgrid', { simgrid: tools.version, models: MODELS, programs: programRows, ownCollectives: { config: SIMGRID_MATCHING_CONFIG, results: own } });
+writeResults('sim-simgrid', { simgrid: tools.version, models: MODELS, programs: programRows, run: runRows, ownCollectives: { config: SIMGRID_MATCHING_CONFIG, results: own } });

@@ -183,9 +183,10 @@ export function compareTrace(tools: SimgridTools, index: string, simgridIndex: s
 /**
  * Runs one program both ways under every model: the C program by `smpirun` (SMPI executing it,
  * computation not benchmarked: declared, as the tracer runs it) and its tsmpi twin (the .ts file
- * of the same name) by `tsmpi sim --collectives simgrid --compute declared`.
+ * of the same name) by `tsmpi sim --collectives simgrid --compute declared` (or `tsmpi`: the
+ * runtime's own collectives and protocol).
  */
-export function compareProgram(tools: SimgridTools, binary: string, args: readonly string[], twinArgs: readonly string[], platform: string, np: number, dir: string, models: readonly ModelSetting[] = MODELS): ModelComparison[] {
+export function compareProgram(tools: SimgridTools, binary: string, args: readonly string[], twinArgs: readonly string[], platform: string, np: number, dir: string, models: readonly ModelSetting[] = MODELS, collectives: 'simgrid' | 'tsmpi' = 'simgrid'): ModelComparison[] {
   const hostfile = writeHostfile(dir, np);
   const twin = join(PROGRAM_DIR, `${binary.split('/').pop()!}.ts`);
   return models.map((m, i) => {
@@ -197,7 +198,7 @@ export function compareProgram(tools: SimgridTools, binary: string, args: readon
     if (sg.status !== 0 || simulated === null) throw new Error(`smpirun ${sgArgs.join(' ')} failed (status ${sg.status}):\n${`${sg.stdout}${sg.stderr}`.slice(-3000)}`);
     const json = join(dir, `program-summary-${i}.json`);
     started = performance.now();
-    const tsArgs = ['sim', '--quiet', '-n', String(np), '--collectives', 'simgrid', '--compute', 'declared', '--platform', platform, '--hostfile', hostfile, ...m.tsmpi, '--json', json, twin, ...twinArgs];
+    const tsArgs = ['sim', '--quiet', '-n', String(np), '--collectives', collectives, '--compute', 'declared', '--platform', platform, '--hostfile', hostfile, ...m.tsmpi, '--json', json, twin, ...twinArgs];
     const r = spawnSync(process.execPath, [CLI, ...tsArgs], { encoding: 'utf8', maxBuffer: 64 << 20 });
     const tsmpiWallSeconds = (performance.now() - started) / 1000;
     if (r.status !== 0) throw new Error(`tsmpi ${tsArgs.join(' ')} failed (status ${r.status}):\n${r.stderr.slice(-3000)}`);
