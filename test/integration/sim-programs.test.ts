@@ -35,6 +35,14 @@ test('examples/pi.ts runs unchanged under tsmpi sim', { timeout: 120_000 }, asyn
   assert.match(result.stdout, /makespan .* on 4 ranks/);
 });
 
+test('the collectives suite passes under tsmpi sim --collectives simgrid (SimGrid\'s algorithms and protocol) on 5 ranks, and the summary says so', { timeout: 180_000 }, async () => {
+  const json = join(dir, 'cco-simgrid.json');
+  const result = await tsmpi(['sim', '-n', '5', '--quiet', '--collectives', 'simgrid', '--json', json, fixture('cco-suite.ts')]);
+  assert.equal(result.code, 0, explain(result));
+  assert.equal(result.stdout.split('\n').filter((l) => l.startsWith('cco ok ')).length, 12 * 4, explain(result));
+  assert.equal((JSON.parse(readFileSync(json, 'utf8')) as { collectives?: string }).collectives, 'simgrid');
+});
+
 test('examples/ring.ts runs unchanged under tsmpi sim on 8 ranks', { timeout: 120_000 }, async () => {
   const result = await tsmpi(['sim', '-n', '8', '--quiet', 'examples/ring.ts']);
   assert.equal(result.code, 0, explain(result));
