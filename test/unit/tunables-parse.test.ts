@@ -23,6 +23,8 @@ const valid: [string, string, string, unknown][] = [
   ['TSMPI_CHUNK_BYTES', '32k', 'chunkBytes', 32768],
   ['TSMPI_HANG_TIMEOUT', '2.5', 'hangTimeout', 2.5],
   ['TSMPI_COLL_ALLREDUCE', 'ring', 'collAllreduce', 'ring'],
+  ['TSMPI_COLL_RULES', 'simgrid', 'collRules', 'simgrid'],
+  ['TSMPI_COLL_ALLTOALL', 'bruck', 'collAlltoall', 'bruck'],
 ];
 
 for (const [env, text, name, value] of valid) {
@@ -41,6 +43,7 @@ const invalid: [string, string][] = [
   ['TSMPI_CHUNK_BYTES', '10'],
   ['TSMPI_HANG_TIMEOUT', 'never'],
   ['TSMPI_COLL_BCAST', 'magic'],
+  ['TSMPI_COLL_RULES', 'openmpi'],
 ];
 
 for (const [env, text] of invalid) {

@@ -1,0 +1,54 @@
+// Which algorithm each collective takes: tsmpi's own rules, SimGrid's (TSMPI_COLL_RULES=simgrid),
+// and a forced choice winning over either.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { readSettings } from '../../src/config/tunables.ts';
+import { Op } from '../../src/comm/ops.ts';
+import { selectAllgather, selectAllreduce, selectAlltoall, selectBarrier, selectBcast, selectBcastInto, selectGather, selectReduce, selectScatter, selectVectorExchange } from '../../src/comm/collectives/select.ts';
+
+const tsmpi = readSettings({});
+const simgrid = readSettings({ TSMPI_COLL_RULES: 'simgrid' });
+const pairs = (n: number, bytes: number): Uint8Array[] => Array.from({ length: n }, () => new Uint8Array(bytes));
+
+test("tsmpi's rules are the runtime's defaults", () => {
+  assert.equal(selectBarrier(tsmpi), 'dissemination');
+  assert.equal(selectBcast(tsmpi), 'binomial');
+  assert.equal(selectBcastInto(tsmpi, 8, 1 << 20), 'scatter-allgather');
+  assert.equal(selectReduce(tsmpi), 'binomial');
+  assert.equal(selectAllreduce(tsmpi, 8, 1, Op.sum), 'recursive-doubling');
+  assert.equal(selectGather(tsmpi), 'binomial');
+  assert.equal(selectScatter(tsmpi), 'binomial');
+  assert.equal(selectAllgather(tsmpi), 'bruck');
+  assert.equal(selectAlltoall(tsmpi, 64, pairs(64, 4)), 'pairwise');
+  assert.equal(selectVectorExchange(tsmpi), 'rounds');
+});
+
+test("SimGrid's rules pick SimGrid 3.32's algorithms", () => {
+  assert.equal(selectBarrier(simgrid), 'linear');
+  assert.equal(selectBcast(simgrid), 'binomial-blocking');
+  assert.equal(selectBcastInto(simgrid, 8, 1 << 20), 'binomial-blocking');
+  assert.equal(selectReduce(simgrid), 'linear');
+  assert.equal(selectAllreduce(simgrid, 8, new Float64Array(1 << 16), Op.sum), 'reduce-bcast');
+  assert.equal(selectGather(simgrid), 'linear');
+  assert.equal(selectScatter(simgrid), 'linear');
+  assert.equal(selectAllgather(simgrid), 'linear');
+  assert.equal(selectVectorExchange(simgrid), 'linear');
+  // Open MPI's alltoall decision, by ranks and bytes per pair of typed arrays.
+  assert.equal(selectAlltoall(simgrid, 16, pairs(16, 262144)), 'linear');
+  assert.equal(selectAlltoall(simgrid, 16, pairs(16, 4)), 'bruck');
+  assert.equal(selectAlltoall(simgrid, 64, pairs(64, 262144)), 'xor-pairwise');
+  assert.equal(selectAlltoall(simgrid, 64, pairs(64, 1000)), 'bruck');
+  // SimGrid's pairwise needs a power of two: basic linear elsewhere.
+  assert.equal(selectAlltoall(simgrid, 96, pairs(96, 262144)), 'linear');
+  // Values whose encoded size the ranks cannot agree on: basic linear.
+  assert.equal(selectAlltoall(simgrid, 64, Array.from({ length: 64 }, () => ({ x: 1 }))), 'linear');
+});
+
+test('a forced algorithm wins over either rule set', () => {
+  const forced = readSettings({ TSMPI_COLL_RULES: 'simgrid', TSMPI_COLL_BCAST: 'binomial', TSMPI_COLL_ALLTOALL: 'pairwise', TSMPI_COLL_BARRIER: 'dissemination' });
+  assert.equal(selectBcast(forced), 'binomial');
+  assert.equal(selectAlltoall(forced, 16, pairs(16, 4)), 'pairwise');
+  assert.equal(selectBarrier(forced), 'dissemination');
+  // xor-pairwise on a size that is not a power of two falls back to the rotating pairwise.
+  assert.equal(selectAlltoall(readSettings({ TSMPI_COLL_ALLTOALL: 'xor-pairwise' }), 6, pairs(6, 4)), 'pairwise');
+});
