@@ -9,10 +9,20 @@
  * - linear: the root sends to every rank.
  */
 import { decodeEncoded, encodeValue, type Encoded } from '../codec.js';
+import { waitAll, type Request } from '../request.js';
 import { blockOffsets, type CollectiveCall } from './call.js';
 import { selectBcast, selectBcastInto } from './select.js';
 
 import { binomialChildren, binomialParent, ceilPowerOfTwo } from './tree.js';
+
+/** Sends to a tree node's children: all at once, or (binomial-blocking) each waited for in turn. */
+async function toChildren(children: readonly number[], blocking: boolean, send: (child: number) => Request<void>): Promise<void> {
+  if (!blocking) {
+    await waitAll(children.map(send));
+    return;
+  }
+  for (const child of children) await send(child).wait();
+}
 
 export async function bcast<T>(call: CollectiveCall, value: T, root: number): Promise<T> {
   const { rank, size } = call;
@@ -35,11 +45,7 @@ export async function bcast<T>(call: CollectiveCall, value: T, root: number): Pr
     const { parent } = binomialParent(vrank);
     encoded = await call.recvEncoded((parent + root) % size).wait();
   }
-  if (selectBcast(call.settings) === 'binomial-blocking') {
-    for (const child of binomialChildren(vrank, size)) await call.sendEncoded(encoded, (child + root) % size).wait();
-  } else {
-    await Promise.all(binomialChildren(vrank, size).map((child) => call.sendEncoded(encoded, (child + root) % size).wait()));
-  }
+  await toChildren(binomialChildren(vrank, size), selectBcast(call.settings) === 'binomial-blocking', (child) => call.sendEncoded(encoded, (child + root) % size));
   return vrank === 0 ? value : (decodeEncoded(encoded) as T);
 }
 
@@ -61,11 +67,7 @@ export async function bcastBytes(call: CollectiveCall, bytes: Uint8Array, root: 
   const vrank = (rank - root + size) % size;
   if (algorithm === 'binomial' || algorithm === 'binomial-blocking') {
     if (vrank !== 0) await call.recvInto(bytes, (binomialParent(vrank).parent + root) % size).wait();
-    if (algorithm === 'binomial-blocking') {
-      for (const child of binomialChildren(vrank, size)) await call.send(bytes, (child + root) % size).wait();
-    } else {
-      await Promise.all(binomialChildren(vrank, size).map((child) => call.send(bytes, (child + root) % size).wait()));
-    }
+    await toChildren(binomialChildren(vrank, size), algorithm === 'binomial-blocking', (child) => call.send(bytes, (child + root) % size));
     return;
   }
   // Scatter-allgather: block b belongs to vrank b.

@@ -139,4 +139,3 @@ export function simgridAlltoallAlgorithm(n: number, bytesPerPair: number): 'basi
   if (n < 4096) return b < 1024 ? 'bruck' : 'basic-linear';
   return b < 2048 ? 'bruck' : 'basic-linear';
 }
-
