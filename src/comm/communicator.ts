@@ -16,18 +16,22 @@ import { alltoall, alltoallv } from './collectives/alltoall.js';
 import { barrier } from './collectives/barrier.js';
 import { bcast, bcastBytes } from './collectives/bcast.js';
 import { CollectiveCall } from './collectives/call.js';
+import { runSteps, ScheduleRequest, withResult, type Steps } from './collectives/steps.js';
 import { gather, gatherv, type Concatenated } from './collectives/gather.js';
 import { reduce } from './collectives/reduce.js';
 import { scan, exscan } from './collectives/scan.js';
 import { scatter, scatterv } from './collectives/scatter.js';
 import type { Endpoint } from './endpoint.js';
 import { ErrorCode, TsmpiError } from '../errors.js';
-import { ANY_SOURCE, ANY_TAG } from './matching.js';
+import { ANY_SOURCE, ANY_TAG, PROC_NULL } from './matching.js';
 import type { CommunicatorLabel } from './context-names.js';
 import { checkOp, type AnyOp, type ReduceOp } from './ops.js';
-import type { Request, Status } from './request.js';
+import { Request, type Status } from './request.js';
 
-export { ANY_SOURCE, ANY_TAG };
+export { ANY_SOURCE, ANY_TAG, PROC_NULL };
+/** What a receive from or a probe of PROC_NULL reports. */
+const NULL_STATUS: Status = Object.freeze({ source: PROC_NULL, tag: ANY_TAG, bytes: 0 });
+
 /** The largest tag a user may use (MPI_TAG_UB). */
 export const TAG_UB = 0x3fffffff;
 
@@ -36,6 +40,7 @@ export type { Concatenated };
 const collectiveOperations = [
   'barrier', 'bcast', 'bcastInto', 'reduce', 'allreduce', 'scan', 'exscan', 'gather', 'gatherv', 'scatter',
   'scatterv', 'allgather', 'allgatherv', 'alltoall', 'alltoallv', 'split', 'reducescatter',
+  'neighborAllgather', 'neighborAllgatherv', 'neighborAlltoall', 'neighborAlltoallv',
 ] as const;
 /** @internal The collectives whose calls get their own tags. */
 export type CollectiveOperation = (typeof collectiveOperations)[number];
@@ -76,6 +81,7 @@ export class Communicator {
   readonly #selfContext: number;
   readonly #label: CommunicatorLabel;
   #collectiveSeq = 0;
+  #lastCall: CollectiveCall | undefined;
   #self: Communicator | undefined;
 
   /** @internal Communicators come from `init()`, `split()` and `dup()`. */
@@ -126,7 +132,7 @@ export class Communicator {
 
   /** The world rank of communicator rank `rank`. */
   worldRankOf(rank: number): number {
-    this.#checkRank(rank, false, 'worldRankOf');
+    this.#checkMember(rank, 'worldRankOf');
     return this.#group[rank]!;
   }
 
@@ -168,6 +174,7 @@ export class Communicator {
   isend(value: unknown, dest: number, tag = 0): Request<void> {
     this.#checkRank(dest, false, 'send');
     this.#checkTag(tag, false, 'send');
+    if (dest === PROC_NULL) return this.#nullRequest('send', tag) as Request<void>;
     return this.#endpoint.isend(this.#context, this.#group[dest]!, this.rank, tag, value, 'send', dest);
   }
 
@@ -184,6 +191,7 @@ export class Communicator {
   irecv<T = unknown>(source: number = ANY_SOURCE, tag: number = ANY_TAG): Request<T> {
     this.#checkRank(source, true, 'recv');
     this.#checkTag(tag, true, 'recv');
+    if (source === PROC_NULL) return this.#nullRequest('recv', tag) as Request<T>;
     return this.#endpoint.irecv(this.#context, source, this.#worldOf(source), tag, null, 'recv') as Request<T>;
   }
 
@@ -202,6 +210,7 @@ export class Communicator {
     this.#checkBuffer(buffer, 'recvInto');
     this.#checkRank(source, true, 'recvInto');
     this.#checkTag(tag, true, 'recvInto');
+    if (source === PROC_NULL) return this.#nullRequest('recvInto', tag, true) as Request<Status>;
     return this.#endpoint.irecv(this.#context, source, this.#worldOf(source), tag, bytesOf(buffer), 'recvInto') as Request<Status>;
   }
 
@@ -218,6 +227,7 @@ export class Communicator {
   async probe(source: number = ANY_SOURCE, tag: number = ANY_TAG): Promise<Status> {
     this.#checkRank(source, true, 'probe');
     this.#checkTag(tag, true, 'probe');
+    if (source === PROC_NULL) return NULL_STATUS;
     let status: Status | undefined;
     await this.#endpoint.waitUntil(() => (status = this.#endpoint.iprobe(this.#context, source, tag)) !== undefined, {
       operation: 'probe',
@@ -232,59 +242,125 @@ export class Communicator {
   iprobe(source: number = ANY_SOURCE, tag: number = ANY_TAG): Status | undefined {
     this.#checkRank(source, true, 'iprobe');
     this.#checkTag(tag, true, 'iprobe');
+    if (source === PROC_NULL) return NULL_STATUS;
     return this.#endpoint.iprobe(this.#context, source, tag);
   }
 
   // ---- collectives ----------------------------------------------------------------------------
+  // Each collective is one generator of steps (src/comm/collectives/steps.ts): the blocking call
+  // awaits its steps, the nonblocking one (`i` + name, MPI-3) returns a Request that the rank's
+  // progress advances at every poll and wait. Calls of either kind take their place in the
+  // communicator's sequence when made, so several may be in flight, completing in any order.
 
   /** Waits until every rank of the communicator has called barrier. */
   barrier(): Promise<void> {
-    return barrier(this.#call('barrier'));
+    return runSteps(barrier(this.#call('barrier')));
+  }
+
+  /** Starts a barrier; the request completes once every rank has started its barrier (MPI_Ibarrier). */
+  ibarrier(): Request<void> {
+    return this.#start(barrier(this.#call('barrier', 'ibarrier')));
   }
 
   /** Returns the root's `value` on every rank (the argument is ignored on other ranks). */
   bcast<T>(value: T, root = 0): Promise<T> {
-    this.#checkRank(root, false, 'bcast');
-    return bcast(this.#call('bcast'), value, root);
+    this.#checkMember(root, 'bcast');
+    return runSteps(bcast(this.#call('bcast'), value, root));
+  }
+
+  /** Starts a {@link bcast}; the request's result is the root's value. */
+  ibcast<T>(value: T, root = 0): Request<T> {
+    this.#checkMember(root, 'ibcast');
+    return this.#start(bcast(this.#call('bcast', 'ibcast'), value, root));
   }
 
   /** Copies the root's buffer into every rank's `buffer` (same byte length everywhere). */
-  async bcastInto<B extends BufferLike>(buffer: B, root = 0): Promise<B> {
-    this.#checkBuffer(buffer, 'bcastInto');
-    this.#checkRank(root, false, 'bcastInto');
-    await bcastBytes(this.#call('bcastInto'), bytesOf(buffer), root);
-    return buffer;
+  bcastInto<B extends BufferLike>(buffer: B, root = 0): Promise<B> {
+    return runSteps(this.#bcastInto(buffer, root, 'bcastInto'));
+  }
+
+  /** Starts a {@link bcastInto}; the request's result is `buffer`, filled. */
+  ibcastInto<B extends BufferLike>(buffer: B, root = 0): Request<B> {
+    return this.#start(this.#bcastInto(buffer, root, 'ibcastInto'));
+  }
+
+  #bcastInto<B extends BufferLike>(buffer: B, root: number, operation: string): Steps<B> {
+    this.#checkBuffer(buffer, operation);
+    this.#checkMember(root, operation);
+    return withResult(bcastBytes(this.#call('bcastInto', operation), bytesOf(buffer), root), buffer);
   }
 
   /** Combines every rank's value with `op` in rank order; the result on `root`, undefined elsewhere. */
   reduce<T>(value: T, op: AnyOp<T>, root = 0): Promise<T | undefined> {
-    checkOp(op, 'reduce', this.#endpoint.rank);
-    this.#checkRank(root, false, 'reduce');
-    return reduce(this.#call('reduce'), value, op as ReduceOp, root);
+    return runSteps(this.#reduce(value, op, root, 'reduce'));
+  }
+
+  /** Starts a {@link reduce}. */
+  ireduce<T>(value: T, op: AnyOp<T>, root = 0): Request<T | undefined> {
+    return this.#start(this.#reduce(value, op, root, 'ireduce'));
+  }
+
+  #reduce<T>(value: T, op: AnyOp<T>, root: number, operation: string): Steps<T | undefined> {
+    checkOp(op, operation, this.#endpoint.rank);
+    this.#checkMember(root, operation);
+    return reduce(this.#call('reduce', operation), value, op as ReduceOp, root);
   }
 
   /** Combines every rank's value with `op`; the result on every rank. */
   allreduce<T>(value: T, op: AnyOp<T>): Promise<T> {
     checkOp(op, 'allreduce', this.#endpoint.rank);
-    return allreduce(this.#call('allreduce'), value, op as ReduceOp);
+    return runSteps(allreduce(this.#call('allreduce'), value, op as ReduceOp));
+  }
+
+  /**
+   * Starts an {@link allreduce}: compute meanwhile and `test()` now and then (each test moves the
+   * reduction on), or `wait()` for the result.
+   * @example
+   * ```ts
+   * const sum = comm.iallreduce(local, Op.sum);
+   * while (!sum.test()) doSomeWork();
+   * const total = await sum.wait();
+   * ```
+   */
+  iallreduce<T>(value: T, op: AnyOp<T>): Request<T> {
+    checkOp(op, 'iallreduce', this.#endpoint.rank);
+    return this.#start(allreduce(this.#call('allreduce', 'iallreduce'), value, op as ReduceOp));
   }
 
   /** Inclusive prefix reduction: rank r gets x0 op ... op xr. */
   scan<T>(value: T, op: AnyOp<T>): Promise<T> {
     checkOp(op, 'scan', this.#endpoint.rank);
-    return scan(this.#call('scan'), value, op as ReduceOp);
+    return runSteps(scan(this.#call('scan'), value, op as ReduceOp));
+  }
+
+  /** Starts a {@link scan}. */
+  iscan<T>(value: T, op: AnyOp<T>): Request<T> {
+    checkOp(op, 'iscan', this.#endpoint.rank);
+    return this.#start(scan(this.#call('scan', 'iscan'), value, op as ReduceOp));
   }
 
   /** Exclusive prefix reduction: rank r gets x0 op ... op x(r-1); undefined on rank 0. */
   exscan<T>(value: T, op: AnyOp<T>): Promise<T | undefined> {
     checkOp(op, 'exscan', this.#endpoint.rank);
-    return exscan(this.#call('exscan'), value, op as ReduceOp);
+    return runSteps(exscan(this.#call('exscan'), value, op as ReduceOp));
+  }
+
+  /** Starts an {@link exscan}. */
+  iexscan<T>(value: T, op: AnyOp<T>): Request<T | undefined> {
+    checkOp(op, 'iexscan', this.#endpoint.rank);
+    return this.#start(exscan(this.#call('exscan', 'iexscan'), value, op as ReduceOp));
   }
 
   /** Every rank's value, in rank order, on `root`; undefined elsewhere. */
   gather<T>(value: T, root = 0): Promise<T[] | undefined> {
-    this.#checkRank(root, false, 'gather');
-    return gather(this.#call('gather'), value, root);
+    this.#checkMember(root, 'gather');
+    return runSteps(gather(this.#call('gather'), value, root));
+  }
+
+  /** Starts a {@link gather}. */
+  igather<T>(value: T, root = 0): Request<T[] | undefined> {
+    this.#checkMember(root, 'igather');
+    return this.#start(gather(this.#call('gather', 'igather'), value, root));
   }
 
   /**
@@ -292,37 +368,74 @@ export class Communicator {
    * Pass `counts` when every rank knows them, to skip gathering them.
    */
   gatherv<A extends TypedArray>(data: A, root = 0, counts?: readonly number[]): Promise<Concatenated<A> | undefined> {
-    this.#checkTyped(data, 'gatherv');
-    this.#checkRank(root, false, 'gatherv');
-    return gatherv(this.#call('gatherv'), data, root, counts);
+    return runSteps(this.#gatherv(data, root, counts, 'gatherv'));
+  }
+
+  /** Starts a {@link gatherv}. */
+  igatherv<A extends TypedArray>(data: A, root = 0, counts?: readonly number[]): Request<Concatenated<A> | undefined> {
+    return this.#start(this.#gatherv(data, root, counts, 'igatherv'));
+  }
+
+  #gatherv<A extends TypedArray>(data: A, root: number, counts: readonly number[] | undefined, operation: string): Steps<Concatenated<A> | undefined> {
+    this.#checkTyped(data, operation);
+    this.#checkMember(root, operation);
+    return gatherv(this.#call('gatherv', operation), data, root, counts);
   }
 
   /** Rank r gets `values[r]` of the root (other ranks pass undefined). */
   scatter<T>(values: readonly T[] | undefined, root = 0): Promise<T> {
-    this.#checkRank(root, false, 'scatter');
-    return scatter(this.#call('scatter'), values, root);
+    this.#checkMember(root, 'scatter');
+    return runSteps(scatter(this.#call('scatter'), values, root));
+  }
+
+  /** Starts a {@link scatter}. */
+  iscatter<T>(values: readonly T[] | undefined, root = 0): Request<T> {
+    this.#checkMember(root, 'iscatter');
+    return this.#start(scatter(this.#call('scatter', 'iscatter'), values, root));
   }
 
   /** Rank r gets `counts[r]` elements of the root's typed array (others pass undefined). */
   scatterv<A extends TypedArray>(data: A | undefined, counts: readonly number[] | undefined, root = 0): Promise<A> {
-    this.#checkRank(root, false, 'scatterv');
-    return scatterv(this.#call('scatterv'), data, counts, root);
+    this.#checkMember(root, 'scatterv');
+    return runSteps(scatterv(this.#call('scatterv'), data, counts, root));
+  }
+
+  /** Starts a {@link scatterv}. */
+  iscatterv<A extends TypedArray>(data: A | undefined, counts: readonly number[] | undefined, root = 0): Request<A> {
+    this.#checkMember(root, 'iscatterv');
+    return this.#start(scatterv(this.#call('scatterv', 'iscatterv'), data, counts, root));
   }
 
   /** Every rank's value, in rank order, on every rank. */
   allgather<T>(value: T): Promise<T[]> {
-    return allgather(this.#call('allgather'), value);
+    return runSteps(allgather(this.#call('allgather'), value));
+  }
+
+  /** Starts an {@link allgather}. */
+  iallgather<T>(value: T): Request<T[]> {
+    return this.#start(allgather(this.#call('allgather', 'iallgather'), value));
   }
 
   /** Concatenates every rank's typed array (any lengths) on every rank. */
   allgatherv<A extends TypedArray>(data: A, counts?: readonly number[]): Promise<Concatenated<A>> {
     this.#checkTyped(data, 'allgatherv');
-    return allgatherv(this.#call('allgatherv'), data, counts);
+    return runSteps(allgatherv(this.#call('allgatherv'), data, counts));
+  }
+
+  /** Starts an {@link allgatherv}. */
+  iallgatherv<A extends TypedArray>(data: A, counts?: readonly number[]): Request<Concatenated<A>> {
+    this.#checkTyped(data, 'iallgatherv');
+    return this.#start(allgatherv(this.#call('allgatherv', 'iallgatherv'), data, counts));
   }
 
   /** `values[i]` goes to rank i; returns what every rank sent to this one, in rank order. */
   alltoall<T>(values: readonly T[]): Promise<T[]> {
-    return alltoall(this.#call('alltoall'), values);
+    return runSteps(alltoall(this.#call('alltoall'), values));
+  }
+
+  /** Starts an {@link alltoall}. */
+  ialltoall<T>(values: readonly T[]): Request<T[]> {
+    return this.#start(alltoall(this.#call('alltoall', 'ialltoall'), values));
   }
 
   /**
@@ -331,7 +444,22 @@ export class Communicator {
    */
   alltoallv<A extends TypedArray>(data: A, sendCounts: readonly number[], recvCounts?: readonly number[]): Promise<Concatenated<A>> {
     this.#checkTyped(data, 'alltoallv');
-    return alltoallv(this.#call('alltoallv'), data, sendCounts, recvCounts);
+    return runSteps(alltoallv(this.#call('alltoallv'), data, sendCounts, recvCounts));
+  }
+
+  /** Starts an {@link alltoallv}. */
+  ialltoallv<A extends TypedArray>(data: A, sendCounts: readonly number[], recvCounts?: readonly number[]): Request<Concatenated<A>> {
+    this.#checkTyped(data, 'ialltoallv');
+    return this.#start(alltoallv(this.#call('alltoallv', 'ialltoallv'), data, sendCounts, recvCounts));
+  }
+
+  /** A nonblocking collective's request: its first steps run now, the rest as the rank progresses. */
+  #start<T>(steps: Steps<T>): Request<T> {
+    const endpoint = this.#endpoint;
+    // The steps were made (not yet run) by the caller, from the call #call just returned.
+    const request = new ScheduleRequest<T>(endpoint, this.#lastCall!, steps);
+    if (!request.advance()) endpoint.background.add(request);
+    return request;
   }
 
   // ---- time ----------------------------------------------------------------------------------
@@ -357,7 +485,7 @@ export class Communicator {
 
   /** The node (host) index of communicator rank `rank` in the job's node map (0 when unknown). */
   nodeOf(rank: number): number {
-    this.#checkRank(rank, false, 'nodeOf');
+    this.#checkMember(rank, 'nodeOf');
     return this.#endpoint.nodeOfWorld[this.#group[rank]!] ?? 0;
   }
 
@@ -401,7 +529,7 @@ export class Communicator {
 
   async #split(color: number | undefined, key: number, name: string): Promise<Communicator | undefined> {
     const endpoint = this.#endpoint;
-    const entries = await allgather(this.#call('split'), [color ?? -1, key, endpoint.nextContext] as [number, number, number]);
+    const entries = await runSteps(allgather(this.#call('split'), [color ?? -1, key, endpoint.nextContext] as [number, number, number]));
     let context = 0;
     for (const entry of entries) context = Math.max(context, entry[2]);
     endpoint.nextContext = context + 2;
@@ -426,6 +554,71 @@ export class Communicator {
     return (await this.#split(0, this.rank, `dup of ${this.name}`))!;
   }
 
+  // ---- topologies -----------------------------------------------------------------------------
+  // The topology classes extend Communicator, so this module cannot import them (they would be
+  // evaluated before the class they extend exists; a dynamic import would split the one-file
+  // runtime bundle): their modules install their constructors here when they load, as the
+  // public API (src/index.ts) does, and this module names their types only.
+
+  /** @internal The topology constructors, installed by src/comm/topology/ as it loads. */
+  static readonly topologies: {
+    createCart?: typeof import('./topology/cart-communicator.js').createCart;
+    createDistGraphAdjacent?: typeof import('./topology/dist-graph-communicator.js').createDistGraphAdjacent;
+  } = {};
+
+  /**
+   * Collective: a Cartesian communicator laying the first `prod(dims)` ranks out on a grid in
+   * row-major order (MPI_Cart_create); the other ranks get undefined. `periods` says which
+   * dimensions wrap around (one boolean for all, default none); `reorder` is a hint, ignored.
+   * @throws {TsmpiError} ERR_ARG when the grid needs more ranks than the communicator has
+   * @example
+   * ```ts
+   * const cart = await comm.createCart(computeDims(comm.size, 2), [true, false]);
+   * const { source, dest } = cart!.shift(0, 1);
+   * ```
+   */
+  createCart(
+    dims: readonly number[],
+    periods: boolean | readonly boolean[] = false,
+    reorder = false,
+  ): Promise<import('./topology/cart-communicator.js').CartCommunicator | undefined> {
+    return this.#topology('createCart', Communicator.topologies.createCart)(this, dims, periods, reorder);
+  }
+
+  /**
+   * Collective: a distributed graph communicator (MPI_Dist_graph_create_adjacent): this rank
+   * receives from `sources` and sends to `destinations` in the neighbour collectives. An edge
+   * a -> b must be in a's destinations and b's sources alike (checked: ERR_ARG on every rank).
+   * @example
+   * ```ts
+   * const right = (comm.rank + 1) % comm.size, left = (comm.rank - 1 + comm.size) % comm.size;
+   * const ring = await comm.createDistGraphAdjacent([left], [right]);
+   * const [fromLeft] = await ring.neighborAllgather(comm.rank);
+   * ```
+   */
+  createDistGraphAdjacent(
+    sources: readonly number[],
+    destinations: readonly number[],
+    options?: import('./topology/dist-graph-communicator.js').DistGraphOptions,
+  ): Promise<import('./topology/dist-graph-communicator.js').DistGraphCommunicator> {
+    return this.#topology('createDistGraphAdjacent', Communicator.topologies.createDistGraphAdjacent)(this, sources, destinations, options);
+  }
+
+  /**
+   * @internal Collective, like split(): what a communicator of this rank's colour is built from,
+   * for the topology classes to construct (undefined where `color` is undefined).
+   */
+  async splitInit(color: number | undefined, key: number, name: string): Promise<CommunicatorInit | undefined> {
+    const comm = await this.#split(color, key, name);
+    if (comm === undefined) return undefined;
+    return { endpoint: comm.#endpointOrUndefined, context: comm.#context, group: comm.#group, rank: comm.rank, settings: comm.#settings, selfContext: comm.#selfContext, name };
+  }
+
+  #topology<F>(operation: string, create: F | undefined): F {
+    if (create !== undefined) return create;
+    throw this.#error(ErrorCode.Internal, 'the topology classes were not loaded', operation, "import tsmpi's public API (from 'tsmpi' or src/index.ts), which loads them");
+  }
+
   // ---- helpers --------------------------------------------------------------------------------
 
   /**
@@ -437,12 +630,18 @@ export class Communicator {
     return this.#call(operation);
   }
 
-  #call(operation: CollectiveOperation): CollectiveCall {
+  /**
+   * The next call of the communicator's collective sequence. `name` is what reports call it
+   * (`iallreduce`); a nonblocking call shares its blocking twin's tag slot.
+   */
+  #call(operation: CollectiveOperation, name: string = operation): CollectiveCall {
     // The tag holds the call's sequence number and operation, so concurrent calls never match
     // each other's messages and mismatched calls (rank A in bcast, rank B in reduce) wait visibly
     // in the hang report instead of delivering one operation's data to the other.
     const tag = (((this.#collectiveSeq++ & 0x1ffffff) << 5) | collectiveOperations.indexOf(operation)) & TAG_UB;
-    return new CollectiveCall(this.#endpoint, this.#context + 1, this.#group, this.rank, tag, operation, this.#settings, this.#label);
+    const call = new CollectiveCall(this.#endpoint, this.#context + 1, this.#group, this.rank, tag, name, this.#settings, this.#label);
+    this.#lastCall = call;
+    return call;
   }
 
   #error(code: (typeof ErrorCode)[keyof typeof ErrorCode], message: string, operation: string, hint: string): TsmpiError {
@@ -453,15 +652,33 @@ export class Communicator {
     return rank === ANY_SOURCE ? -1 : this.#group[rank]!;
   }
 
+  /** A point-to-point rank: 0 .. size-1 or PROC_NULL, and ANY_SOURCE where `allowAny`. */
   #checkRank(rank: number, allowAny: boolean, operation: string): void {
     if (Number.isInteger(rank) && rank >= 0 && rank < this.size) return;
-    if (allowAny && rank === ANY_SOURCE) return;
-    throw this.#error(
-      ErrorCode.Rank,
-      `rank ${String(rank)} is out of range for a communicator of size ${this.size}`,
-      operation,
-      `pass a rank from 0 to ${this.size - 1}${allowAny ? ', or ANY_SOURCE' : ''}`,
-    );
+    if (rank === PROC_NULL || (allowAny && rank === ANY_SOURCE)) return;
+    throw this.#rankError(rank, operation, `pass a rank from 0 to ${this.size - 1}, PROC_NULL${allowAny ? ' or ANY_SOURCE' : ''}`);
+  }
+
+  /** A rank that must be a member: a root, a rank to translate. */
+  #checkMember(rank: number, operation: string): void {
+    if (Number.isInteger(rank) && rank >= 0 && rank < this.size) return;
+    throw this.#rankError(rank, operation, `pass a rank from 0 to ${this.size - 1}`);
+  }
+
+  #rankError(rank: number, operation: string, hint: string): TsmpiError {
+    const what = rank === PROC_NULL ? 'PROC_NULL is not a rank here' : rank === ANY_SOURCE ? 'ANY_SOURCE is not a rank here' : `rank ${String(rank)} is out of range for a communicator of size ${this.size}`;
+    return this.#error(ErrorCode.Rank, what, operation, hint);
+  }
+
+  /**
+   * A request with the null peer, complete at once (MPI_PROC_NULL): a receive reports source
+   * PROC_NULL, ANY_TAG and 0 bytes, with the value undefined (a buffer receive: its status).
+   */
+  #nullRequest(operation: string, tag: number, statusResult = false): Request<unknown> {
+    const request = new Request<unknown>(this.#endpoint, operation, PROC_NULL, tag, this.#context);
+    const status = operation === 'send' ? undefined : NULL_STATUS;
+    request.complete(statusResult ? NULL_STATUS : undefined, status);
+    return request;
   }
 
   #checkTag(tag: number, allowAny: boolean, operation: string): void {

@@ -22,6 +22,7 @@ import { ErrorCode, TsmpiError } from '../errors.js';
 import type { InboundFrame, Link, LinkEvents } from '../transport/link.js';
 import type { Progress, ProgressHost } from '../transport/progress.js';
 import type { Transport } from '../transport/transport.js';
+import { BackgroundTasks } from './background.js';
 import { bytesOf, encodeValue, rawKindOf, type Encoded } from './codec.js';
 import { ContextNames } from './context-names.js';
 import { FrameType, H_TYPE, frameType } from './frame-header.js';
@@ -46,6 +47,8 @@ export class Endpoint implements RequestDriver, ProgressHost {
   readonly names = new ContextNames();
   /** Node of each world rank (the job's node map), for topology-aware planners; empty: one node. */
   nodeOfWorld: ArrayLike<number> = [];
+  /** Nonblocking collectives' schedules and windows' targets: advanced by every poll and wait. */
+  readonly background = new BackgroundTasks();
 
   /** `progress` builds how this rank waits (and its clock) around the endpoint's polling. */
   constructor(transport: Transport, settings: Settings, progress: (host: ProgressHost) => Progress) {
@@ -57,6 +60,7 @@ export class Endpoint implements RequestDriver, ProgressHost {
       frame: (link, frame) => this.onFrame(link, frame),
       drain: () => this.engine.kick(),
       arrived: () => {
+        this.background.advance();
         // Frames from a socket may have queued work (a CTS starts a stream): wake the loop for it.
         if (this.sends.backlog.length > 0) this.engine.kick();
         this.engine.progressed();
@@ -78,11 +82,25 @@ export class Endpoint implements RequestDriver, ProgressHost {
   // ---- requests -------------------------------------------------------------------------------
 
   waitUntil(condition: () => boolean, description: RequestDescription): Promise<void> {
-    return this.engine.waitUntil(condition, description);
+    const background = this.background;
+    // A wait started before a nonblocking collective must still advance it (a rank blocked in
+    // recv forwards its part of an ibcast), so the check is made whenever the condition is.
+    return this.engine.waitUntil(() => {
+      if (background.active) background.advance();
+      return condition();
+    }, description);
   }
 
   cancel(request: Request<unknown>): boolean {
     return this.receives.cancel(request);
+  }
+
+  testPoll(): boolean {
+    const progressed = this.poll();
+    // Socket data arrives only while the event loop runs: a program polling in a loop that
+    // never awaits would wait for ever, so the engine says so (once).
+    if (!progressed && this.transport.attach !== undefined) this.engine.idlePoll?.(this.rank);
+    return progressed;
   }
 
   spinFor(request: Request<unknown>): void {
@@ -163,11 +181,13 @@ export class Endpoint implements RequestDriver, ProgressHost {
 
   /** Polls once: new writers, backlogged links, inbound frames. True when anything progressed. */
   poll(): boolean {
-    return this.poller.poll();
+    const progressed = this.poller.poll();
+    return this.background.active ? this.background.advance() || progressed : progressed;
   }
 
   /** Polls everything, new writers included (the last look before the rank sleeps). */
   pollFully(): boolean {
-    return this.poller.pollFully();
+    const progressed = this.poller.pollFully();
+    return this.background.active ? this.background.advance() || progressed : progressed;
   }
 }

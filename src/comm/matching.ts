@@ -9,6 +9,8 @@ import { Request, type RequestDriver } from './request.js';
 
 export const ANY_SOURCE = -1;
 export const ANY_TAG = -1;
+/** The null peer (MPI_PROC_NULL): a send to it or a receive from it completes at once, moving nothing. */
+export const PROC_NULL = -2;
 
 /**
  * A posted receive: the request the caller holds is the matching entry itself (one object per

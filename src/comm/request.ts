@@ -22,8 +22,8 @@ export type RequestDescription = WaitDescription;
 
 /** What a Request needs from the engine that completes it. */
 export interface RequestDriver {
-  /** Polls once; returns true when something progressed. */
-  poll(): boolean;
+  /** Polls once for test(); returns true when something progressed. */
+  testPoll(): boolean;
   /** Polls until `request` is done or the spin budget is spent (never sleeps). */
   spinFor(request: Request<unknown>): void;
   /** Resolves once `condition()` holds, polling meanwhile (spinning first, then sleeping). */
@@ -65,6 +65,11 @@ export class Request<T = unknown> implements RequestDescription {
     return this.state !== PENDING;
   }
 
+  /** @internal True once the operation failed (its error is in `error`). */
+  get failed(): boolean {
+    return this.state === FAILED;
+  }
+
   /** The status of a completed receive; undefined for sends and pending requests. */
   get status(): Status | undefined {
     return this.statusValue;
@@ -85,7 +90,7 @@ export class Request<T = unknown> implements RequestDescription {
 
   /** Makes progress once and reports whether the request has completed (never throws). */
   test(): boolean {
-    if (this.state === PENDING) this.driver.poll();
+    if (this.state === PENDING) this.driver.testPoll();
     return this.state !== PENDING;
   }
 
@@ -190,12 +195,12 @@ export async function waitAny<T>(requests: readonly Request<T>[]): Promise<{ ind
 
 /** Polls once; true when every request has completed. */
 export function testAll(requests: readonly Request<unknown>[]): boolean {
-  if (requests.length > 0) requests[0]!.driver.poll();
+  if (requests.length > 0) requests[0]!.driver.testPoll();
   return requests.every((r) => r.done);
 }
 
 /** Polls once; the index of the first completed request, or -1. */
 export function testAny(requests: readonly Request<unknown>[]): number {
-  if (requests.length > 0) requests[0]!.driver.poll();
+  if (requests.length > 0) requests[0]!.driver.testPoll();
   return requests.findIndex((r) => r.done);
 }

@@ -64,6 +64,11 @@ export interface Progress {
    * has none: real computation takes real time.
    */
   compute?(seconds: number): Promise<void>;
+  /**
+   * A test() found nothing while the rank has event-driven links (sockets): the runtime warns
+   * once when the program has polled for long without letting the event loop run.
+   */
+  idlePoll?(rank: number): void;
   /** Virtual seconds `flops` take on this rank's host (the simulator only). */
   flopsSeconds?(flops: number): number;
 }
@@ -82,6 +87,7 @@ interface Waiter {
 }
 
 const resolved = Promise.resolve();
+const IDLE_POLLING_WARNING_MS = 10_000;
 
 export class ProgressEngine implements Progress {
   readonly clock: Clock = realClock;
@@ -97,6 +103,9 @@ export class ProgressEngine implements Progress {
   private completions = 0;
   private readonly keepAlive: ReturnType<typeof setInterval>;
   private keepAliveRefs = 0;
+  /** When fruitless test() polls began without an event-loop turn since; -1: none. */
+  private idlePollingSince = -1;
+  private warnedIdlePolling = false;
   /** Sleeps that ended by the safety timeout rather than a doorbell (diagnostics). */
   timeoutWakeups = 0;
 
@@ -189,6 +198,21 @@ export class ProgressEngine implements Progress {
   /** What every waiter of this rank waits for (hang reports). */
   describeWaits(): WaitDescription[] {
     return this.waiters.map((w) => w.description);
+  }
+
+  idlePoll(rank: number): void {
+    if (this.warnedIdlePolling) return;
+    const now = performance.now();
+    if (this.idlePollingSince < 0) {
+      this.idlePollingSince = now;
+      setImmediate(() => (this.idlePollingSince = -1));
+    } else if (now - this.idlePollingSince > IDLE_POLLING_WARNING_MS) {
+      this.warnedIdlePolling = true;
+      process.stderr.write(
+        `tsmpi: warning: rank ${rank} has polled with test() for ${IDLE_POLLING_WARNING_MS / 1000} s without awaiting; ` +
+          'messages from other processes (TCP) arrive only while the program awaits: await between polls, e.g. await comm.sleep(0)\n',
+      );
+    }
   }
 
   /** Marks the rank finished for the launcher. */

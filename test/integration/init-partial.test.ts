@@ -85,5 +85,5 @@ test('a mapping file with an unknown id stops the job with the file and line', a
 test('TSMPI_MEMORY_BALANCE=shared (one node-shared arena) runs the p2p suite', { timeout: 120_000 }, async () => {
   const result = await tsmpi(['run', '-n', '3', fixture('p2p-suite.ts')], { env: { TSMPI_MEMORY_BALANCE: 'shared' } });
   assert.equal(result.code, 0, explain(result));
-  assert.equal(result.stdout.split('\n').filter((l) => l.startsWith('p2p ok ')).length, 60, explain(result));
+  assert.equal(result.stdout.split('\n').filter((l) => l.startsWith('p2p ok ')).length, 64, explain(result));
 });

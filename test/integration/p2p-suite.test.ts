@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { explain, runFixture } from '../helpers/run-job.ts';
 
-const CHECKS = 15;
+const CHECKS = 16;
 const COMMUNICATORS = 4;
 
 for (const np of [1, 2, 3, 4]) {

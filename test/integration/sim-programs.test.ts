@@ -53,7 +53,7 @@ for (const np of [2, 3]) {
   test(`the point-to-point semantics suite passes under tsmpi sim on ${np} ranks`, { timeout: 180_000 }, async () => {
     const result = await tsmpi(['sim', '-n', String(np), '--quiet', fixture('p2p-suite.ts')]);
     assert.equal(result.code, 0, explain(result));
-    assert.equal(result.stdout.split('\n').filter((l) => l.startsWith('p2p ok ')).length, 15 * 4, explain(result));
+    assert.equal(result.stdout.split('\n').filter((l) => l.startsWith('p2p ok ')).length, 16 * 4, explain(result));
   });
 }
 

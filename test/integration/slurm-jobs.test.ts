@@ -19,7 +19,7 @@ describe('SLURM, one node', { skip }, () => {
   test('srun -n 4 tsmpi exec: the point-to-point suite', { timeout: 300_000 }, async () => {
     const result = await srunExec(['-n', '4'], fixture('p2p-suite.ts'));
     assert.equal(result.code, 0, explain(result));
-    assert.equal(result.stdout.split('\n').filter((l) => l.startsWith('p2p ok ')).length, 60, explain(result));
+    assert.equal(result.stdout.split('\n').filter((l) => l.startsWith('p2p ok ')).length, 64, explain(result));
   });
 
   test('srun -n 3 tsmpi exec: the collectives suite', { timeout: 300_000 }, async () => {

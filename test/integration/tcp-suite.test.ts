@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { explain, fixture, tsmpi } from '../helpers/run-job.ts';
 
-const P2P_LINES = 15 * 4;
+const P2P_LINES = 16 * 4;
 const CCO_LINES = 12 * 4;
 const count = (stdout: string, prefix: string): number => stdout.split('\n').filter((l) => l.startsWith(prefix)).length;
 

@@ -9,7 +9,7 @@ import { ANY_SOURCE, ANY_TAG, MatchQueues, ReceiveRequest } from '../../src/comm
 import type { RequestDriver } from '../../src/comm/request.ts';
 
 const driver: RequestDriver = {
-  poll: () => false,
+  testPoll: () => false,
   spinFor: () => {},
   waitUntil: () => Promise.resolve(),
   cancel: () => false,

@@ -11,11 +11,12 @@
  */
 import { allocateLike, bytesOf, type TypedArray } from '../codec.js';
 import type { CollectiveCall } from './call.js';
+import { wait, type Steps } from './steps.js';
 import { checkCounts, checkOwnCount, displacements, type Concatenated } from './gather.js';
-import { waitAll, type Request } from '../request.js';
+import type { Request } from '../request.js';
 import { selectAllgather, selectVectorExchange } from './select.js';
 
-export async function allgather<T>(call: CollectiveCall, value: T): Promise<T[]> {
+export function* allgather<T>(call: CollectiveCall, value: T): Steps<T[]> {
   const { rank, size } = call;
   if (size === 1) return [value];
   const algorithm = selectAllgather(call.settings);
@@ -28,8 +29,8 @@ export async function allgather<T>(call: CollectiveCall, value: T): Promise<T[]>
       receives[r] = call.recv<T>(r);
     }
     const out: T[] = new Array(size);
-    for (let r = 0; r < size; r++) out[r] = r === rank ? value : await receives[r]!.wait();
-    await waitAll(sends);
+    for (let r = 0; r < size; r++) out[r] = r === rank ? value : yield* wait(receives[r]!);
+    yield sends;
     return out;
   }
   if (algorithm === 'ring') {
@@ -40,7 +41,7 @@ export async function allgather<T>(call: CollectiveCall, value: T): Promise<T[]>
     for (let step = 0; step < size - 1; step++) {
       const sendIndex = (rank - step + size) % size;
       const recvIndex = (rank - step - 1 + size) % size;
-      out[recvIndex] = await call.sendrecv<T>(out[sendIndex], right, left);
+      out[recvIndex] = yield* call.exchange<T>(out[sendIndex], right, left);
     }
     return out;
   }
@@ -49,7 +50,7 @@ export async function allgather<T>(call: CollectiveCall, value: T): Promise<T[]>
     let held: T[] = [value];
     for (let mask = 1; mask < size; mask *= 2) {
       const partner = rank ^ mask;
-      const other = await call.sendrecv<T[]>(held, partner, partner);
+      const other = yield* call.exchange<T[]>(held, partner, partner);
       held = partner < rank ? other.concat(held) : held.concat(other);
     }
     return held;
@@ -58,7 +59,7 @@ export async function allgather<T>(call: CollectiveCall, value: T): Promise<T[]>
   const items: T[] = [value];
   for (let distance = 1; distance < size; distance *= 2) {
     const count = Math.min(distance, size - distance);
-    const received = await call.sendrecv<T[]>(items.slice(0, count), (rank - distance + size) % size, (rank + distance) % size);
+    const received = yield* call.exchange<T[]>(items.slice(0, count), (rank - distance + size) % size, (rank + distance) % size);
     for (const item of received) items.push(item);
   }
   const out: T[] = new Array(size);
@@ -66,7 +67,7 @@ export async function allgather<T>(call: CollectiveCall, value: T): Promise<T[]>
   return out;
 }
 
-export async function allgatherv<A extends TypedArray>(call: CollectiveCall, data: A, knownCounts?: readonly number[]): Promise<Concatenated<A>> {
+export function* allgatherv<A extends TypedArray>(call: CollectiveCall, data: A, knownCounts?: readonly number[]): Steps<Concatenated<A>> {
   const { rank, size } = call;
   let counts: number[];
   if (knownCounts !== undefined) {
@@ -74,7 +75,7 @@ export async function allgatherv<A extends TypedArray>(call: CollectiveCall, dat
     checkOwnCount(knownCounts, data.length, call.operation, rank);
     counts = [...knownCounts];
   } else {
-    counts = await allgather(call, data.length);
+    counts = yield* allgather(call, data.length);
   }
   const displs = displacements(counts);
   const out = allocateLike(data, displs[size - 1]! + counts[size - 1]!);
@@ -87,7 +88,7 @@ export async function allgatherv<A extends TypedArray>(call: CollectiveCall, dat
       if (data.length > 0) requests.push(call.send(data, r));
       if (counts[r]! > 0) requests.push(call.recvInto(bytesOf(block(r)), r));
     }
-    await waitAll(requests);
+    yield requests;
     return { data: out, counts, displs };
   }
   const right = (rank + 1) % size;
@@ -97,8 +98,8 @@ export async function allgatherv<A extends TypedArray>(call: CollectiveCall, dat
     const recvBlock = block((rank - step - 1 + size) % size);
     const receive = recvBlock.length > 0 ? call.recvInto(bytesOf(recvBlock), left) : undefined;
     const send = sendBlock.length > 0 ? call.send(sendBlock, right) : undefined;
-    if (receive) await receive.wait();
-    if (send) await send.wait();
+    if (receive) yield* wait(receive);
+    if (send) yield* wait(send);
   }
   return { data: out, counts, displs };
 }

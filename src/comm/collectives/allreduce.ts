@@ -14,22 +14,23 @@ import { ErrorCode, TsmpiError } from '../../errors.js';
 import { inPlaceCombiner, type ReduceOp } from '../ops.js';
 import { bcast } from './bcast.js';
 import { blockOffsets, floorPowerOfTwo, type CollectiveCall } from './call.js';
+import { wait, type Steps } from './steps.js';
 import { reduce } from './reduce.js';
 import { selectAllreduce } from './select.js';
 
-export async function allreduce<T>(call: CollectiveCall, value: T, op: ReduceOp): Promise<T> {
+export function* allreduce<T>(call: CollectiveCall, value: T, op: ReduceOp): Steps<T> {
   const { size } = call;
   if (size === 1) return value;
   const algorithm = selectAllreduce(call.settings, size, value, op);
-  if (algorithm === 'ring') return (await ringAllreduce(call, value as unknown as TypedArray, op)) as unknown as T;
+  if (algorithm === 'ring') return (yield* ringAllreduce(call, value as unknown as TypedArray, op)) as unknown as T;
   if (algorithm === 'reduce-bcast') {
-    const reduced = await reduce(call, value, op, 0);
-    return bcast(call, reduced as T, 0);
+    const reduced = yield* reduce(call, value, op, 0);
+    return yield* bcast(call, reduced as T, 0);
   }
-  return recursiveDoubling(call, value, op);
+  return yield* recursiveDoubling(call, value, op);
 }
 
-async function recursiveDoubling<T>(call: CollectiveCall, value: T, op: ReduceOp): Promise<T> {
+function* recursiveDoubling<T>(call: CollectiveCall, value: T, op: ReduceOp): Steps<T> {
   const { rank, size } = call;
   const pof2 = floorPowerOfTwo(size);
   const rem = size - pof2;
@@ -37,10 +38,10 @@ async function recursiveDoubling<T>(call: CollectiveCall, value: T, op: ReduceOp
   let newRank: number;
   if (rank < 2 * rem) {
     if (rank % 2 === 0) {
-      await call.send(acc, rank + 1).wait();
+      yield* wait(call.send(acc, rank + 1));
       newRank = -1;
     } else {
-      const lower = await call.recv<T>(rank - 1).wait();
+      const lower = yield* wait(call.recv<T>(rank - 1));
       acc = call.combine<T>(op, lower, acc, rank - 1, rank);
       newRank = rank >> 1;
     }
@@ -51,18 +52,18 @@ async function recursiveDoubling<T>(call: CollectiveCall, value: T, op: ReduceOp
     for (let mask = 1; mask < pof2; mask *= 2) {
       const newDest = newRank ^ mask;
       const dest = newDest < rem ? newDest * 2 + 1 : newDest + rem;
-      const other = await call.sendrecv<T>(acc, dest, dest);
+      const other = yield* call.exchange<T>(acc, dest, dest);
       acc = dest < rank ? call.combine<T>(op, other, acc, dest, rank) : call.combine<T>(op, acc, other, rank, dest);
     }
   }
   if (rank < 2 * rem) {
-    if (rank % 2 === 1) await call.send(acc, rank - 1).wait();
-    else acc = await call.recv<T>(rank + 1).wait();
+    if (rank % 2 === 1) yield* wait(call.send(acc, rank - 1));
+    else acc = yield* wait(call.recv<T>(rank + 1));
   }
   return acc;
 }
 
-async function ringAllreduce(call: CollectiveCall, value: TypedArray, op: ReduceOp): Promise<TypedArray> {
+function* ringAllreduce(call: CollectiveCall, value: TypedArray, op: ReduceOp): Steps<TypedArray> {
   const { rank, size } = call;
   const combineInto = inPlaceCombiner(op)!;
   const acc = value.slice() as TypedArray;
@@ -78,14 +79,14 @@ async function ringAllreduce(call: CollectiveCall, value: TypedArray, op: Reduce
     const recvBlock = (rank - step - 1 + size) % size;
     const into = block(recvBlock);
     const incoming = scratch.subarray(0, into.length) as TypedArray;
-    await ringStep(call, op, value, bytesOf(block(sendBlock)), right, bytesOf(incoming), left);
+    yield* ringStep(call, op, value, bytesOf(block(sendBlock)), right, bytesOf(incoming), left);
     combineInto(into, incoming);
   }
   // Allgather: circulate the reduced blocks.
   for (let step = 0; step < size - 1; step++) {
     const sendBlock = (rank + 1 - step + size) % size;
     const recvBlock = (rank - step + size) % size;
-    await ringStep(call, op, value, bytesOf(block(sendBlock)), right, bytesOf(block(recvBlock)), left);
+    yield* ringStep(call, op, value, bytesOf(block(sendBlock)), right, bytesOf(block(recvBlock)), left);
   }
   return acc;
 }
@@ -95,10 +96,10 @@ async function ringAllreduce(call: CollectiveCall, value: TypedArray, op: Reduce
  * the left neighbour passed a typed array of another length (a smaller one would otherwise be
  * combined silently with stale bytes).
  */
-async function ringStep(call: CollectiveCall, op: ReduceOp, own: TypedArray, bytes: Uint8Array, dest: number, into: Uint8Array, source: number): Promise<void> {
+function* ringStep(call: CollectiveCall, op: ReduceOp, own: TypedArray, bytes: Uint8Array, dest: number, into: Uint8Array, source: number): Steps<void> {
   let arrived: number | undefined;
   try {
-    arrived = (await call.sendrecvBytes(bytes, dest, into, source)).bytes;
+    arrived = (yield* call.exchangeBytes(bytes, dest, into, source)).bytes;
   } catch (error) {
     if (error instanceof TsmpiError && error.code === ErrorCode.Truncate) throw call.blockMismatch(op, own, undefined, into.byteLength, source);
     throw error;

@@ -14,11 +14,12 @@
 import { allocateLike, bytesOf, type TypedArray } from '../codec.js';
 import { ErrorCode, TsmpiError } from '../../errors.js';
 import type { CollectiveCall } from './call.js';
+import { wait, type Steps } from './steps.js';
 import { checkCounts, displacements, type Concatenated } from './gather.js';
-import { waitAll, type Request } from '../request.js';
+import type { Request } from '../request.js';
 import { selectAlltoall, selectVectorExchange } from './select.js';
 
-export async function alltoall<T>(call: CollectiveCall, values: readonly T[]): Promise<T[]> {
+export function* alltoall<T>(call: CollectiveCall, values: readonly T[]): Steps<T[]> {
   const { rank, size } = call;
   if (!Array.isArray(values) || values.length !== size) {
     throw new TsmpiError(ErrorCode.Count, `alltoall needs an array of ${size} values (values[i] goes to rank i)`, {
@@ -35,14 +36,14 @@ export async function alltoall<T>(call: CollectiveCall, values: readonly T[]): P
     for (let r = (rank + 1) % size; r !== rank; r = (r + 1) % size) receives[r] = call.recv<T>(r);
     const sends: Request<void>[] = [];
     for (let r = (rank - 1 + size) % size; r !== rank; r = (r - 1 + size) % size) sends.push(call.send(values[r], r));
-    for (let r = 0; r < size; r++) if (r !== rank) out[r] = await receives[r]!.wait();
-    await waitAll(sends);
+    for (let r = 0; r < size; r++) if (r !== rank) out[r] = yield* wait(receives[r]!);
+    yield sends;
     return out;
   }
   if (algorithm === 'xor-pairwise') {
     for (let step = 1; step < size; step++) {
       const peer = rank ^ step;
-      out[peer] = await call.sendrecv<T>(values[peer], peer, peer);
+      out[peer] = yield* call.exchange<T>(values[peer], peer, peer);
     }
     return out;
   }
@@ -53,7 +54,7 @@ export async function alltoall<T>(call: CollectiveCall, values: readonly T[]): P
     for (let distance = 1; distance < size; distance *= 2) {
       const moving: number[] = [];
       for (let i = 1; i < size; i++) if (i & distance) moving.push(i);
-      const received = await call.sendrecv<T[]>(
+      const received = yield* call.exchange<T[]>(
         moving.map((i) => items[i]),
         (rank + distance) % size,
         (rank - distance + size) % size,
@@ -66,12 +67,12 @@ export async function alltoall<T>(call: CollectiveCall, values: readonly T[]): P
   for (let step = 1; step < size; step++) {
     const dest = (rank + step) % size;
     const source = (rank - step + size) % size;
-    out[source] = await call.sendrecv<T>(values[dest], dest, source);
+    out[source] = yield* call.exchange<T>(values[dest], dest, source);
   }
   return out;
 }
 
-export async function alltoallv<A extends TypedArray>(call: CollectiveCall, data: A, sendCounts: readonly number[], knownRecvCounts?: readonly number[]): Promise<Concatenated<A>> {
+export function* alltoallv<A extends TypedArray>(call: CollectiveCall, data: A, sendCounts: readonly number[], knownRecvCounts?: readonly number[]): Steps<Concatenated<A>> {
   const { rank, size } = call;
   checkCounts(sendCounts, size, call.operation, rank, 'sendCounts');
   const sendDispls = displacements(sendCounts);
@@ -88,7 +89,7 @@ export async function alltoallv<A extends TypedArray>(call: CollectiveCall, data
     checkCounts(knownRecvCounts, size, call.operation, rank, 'recvCounts');
     recvCounts = [...knownRecvCounts];
   } else {
-    recvCounts = await alltoall(call, [...sendCounts]);
+    recvCounts = yield* alltoall(call, [...sendCounts]);
   }
   const recvDispls = displacements(recvCounts);
   const out = allocateLike(data, recvDispls[size - 1]! + recvCounts[size - 1]!);
@@ -98,7 +99,7 @@ export async function alltoallv<A extends TypedArray>(call: CollectiveCall, data
     const requests: Request<unknown>[] = [];
     for (let r = 0; r < size; r++) if (r !== rank && recvCounts[r]! > 0) requests.push(call.recvInto(bytesOf(out.subarray(recvDispls[r]!, recvDispls[r]! + recvCounts[r]!)), r));
     for (let r = 0; r < size; r++) if (r !== rank && sendCounts[r]! > 0) requests.push(call.send(data.subarray(sendDispls[r]!, sendDispls[r]! + sendCounts[r]!), r));
-    await waitAll(requests);
+    yield requests;
     return { data: out, counts: recvCounts, displs: recvDispls };
   }
   for (let step = 1; step < size; step++) {
@@ -107,8 +108,8 @@ export async function alltoallv<A extends TypedArray>(call: CollectiveCall, data
     const into = out.subarray(recvDispls[source]!, recvDispls[source]! + recvCounts[source]!);
     const receive = into.length > 0 ? call.recvInto(bytesOf(into), source) : undefined;
     const send = sendCounts[dest]! > 0 ? call.send(data.subarray(sendDispls[dest]!, sendDispls[dest]! + sendCounts[dest]!), dest) : undefined;
-    if (receive) await receive.wait();
-    if (send) await send.wait();
+    if (receive) yield* wait(receive);
+    if (send) yield* wait(send);
   }
   return { data: out, counts: recvCounts, displs: recvDispls };
 }

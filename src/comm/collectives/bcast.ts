@@ -9,33 +9,34 @@
  * - linear: the root sends to every rank.
  */
 import { decodeEncoded, encodeValue, type Encoded } from '../codec.js';
-import { waitAll, type Request } from '../request.js';
+import type { Request } from '../request.js';
 import { blockOffsets, type CollectiveCall } from './call.js';
+import { wait, type Steps } from './steps.js';
 import { selectBcast, selectBcastInto } from './select.js';
 
 import { binomialChildren, binomialParent, ceilPowerOfTwo } from './tree.js';
 
 /** Sends to a tree node's children: all at once, or (binomial-blocking) each waited for in turn. */
-async function toChildren(children: readonly number[], blocking: boolean, send: (child: number) => Request<void>): Promise<void> {
+function* toChildren(children: readonly number[], blocking: boolean, send: (child: number) => Request<void>): Steps<void> {
   if (!blocking) {
-    await waitAll(children.map(send));
+    yield children.map(send);
     return;
   }
-  for (const child of children) await send(child).wait();
+  for (const child of children) yield* wait(send(child));
 }
 
-export async function bcast<T>(call: CollectiveCall, value: T, root: number): Promise<T> {
+export function* bcast<T>(call: CollectiveCall, value: T, root: number): Steps<T> {
   const { rank, size } = call;
   if (size === 1) return value;
   if (selectBcast(call.settings) === 'linear') {
     if (rank === root) {
       const encoded = encodeValue(value, rank, call.operation);
-      const sends = [];
-      for (let r = 0; r < size; r++) if (r !== root) sends.push(call.sendEncoded(encoded, r).wait());
-      await Promise.all(sends);
+      const sends: Request<void>[] = [];
+      for (let r = 0; r < size; r++) if (r !== root) sends.push(call.sendEncoded(encoded, r));
+      yield sends;
       return value;
     }
-    return call.recv<T>(root).wait();
+    return yield* wait(call.recv<T>(root));
   }
   const vrank = (rank - root + size) % size;
   let encoded: Encoded;
@@ -43,31 +44,31 @@ export async function bcast<T>(call: CollectiveCall, value: T, root: number): Pr
     encoded = encodeValue(value, rank, call.operation);
   } else {
     const { parent } = binomialParent(vrank);
-    encoded = await call.recvEncoded((parent + root) % size).wait();
+    encoded = yield* wait(call.recvEncoded((parent + root) % size));
   }
-  await toChildren(binomialChildren(vrank, size), selectBcast(call.settings) === 'binomial-blocking', (child) => call.sendEncoded(encoded, (child + root) % size));
+  yield* toChildren(binomialChildren(vrank, size), selectBcast(call.settings) === 'binomial-blocking', (child) => call.sendEncoded(encoded, (child + root) % size));
   return vrank === 0 ? value : (decodeEncoded(encoded) as T);
 }
 
 /** Broadcasts the root's `bytes` into every rank's `bytes` (same length everywhere). */
-export async function bcastBytes(call: CollectiveCall, bytes: Uint8Array, root: number): Promise<void> {
+export function* bcastBytes(call: CollectiveCall, bytes: Uint8Array, root: number): Steps<void> {
   const { rank, size } = call;
   if (size === 1) return;
   const algorithm = selectBcastInto(call.settings, size, bytes.length);
   if (algorithm === 'linear') {
     if (rank === root) {
-      const sends = [];
-      for (let r = 0; r < size; r++) if (r !== root) sends.push(call.send(bytes, r).wait());
-      await Promise.all(sends);
+      const sends: Request<void>[] = [];
+      for (let r = 0; r < size; r++) if (r !== root) sends.push(call.send(bytes, r));
+      yield sends;
     } else {
-      await call.recvInto(bytes, root).wait();
+      yield* wait(call.recvInto(bytes, root));
     }
     return;
   }
   const vrank = (rank - root + size) % size;
   if (algorithm === 'binomial' || algorithm === 'binomial-blocking') {
-    if (vrank !== 0) await call.recvInto(bytes, (binomialParent(vrank).parent + root) % size).wait();
-    await toChildren(binomialChildren(vrank, size), algorithm === 'binomial-blocking', (child) => call.send(bytes, (child + root) % size));
+    if (vrank !== 0) yield* wait(call.recvInto(bytes, (binomialParent(vrank).parent + root) % size));
+    yield* toChildren(binomialChildren(vrank, size), algorithm === 'binomial-blocking', (child) => call.send(bytes, (child + root) % size));
     return;
   }
   // Scatter-allgather: block b belongs to vrank b.
@@ -76,19 +77,19 @@ export async function bcastBytes(call: CollectiveCall, bytes: Uint8Array, root: 
   if (vrank !== 0) {
     const { parent, mask } = binomialParent(vrank);
     const mine = range(vrank, vrank + mask);
-    if (mine.length > 0) await call.recvInto(mine, (parent + root) % size).wait();
+    if (mine.length > 0) yield* wait(call.recvInto(mine, (parent + root) % size));
   }
-  const sends = [];
+  const sends: Request<void>[] = [];
   const { parent, mask } = binomialParent(vrank);
   let m = parent < 0 ? ceilPowerOfTwo(size) : mask;
   for (m = m / 2; m >= 1; m /= 2) {
     const child = vrank + m;
     if (child < size) {
       const part = range(child, child + m);
-      if (part.length > 0) sends.push(call.send(part, (child + root) % size).wait());
+      if (part.length > 0) sends.push(call.send(part, (child + root) % size));
     }
   }
-  await Promise.all(sends);
+  yield sends;
   // Ring allgather of the blocks among vranks.
   const right = (vrank + 1) % size;
   const left = (vrank - 1 + size) % size;
@@ -99,7 +100,7 @@ export async function bcastBytes(call: CollectiveCall, bytes: Uint8Array, root: 
     const into = range(recvBlock, recvBlock + 1);
     const receive = into.length > 0 ? call.recvInto(into, (left + root) % size) : undefined;
     const send = out.length > 0 ? call.send(out, (right + root) % size) : undefined;
-    if (receive) await receive.wait();
-    if (send) await send.wait();
+    if (receive) yield* wait(receive);
+    if (send) yield* wait(send);
   }
 }

@@ -10,6 +10,7 @@ import type { Endpoint } from '../endpoint.js';
 import { ErrorCode, TsmpiError } from '../../errors.js';
 import { describeOperand, type ReduceOp } from '../ops.js';
 import type { Request, Status } from '../request.js';
+import { runSteps, wait, type Steps } from './steps.js';
 
 export class CollectiveCall {
   readonly rank: number;
@@ -17,9 +18,9 @@ export class CollectiveCall {
   readonly operation: string;
   readonly settings: Settings;
   private readonly endpoint: Endpoint;
-  private readonly context: number;
+  readonly context: number;
   private readonly group: Int32Array;
-  private readonly tag: number;
+  readonly tag: number;
   private readonly label: CommunicatorLabel;
 
   constructor(endpoint: Endpoint, context: number, group: Int32Array, rank: number, tag: number, operation: string, settings: Settings, label: CommunicatorLabel) {
@@ -93,22 +94,27 @@ export class CollectiveCall {
     );
   }
 
-  /** Sends to `dest` and receives from `source` at the same time. */
-  async sendrecv<T>(value: unknown, dest: number, source: number): Promise<T> {
+  /** Sends to `dest` and receives from `source` at the same time (a collective's step). */
+  *exchange<T>(value: unknown, dest: number, source: number): Steps<T> {
     const receive = this.recv<T>(source);
     const send = this.send(value, dest);
-    const result = await receive.wait();
-    await send.wait();
+    const result = yield* wait(receive);
+    yield send;
     return result;
   }
 
   /** Sends bytes to `dest` while receiving bytes from `source` into `into`; the receive's status. */
-  async sendrecvBytes(bytes: Uint8Array, dest: number, into: Uint8Array, source: number): Promise<Status> {
+  *exchangeBytes(bytes: Uint8Array, dest: number, into: Uint8Array, source: number): Steps<Status> {
     const receive = this.recvInto(into, source);
     const send = this.send(bytes, dest);
-    const status = await receive.wait();
-    await send.wait();
+    const status = yield* wait(receive);
+    yield send;
     return status;
+  }
+
+  /** {@link exchangeBytes}, awaited (for callers that are async functions). */
+  sendrecvBytes(bytes: Uint8Array, dest: number, into: Uint8Array, source: number): Promise<Status> {
+    return runSteps(this.exchangeBytes(bytes, dest, into, source));
   }
 }
 

@@ -9,6 +9,8 @@
 import { allocateLike, bytesOf, type TypedArray } from '../codec.js';
 import { ErrorCode, TsmpiError } from '../../errors.js';
 import type { CollectiveCall } from './call.js';
+import { wait, type Steps } from './steps.js';
+import type { Request } from '../request.js';
 import { selectGather } from './select.js';
 
 /** A concatenated typed array and the per-rank element counts and offsets it holds. */
@@ -18,28 +20,28 @@ export interface Concatenated<A extends TypedArray> {
   displs: number[];
 }
 
-export async function gather<T>(call: CollectiveCall, value: T, root: number): Promise<T[] | undefined> {
+export function* gather<T>(call: CollectiveCall, value: T, root: number): Steps<T[] | undefined> {
   const { rank, size } = call;
   if (size === 1) return [value];
   if (selectGather(call.settings) === 'linear') {
     if (rank !== root) {
-      await call.send(value, root).wait();
+      yield* wait(call.send(value, root));
       return undefined;
     }
     const receives = Array.from({ length: size }, (_, r) => (r === root ? undefined : call.recv<T>(r)));
     const out: T[] = new Array(size);
-    for (let r = 0; r < size; r++) out[r] = r === root ? value : await receives[r]!.wait();
+    for (let r = 0; r < size; r++) out[r] = r === root ? value : yield* wait(receives[r]!);
     return out;
   }
   const vrank = (rank - root + size) % size;
   let items: T[] = [value];
   for (let mask = 1; mask < size; mask *= 2) {
     if (vrank & mask) {
-      await call.send(items, (vrank - mask + root) % size).wait();
+      yield* wait(call.send(items, (vrank - mask + root) % size));
       return undefined;
     }
     if (vrank + mask < size) {
-      const child = await call.recv<T[]>((vrank + mask + root) % size).wait();
+      const child = yield* wait(call.recv<T[]>((vrank + mask + root) % size));
       items = items.concat(child);
     }
   }
@@ -78,7 +80,7 @@ export function checkOwnCount(counts: readonly number[], length: number, operati
   }
 }
 
-export async function gatherv<A extends TypedArray>(call: CollectiveCall, data: A, root: number, knownCounts?: readonly number[]): Promise<Concatenated<A> | undefined> {
+export function* gatherv<A extends TypedArray>(call: CollectiveCall, data: A, root: number, knownCounts?: readonly number[]): Steps<Concatenated<A> | undefined> {
   const { rank, size } = call;
   let counts: number[] | undefined;
   if (knownCounts !== undefined) {
@@ -86,21 +88,21 @@ export async function gatherv<A extends TypedArray>(call: CollectiveCall, data: 
     checkOwnCount(knownCounts, data.length, call.operation, rank);
     counts = [...knownCounts];
   } else {
-    counts = await gather(call, data.length, root);
+    counts = yield* gather(call, data.length, root);
   }
   if (rank !== root) {
-    if (data.length > 0) await call.send(data, root).wait();
+    if (data.length > 0) yield* wait(call.send(data, root));
     return undefined;
   }
   counts = counts!;
   const displs = displacements(counts);
   const out = allocateLike(data, displs[size - 1]! + counts[size - 1]!);
-  const receives = [];
+  const receives: Request<unknown>[] = [];
   for (let r = 0; r < size; r++) {
     const part = out.subarray(displs[r]!, displs[r]! + counts[r]!) as A;
     if (r === rank) part.set(data as never);
-    else if (counts[r]! > 0) receives.push(call.recvInto(bytesOf(part), r).wait());
+    else if (counts[r]! > 0) receives.push(call.recvInto(bytesOf(part), r));
   }
-  await Promise.all(receives);
+  yield receives;
   return { data: out, counts, displs };
 }

@@ -8,21 +8,22 @@
  */
 import type { ReduceOp } from '../ops.js';
 import type { CollectiveCall } from './call.js';
+import { wait, type Steps } from './steps.js';
 import { selectReduce } from './select.js';
 
-export async function reduce<T>(call: CollectiveCall, value: T, op: ReduceOp, root: number): Promise<T | undefined> {
+export function* reduce<T>(call: CollectiveCall, value: T, op: ReduceOp, root: number): Steps<T | undefined> {
   const { rank, size } = call;
   if (size === 1) return value;
   if (selectReduce(call.settings) === 'linear') {
     if (rank !== root) {
-      await call.send(value, root).wait();
+      yield* wait(call.send(value, root));
       return undefined;
     }
     const receives = [];
     for (let r = 0; r < size; r++) receives.push(r === root ? undefined : call.recv<T>(r));
     let acc: T | undefined;
     for (let r = 0; r < size; r++) {
-      const v = r === root ? value : await receives[r]!.wait();
+      const v = r === root ? value : yield* wait(receives[r]!);
       acc = r === 0 ? v : call.combine<T>(op, acc, v, 0, r);
     }
     return acc;
@@ -32,21 +33,21 @@ export async function reduce<T>(call: CollectiveCall, value: T, op: ReduceOp, ro
   let acc: T = value;
   for (let mask = 1; mask < size; mask *= 2) {
     if (vrank & mask) {
-      await call.send(acc, (vrank - mask + treeRoot) % size).wait();
+      yield* wait(call.send(acc, (vrank - mask + treeRoot) % size));
       break;
     }
     if (vrank + mask < size) {
       const from = (vrank + mask + treeRoot) % size;
-      const other = await call.recv<T>(from).wait();
+      const other = yield* wait(call.recv<T>(from));
       acc = call.combine<T>(op, acc, other, rank, from);
     }
   }
   if (treeRoot !== root) {
     if (rank === treeRoot) {
-      await call.send(acc, root).wait();
+      yield* wait(call.send(acc, root));
       return undefined;
     }
-    if (rank === root) return call.recv<T>(treeRoot).wait();
+    if (rank === root) return yield* wait(call.recv<T>(treeRoot));
     return undefined;
   }
   return rank === root ? acc : undefined;

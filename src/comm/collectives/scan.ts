@@ -5,15 +5,16 @@
  */
 import type { ReduceOp } from '../ops.js';
 import type { CollectiveCall } from './call.js';
+import { type Steps } from './steps.js';
 
-export async function scan<T>(call: CollectiveCall, value: T, op: ReduceOp): Promise<T> {
+export function* scan<T>(call: CollectiveCall, value: T, op: ReduceOp): Steps<T> {
   const { rank, size } = call;
   let partial = value;
   let result = value;
   for (let mask = 1; mask < size; mask *= 2) {
     const partner = rank ^ mask;
     if (partner >= size) continue;
-    const other = await call.sendrecv<T>(partial, partner, partner);
+    const other = yield* call.exchange<T>(partial, partner, partner);
     if (partner < rank) {
       partial = call.combine<T>(op, other, partial, partner, rank);
       result = call.combine<T>(op, other, result, partner, rank);
@@ -24,7 +25,7 @@ export async function scan<T>(call: CollectiveCall, value: T, op: ReduceOp): Pro
   return result;
 }
 
-export async function exscan<T>(call: CollectiveCall, value: T, op: ReduceOp): Promise<T | undefined> {
+export function* exscan<T>(call: CollectiveCall, value: T, op: ReduceOp): Steps<T | undefined> {
   const { rank, size } = call;
   let partial = value;
   let result: T | undefined;
@@ -32,7 +33,7 @@ export async function exscan<T>(call: CollectiveCall, value: T, op: ReduceOp): P
   for (let mask = 1; mask < size; mask *= 2) {
     const partner = rank ^ mask;
     if (partner >= size) continue;
-    const other = await call.sendrecv<T>(partial, partner, partner);
+    const other = yield* call.exchange<T>(partial, partner, partner);
     if (partner < rank) {
       partial = call.combine<T>(op, other, partial, partner, rank);
       result = have ? call.combine<T>(op, other, result, partner, rank) : other;

@@ -9,11 +9,13 @@
 import { allocateLike, type TypedArray } from '../codec.js';
 import { ErrorCode, TsmpiError } from '../../errors.js';
 import type { CollectiveCall } from './call.js';
+import { wait, type Steps } from './steps.js';
+import type { Request } from '../request.js';
 import { checkCounts, displacements } from './gather.js';
 import { selectScatter } from './select.js';
 import { binomialChildren, binomialParent } from './tree.js';
 
-export async function scatter<T>(call: CollectiveCall, values: readonly T[] | undefined, root: number): Promise<T> {
+export function* scatter<T>(call: CollectiveCall, values: readonly T[] | undefined, root: number): Steps<T> {
   const { rank, size } = call;
   if (rank === root && (!Array.isArray(values) || values.length !== size)) {
     throw new TsmpiError(ErrorCode.Count, `the root must pass an array of ${size} values, one per rank`, {
@@ -25,10 +27,12 @@ export async function scatter<T>(call: CollectiveCall, values: readonly T[] | un
   if (size === 1) return values![0]!;
   if (selectScatter(call.settings) === 'linear') {
     if (rank === root) {
-      await Promise.all(values!.map((v, r) => (r === root ? undefined : call.send(v, r).wait())));
+      const sends: Request<void>[] = [];
+      for (let r = 0; r < size; r++) if (r !== root) sends.push(call.send(values![r], r));
+      yield sends;
       return values![root]!;
     }
-    return call.recv<T>(root).wait();
+    return yield* wait(call.recv<T>(root));
   }
   const vrank = (rank - root + size) % size;
   // items[i] is the value of vrank (vrank + i).
@@ -37,18 +41,18 @@ export async function scatter<T>(call: CollectiveCall, values: readonly T[] | un
     items = new Array(size);
     for (let v = 0; v < size; v++) items[v] = values![(v + root) % size]!;
   } else {
-    items = await call.recv<T[]>((binomialParent(vrank).parent + root) % size).wait();
+    items = yield* wait(call.recv<T[]>((binomialParent(vrank).parent + root) % size));
   }
-  const sends = [];
+  const sends: Request<void>[] = [];
   for (const child of binomialChildren(vrank, size)) {
     const span = Math.min(child & -child, size - child);
-    sends.push(call.send(items.slice(child - vrank, child - vrank + span), (child + root) % size).wait());
+    sends.push(call.send(items.slice(child - vrank, child - vrank + span), (child + root) % size));
   }
-  await Promise.all(sends);
+  yield sends;
   return items[0]!;
 }
 
-export async function scatterv<A extends TypedArray>(call: CollectiveCall, data: A | undefined, counts: readonly number[] | undefined, root: number): Promise<A> {
+export function* scatterv<A extends TypedArray>(call: CollectiveCall, data: A | undefined, counts: readonly number[] | undefined, root: number): Steps<A> {
   const { rank, size } = call;
   if (rank === root) {
     if (data === undefined || !ArrayBuffer.isView(data)) {
@@ -64,12 +68,12 @@ export async function scatterv<A extends TypedArray>(call: CollectiveCall, data:
         hint: 'the counts must add up to the length of the root\'s data',
       });
     }
-    const sends = [];
-    for (let r = 0; r < size; r++) if (r !== root) sends.push(call.send(data.subarray(displs[r]!, displs[r]! + counts![r]!), r).wait());
-    await Promise.all(sends);
+    const sends: Request<void>[] = [];
+    for (let r = 0; r < size; r++) if (r !== root) sends.push(call.send(data.subarray(displs[r]!, displs[r]! + counts![r]!), r));
+    yield sends;
     const mine = allocateLike(data, counts![root]!);
     mine.set(data.subarray(displs[root]!, displs[root]! + counts![root]!) as never);
     return mine;
   }
-  return call.recv<A>(root).wait();
+  return yield* wait(call.recv<A>(root));
 }

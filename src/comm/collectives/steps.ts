@@ -1,0 +1,100 @@
+/**
+ * A collective written once as a generator of steps, run two ways. Each step yields what the
+ * algorithm waits for next (one request, or all of several) and gets back the result. The
+ * blocking call (`comm.allreduce`) awaits each step in turn; the nonblocking one
+ * (`comm.iallreduce`) is a ScheduleRequest that the rank's progress advances whenever it polls or
+ * looks at its waits, so the collective moves on while the program computes between `test()`
+ * calls, without an await (an async function would only resume once the program yields).
+ */
+import type { BackgroundTask } from '../background.js';
+import { Request, waitAll, type RequestDriver } from '../request.js';
+
+/** What one step waits for: a request (its result comes back), or all of several (nothing back). */
+export type Awaitable = Request<unknown> | readonly Request<unknown>[];
+/** A collective's steps, returning its result. */
+export type Steps<T> = Generator<Awaitable, T, unknown>;
+
+/** Waits for one request and returns its result (`yield* wait(request)`). */
+export function* wait<T>(request: Request<T>): Steps<T> {
+  return (yield request) as T;
+}
+
+/** The steps, then `result` (a collective that fills a caller's buffer returns the buffer). */
+export function* withResult<T>(steps: Steps<unknown>, result: T): Steps<T> {
+  yield* steps;
+  return result;
+}
+
+/** Runs the steps to the end, awaiting each (a blocking collective). */
+export async function runSteps<T>(steps: Steps<T>): Promise<T> {
+  let next = steps.next();
+  while (next.done !== true) {
+    const awaited = next.value;
+    let result: unknown;
+    try {
+      result = isRequest(awaited) ? await awaited.wait() : await waitAll(awaited);
+    } catch (error) {
+      next = steps.throw(error);
+      continue;
+    }
+    next = steps.next(result);
+  }
+  return next.value;
+}
+
+function isRequest(awaited: Awaitable): awaited is Request<unknown> {
+  return awaited instanceof Request;
+}
+
+/**
+ * A nonblocking collective: a request that completes when its steps end. `advance` runs every
+ * step whose requests are done; the endpoint calls it from its polls and waits until it returns
+ * true. The first steps run at once, so the call's first messages leave before it returns.
+ */
+export class ScheduleRequest<T> extends Request<T> implements BackgroundTask {
+  private readonly steps: Steps<T>;
+  private awaiting: Awaitable | undefined = undefined;
+
+  constructor(driver: RequestDriver, call: { readonly operation: string; readonly context: number; readonly tag: number }, steps: Steps<T>) {
+    super(driver, call.operation, -1, call.tag, call.context);
+    this.steps = steps;
+  }
+
+  advance(): boolean {
+    for (;;) {
+      let input: unknown;
+      let failure: { error: unknown } | undefined;
+      const awaited = this.awaiting;
+      if (awaited !== undefined) {
+        if (isRequest(awaited)) {
+          if (!awaited.done) return false;
+          if (awaited.failed) failure = { error: awaited.error };
+          else input = awaited.result;
+        } else {
+          for (const request of awaited) if (!request.done) return false;
+          const failed = awaited.find((request) => request.failed);
+          if (failed !== undefined) failure = { error: failed.error };
+        }
+      }
+      let next: IteratorResult<Awaitable, T>;
+      try {
+        next = failure === undefined ? this.steps.next(input) : this.steps.throw(failure.error);
+      } catch (error) {
+        this.awaiting = undefined;
+        this.fail(error);
+        return true;
+      }
+      if (next.done === true) {
+        this.awaiting = undefined;
+        this.complete(next.value);
+        return true;
+      }
+      this.awaiting = next.value;
+    }
+  }
+
+  /** A nonblocking collective cannot be cancelled (MPI forbids it). */
+  override cancel(): boolean {
+    return false;
+  }
+}

@@ -1,0 +1,151 @@
+/**
+ * Distributed graph communicators (MPI_Dist_graph_create_adjacent, mpi4py's Distgraphcomm): each
+ * rank names the ranks it receives from (sources) and sends to (destinations); the neighbour
+ * collectives follow those edges. Ranks keep their order (reorder is a hint MPI lets an
+ * implementation ignore); weights are kept for the program to read.
+ */
+import type { TypedArray } from '../codec.js';
+import type { Concatenated } from '../collectives/gather.js';
+import { Communicator, type CommunicatorInit } from '../communicator.js';
+import { ErrorCode, TsmpiError } from '../../errors.js';
+import { checkEdges } from './edge-check.js';
+import { neighborAllgather, neighborAllgatherv, neighborAlltoall, neighborAlltoallv, type NeighborPlan } from './neighbor.js';
+
+export interface DistGraphOptions {
+  /** A weight per source edge (non-negative integers); kept, not used for placement. */
+  sourceWeights?: readonly number[];
+  /** A weight per destination edge (non-negative integers); kept, not used for placement. */
+  destWeights?: readonly number[];
+  /** Let the implementation renumber ranks: a hint, ignored (ranks keep their order). */
+  reorder?: boolean;
+}
+
+interface Adjacency {
+  sources: readonly number[];
+  destinations: readonly number[];
+  sourceWeights: readonly number[] | undefined;
+  destWeights: readonly number[] | undefined;
+}
+
+export class DistGraphCommunicator extends Communicator {
+  readonly #adjacency: Adjacency;
+  readonly #plan: NeighborPlan;
+
+  /** @internal Graph communicators come from `comm.createDistGraphAdjacent()` and `graph.dup()`. */
+  constructor(init: CommunicatorInit, adjacency: Adjacency) {
+    super(init);
+    this.#adjacency = adjacency;
+    // One channel: repeated edges between two ranks match in the order both lists give them.
+    this.#plan = {
+      sources: adjacency.sources,
+      destinations: adjacency.destinations,
+      sourceChannels: adjacency.sources.map(() => 0),
+      destChannels: adjacency.destinations.map(() => 0),
+      channels: 1,
+    };
+  }
+
+  /** Number of in-edges (sources). */
+  get indegree(): number {
+    return this.#adjacency.sources.length;
+  }
+
+  /** Number of out-edges (destinations). */
+  get outdegree(): number {
+    return this.#adjacency.destinations.length;
+  }
+
+  /** The ranks this rank receives from, in the order given (mpi4py: `Get_dist_neighbors()[0]`). */
+  inNeighbors(): number[] {
+    return [...this.#adjacency.sources];
+  }
+
+  /** The ranks this rank sends to, in the order given (mpi4py: `Get_dist_neighbors()[1]`). */
+  outNeighbors(): number[] {
+    return [...this.#adjacency.destinations];
+  }
+
+  /** The weights of the in-edges, or undefined when the graph was made without them. */
+  get sourceWeights(): readonly number[] | undefined {
+    return this.#adjacency.sourceWeights;
+  }
+
+  /** The weights of the out-edges, or undefined when the graph was made without them. */
+  get destWeights(): readonly number[] | undefined {
+    return this.#adjacency.destWeights;
+  }
+
+  /** Collective: a new graph communicator with the same edges and a context of its own. */
+  override async dup(): Promise<DistGraphCommunicator> {
+    const init = await this.splitInit(0, this.rank, `dup of ${this.name}`);
+    return new DistGraphCommunicator(init!, this.#adjacency);
+  }
+
+  /**
+   * Collective: `value` goes to every out-neighbour; returns what each in-neighbour sent, in
+   * {@link inNeighbors} order.
+   * @example
+   * ```ts
+   * const fromSources = await graph.neighborAllgather(graph.rank);
+   * ```
+   */
+  neighborAllgather<T>(value: T): Promise<T[]> {
+    return neighborAllgather(this, this.#plan, value) as Promise<T[]>;
+  }
+
+  /** Collective: `values[i]` goes to out-neighbour i; returns what each in-neighbour sent this rank. */
+  neighborAlltoall<T>(values: readonly T[]): Promise<T[]> {
+    return neighborAlltoall(this, this.#plan, values) as Promise<T[]>;
+  }
+
+  /**
+   * Collective: `data` goes to every out-neighbour; returns the concatenation of the
+   * in-neighbours' typed arrays with counts and offsets. Pass `recvCounts` when known to receive
+   * each block straight into place.
+   */
+  neighborAllgatherv<A extends TypedArray>(data: A, recvCounts?: readonly number[]): Promise<Concatenated<A>> {
+    return neighborAllgatherv(this, this.#plan, data, recvCounts);
+  }
+
+  /**
+   * Collective: block i of `data` (`sendCounts[i]` elements, in order) goes to out-neighbour i;
+   * returns the concatenation of the blocks the in-neighbours sent this rank.
+   */
+  neighborAlltoallv<A extends TypedArray>(data: A, sendCounts: readonly number[], recvCounts?: readonly number[]): Promise<Concatenated<A>> {
+    return neighborAlltoallv(this, this.#plan, data, sendCounts, recvCounts);
+  }
+}
+
+/** comm.createDistGraphAdjacent (see Communicator.createDistGraphAdjacent). */
+export async function createDistGraphAdjacent(comm: Communicator, sources: readonly number[], destinations: readonly number[], options: DistGraphOptions = {}): Promise<DistGraphCommunicator> {
+  const operation = 'createDistGraphAdjacent';
+  const errorRank = comm.member ? comm.worldRankOf(comm.rank) : -1;
+  const fail = (code: (typeof ErrorCode)[keyof typeof ErrorCode], message: string, hint: string): TsmpiError => new TsmpiError(code, message, { rank: errorRank, operation, hint });
+  const ranks = (list: unknown, name: string): number[] => {
+    if (!Array.isArray(list) || !list.every((r) => Number.isInteger(r) && r >= 0 && r < comm.size)) {
+      throw fail(ErrorCode.Rank, `${name} ${JSON.stringify(list)} is not a list of ranks of a communicator of size ${comm.size}`, `pass ranks from 0 to ${comm.size - 1} (a rank may appear more than once)`);
+    }
+    return [...(list as number[])];
+  };
+  const weights = (list: readonly number[] | undefined, edges: number, name: string): readonly number[] | undefined => {
+    if (list === undefined) return undefined;
+    if (!Array.isArray(list) || list.length !== edges || !list.every((w) => Number.isSafeInteger(w) && w >= 0)) {
+      throw fail(ErrorCode.Arg, `${name} ${JSON.stringify(list)} is not ${edges} non-negative integers`, `pass one weight per edge, or leave ${name} out`);
+    }
+    return Object.freeze([...list]);
+  };
+  if (typeof options !== 'object' || options === null) throw fail(ErrorCode.Arg, 'the options are not an object', 'pass { sourceWeights, destWeights, reorder } or nothing');
+  if (options.reorder !== undefined && typeof options.reorder !== 'boolean') throw fail(ErrorCode.Arg, `reorder ${JSON.stringify(options.reorder)} is not a boolean`, 'pass true or false (ranks keep their order either way)');
+  const adjacency: Adjacency = {
+    sources: Object.freeze(ranks(sources, 'sources')),
+    destinations: Object.freeze(ranks(destinations, 'destinations')),
+    sourceWeights: weights(options.sourceWeights, sources.length, 'sourceWeights'),
+    destWeights: weights(options.destWeights, destinations.length, 'destWeights'),
+  };
+  await checkEdges(comm, adjacency.sources, adjacency.destinations, operation);
+  const init = await comm.splitInit(0, comm.rank, `dist graph of ${comm.name}`);
+  return new DistGraphCommunicator(init!, adjacency);
+}
+
+// Communicator cannot import this module (it extends Communicator): install its constructor.
+Communicator.topologies.createDistGraphAdjacent = createDistGraphAdjacent;
