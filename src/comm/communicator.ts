@@ -489,6 +489,14 @@ export class Communicator {
     return this.#endpoint.nodeOfWorld[this.#group[rank]!] ?? 0;
   }
 
+  /**
+   * @internal The rank's point-to-point engine, for what is built beside the communicator's
+   * calls (one-sided windows: their target side runs as the engine's background task).
+   */
+  get endpoint(): Endpoint {
+    return this.#endpoint;
+  }
+
   /** @internal The rank's tunables (TSMPI_*), for the layers built on the communicator. */
   get settings(): Settings {
     return this.#settings;

@@ -133,6 +133,10 @@ export const Op = {
   lor: elementwise('lor', (a, b) => (a !== 0 || b !== 0 ? 1 : 0), (a, b) => (a !== 0n || b !== 0n ? 1n : 0n), (a, b) => a || b),
   band: elementwise('band', (a, b) => a & b, (a, b) => a & b, (a, b) => a && b),
   bor: elementwise('bor', (a, b) => a | b, (a, b) => a | b, (a, b) => a || b),
+  /** One-sided accumulate: the origin's value replaces the target's (MPI_REPLACE). */
+  replace: elementwise('replace', (_a, b) => b, (_a, b) => b, (_a, b) => b),
+  /** One-sided fetchAndOp: reads the target's value, changes nothing (MPI_NO_OP). */
+  noOp: elementwise('noOp', (a) => a, (a) => a, (a) => a),
   minloc: locOp('minloc', (a, b) => a < b),
   maxloc: locOp('maxloc', (a, b) => a > b),
   /**

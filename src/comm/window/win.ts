@@ -1,0 +1,496 @@
+/**
+ * One-sided communication (MPI-3 RMA): every rank of a communicator exposes a window of bytes
+ * that the others put into, get from and accumulate into, synchronised by fence (active target)
+ * or lock/unlock and flush (passive target).
+ *
+ * Operations travel as active messages on the window's own context (a dup of the communicator),
+ * over whatever links the ranks have (shared memory, TCP, the simulator). Each rank's target side
+ * is a background task of its progress engine: it applies what arrives, in arrival order, while
+ * the rank polls or waits in any call (MPI's progress rule; a rank computing without calling
+ * tsmpi serves its window when it next does). Every operation is acknowledged, so "complete at
+ * the target" is a count per target reaching zero: fence waits for all, flush and unlock for one.
+ *
+ * `Win.allocateShared` puts the windows of ranks in one process in one SharedArrayBuffer: put
+ * and get between them are plain copies, and `sharedQuery` maps a peer's segment (zero-copy).
+ */
+import { hostname } from 'node:os';
+import { BroadcastChannel } from 'node:worker_threads';
+import { ErrorCode, TsmpiError } from '../../errors.js';
+import type { BackgroundTask } from '../background.js';
+import { bytesOf, PayloadKind, rawKindOf, type BufferLike, type TypedArray } from '../codec.js';
+import type { Communicator } from '../communicator.js';
+import { ANY_SOURCE, ANY_TAG, PROC_NULL } from '../matching.js';
+import type { AnyOp } from '../ops.js';
+import { Request } from '../request.js';
+import { applyOp, payloadOf, readHeader, RmaKind, rmaMessage, windowOpCode } from './rma-wire.js';
+
+export type LockType = 'exclusive' | 'shared';
+
+/** Operations go to the target on this tag, replies come back on the other. */
+const TO_TARGET = 1;
+const TO_ORIGIN = 2;
+/** Segments of a shared window start on this boundary, so any typed array can view them. */
+const SEGMENT_ALIGN = 8;
+const MAX_WINDOW_BYTES = 0xffffffff;
+
+/** Shared windows' buffers by key, for ranks that share a realm (the simulator's). */
+const sharedBuffers = new Map<string, SharedArrayBuffer>();
+
+export class Win {
+  /** The window's communicator (its own context; same ranks as the one it was made on). */
+  readonly comm: Communicator;
+  /** This rank's window: what the others put into and get from. */
+  readonly memory: Uint8Array;
+  readonly #sizes: readonly number[];
+  /** Every rank's segment, for a shared window. */
+  readonly #segments: readonly Uint8Array[] | undefined;
+  readonly #target: WindowTarget;
+  /** Operations sent to each rank and not yet acknowledged. */
+  readonly #outstanding: Int32Array;
+  #outstandingTotal = 0;
+  readonly #replies = new Map<number, (payload: Uint8Array) => void>();
+  #nextId = 1;
+  #freed = false;
+  /** Made by allocateShared (a size-1 communicator's window counts as shared too). */
+  readonly #queryable: boolean;
+
+  private constructor(comm: Communicator, memory: Uint8Array, sizes: readonly number[], segments: readonly Uint8Array[] | undefined, queryable: boolean) {
+    this.comm = comm;
+    this.#queryable = queryable;
+    this.memory = memory;
+    this.#sizes = sizes;
+    this.#segments = segments;
+    this.#outstanding = new Int32Array(comm.size);
+    this.#target = new WindowTarget(comm, memory, (source, message) => this.#onReply(source, message));
+    comm.endpoint.background.add(this.#target);
+  }
+
+  /**
+   * Allocates `bytes` (zeroed) on every rank as its window (MPI_Win_allocate; collective). When
+   * every rank is in this process (thread ranks), the windows share one buffer, as with
+   * allocateShared: put and get are then plain copies, as Open MPI's shared-memory windows are.
+   */
+  static async allocate(comm: Communicator, bytes: number): Promise<Win> {
+    checkSize(comm, bytes, 'Win.allocate');
+    return Win.#allocate(comm, bytes, false);
+  }
+
+  /** Exposes `buffer` (any typed array or DataView) as this rank's window (MPI_Win_create; collective). */
+  static async create(comm: Communicator, buffer: BufferLike): Promise<Win> {
+    if (rawKindOf(buffer) < 0) {
+      throw windowError(comm, ErrorCode.Type, 'the window buffer is not a typed array, Buffer or DataView', 'Win.create', 'pass a typed array, e.g. new Float64Array(n)');
+    }
+    checkSize(comm, buffer.byteLength, 'Win.create');
+    const sizes = await comm.allgather(buffer.byteLength);
+    const own = await windowComm(comm, 'window');
+    const win = new Win(own, bytesOf(buffer), sizes, undefined, false);
+    await own.barrier();
+    return win;
+  }
+
+  /**
+   * Allocates `bytes` on every rank in one shared buffer (MPI_Win_allocate_shared; collective).
+   * Every rank of `comm` must be in this process (thread ranks of one `tsmpi run` process, or
+   * ranks on one simulated host); `sharedQuery(rank)` then gives any rank's segment to read and
+   * write directly.
+   */
+  static async allocateShared(comm: Communicator, bytes: number): Promise<Win> {
+    checkSize(comm, bytes, 'Win.allocateShared');
+    return Win.#allocate(comm, bytes, true);
+  }
+
+  static async #allocate(comm: Communicator, bytes: number, sharedRequired: boolean): Promise<Win> {
+    const operation = sharedRequired ? 'Win.allocateShared' : 'Win.allocate';
+    const place = `${hostname()}:${process.pid}:${comm.nodeOf(comm.rank)}`;
+    const [places, sizes] = await Promise.all([comm.allgather(place), comm.allgather(bytes)]);
+    const elsewhere = places.flatMap((p, r) => (p === place ? [] : [r]));
+    if (elsewhere.length > 0 && sharedRequired) {
+      throw windowError(comm, ErrorCode.Arg, `ranks ${elsewhere.join(', ')} of ${comm.name} are in another process or on another host, so they cannot share memory with rank ${comm.rank}`, operation, 'make the window on the ranks of one process (split by jobInfo().nodeOfRank / process), or use Win.allocate');
+    }
+    if (elsewhere.length > 0 || comm.size === 1) {
+      const own = await windowComm(comm, 'window');
+      const win = new Win(own, new Uint8Array(bytes), sizes, undefined, sharedRequired);
+      await own.barrier();
+      return win;
+    }
+    const starts: number[] = [];
+    let total = 0;
+    for (const size of sizes) {
+      starts.push(total);
+      total += Math.ceil(size / SEGMENT_ALIGN) * SEGMENT_ALIGN;
+    }
+    const own = await windowComm(comm, 'shared window');
+    const buffer = await shareBuffer(own, Math.max(total, SEGMENT_ALIGN));
+    const segments = sizes.map((size, r) => new Uint8Array(buffer, starts[r]!, size));
+    const win = new Win(own, segments[own.rank]!, sizes, segments, sharedRequired);
+    await own.barrier();
+    return win;
+  }
+
+  /** Rank `rank`'s segment of a shared window, to read and write directly (MPI_Win_shared_query). */
+  sharedQuery(rank: number): Uint8Array {
+    if (!this.#queryable) {
+      throw this.#error(ErrorCode.Arg, 'the window is not shared', 'sharedQuery', 'make it with Win.allocateShared');
+    }
+    this.#checkRank(rank, 'sharedQuery');
+    return this.#segments?.[rank] ?? this.memory;
+  }
+
+  // ---- communication ---------------------------------------------------------------------------
+
+  /** Writes `data` into rank `targetRank`'s window at `targetOffset` bytes; complete at the next fence, flush or unlock. */
+  put(data: BufferLike, targetRank: number, targetOffset = 0): void {
+    const bytes = this.#checkData(data, 'put');
+    if (!this.#checkAccess(targetRank, targetOffset, bytes.byteLength, 'put')) return;
+    const segments = this.#segments;
+    if (segments !== undefined) {
+      segments[targetRank]!.set(bytes, targetOffset);
+      return;
+    }
+    this.#send(targetRank, rmaMessage(RmaKind.Put, targetOffset, 0, 0, bytes));
+  }
+
+  /** Reads rank `targetRank`'s window at `targetOffset` into `into`; filled by the next fence, flush or unlock. */
+  get(into: BufferLike, targetRank: number, targetOffset = 0): void {
+    const bytes = this.#checkData(into, 'get');
+    if (!this.#checkAccess(targetRank, targetOffset, bytes.byteLength, 'get')) return;
+    const segments = this.#segments;
+    if (segments !== undefined) {
+      bytes.set(segments[targetRank]!.subarray(targetOffset, targetOffset + bytes.byteLength));
+      return;
+    }
+    const id = this.#expectReply((payload) => bytes.set(payload));
+    this.#send(targetRank, rmaMessage(RmaKind.Get, targetOffset, id, bytes.byteLength));
+  }
+
+  /**
+   * Combines `data` element-wise into rank `targetRank`'s window at `targetOffset` with `op`
+   * (Op.sum, Op.max, ..., Op.replace). Accumulates to one place are atomic per element and
+   * applied in the order each origin issued them.
+   */
+  accumulate<T>(data: TypedArray, targetRank: number, targetOffset: number, op: AnyOp<T>): void {
+    const { bytes, kind, code } = this.#checkTyped(data, op as AnyOp<unknown>, 'accumulate');
+    if (!this.#checkAccess(targetRank, targetOffset, bytes.byteLength, 'accumulate')) return;
+    this.#send(targetRank, rmaMessage(RmaKind.Accumulate, targetOffset, 0, 0, bytes, code, kind));
+  }
+
+  /**
+   * Combines `data` into the target like accumulate and returns what the target held before
+   * (same kind and length; MPI_Get_accumulate / MPI_Fetch_and_op). Op.noOp reads atomically.
+   */
+  fetchAndOp<A extends TypedArray, T>(data: A, targetRank: number, targetOffset: number, op: AnyOp<T>): Request<A> {
+    const { bytes, kind, code } = this.#checkTyped(data, op as AnyOp<unknown>, 'fetchAndOp');
+    return this.#fetch(targetRank, targetOffset, data, RmaKind.FetchAndOp, bytes, code, kind, 'fetchAndOp');
+  }
+
+  /**
+   * Atomically replaces the target's element at `targetOffset` with `value[0]` if it equals
+   * `compare[0]`; returns what it held before (MPI_Compare_and_swap).
+   */
+  compareAndSwap<A extends TypedArray>(value: A, compare: A, targetRank: number, targetOffset: number): Request<A> {
+    if (value?.length !== 1 || compare?.length !== 1 || value.constructor !== compare.constructor) {
+      throw this.#error(ErrorCode.Count, 'compareAndSwap takes one element in value and in compare, of the same kind', 'compareAndSwap', 'pass e.g. Int32Array.of(new), Int32Array.of(expected)');
+    }
+    const { kind } = this.#checkTyped(value, undefined, 'compareAndSwap');
+    const both = new Uint8Array(value.byteLength * 2);
+    both.set(bytesOf(value));
+    both.set(bytesOf(compare), value.byteLength);
+    return this.#fetch(targetRank, targetOffset, value, RmaKind.CompareAndSwap, both, 0, kind, 'compareAndSwap', value.byteLength);
+  }
+
+  #fetch<A extends TypedArray>(targetRank: number, targetOffset: number, like: A, kind: number, payload: Uint8Array, code: number, elementKind: number, operation: string, length = payload.byteLength): Request<A> {
+    const request = new Request<A>(this.comm.endpoint, operation, targetRank, TO_TARGET, this.comm.context);
+    const result = like.slice() as A;
+    if (!this.#checkAccess(targetRank, targetOffset, length, operation)) {
+      request.complete(result);
+      return request;
+    }
+    const id = this.#expectReply((old) => {
+      bytesOf(result).set(old);
+      request.complete(result);
+    });
+    this.#send(targetRank, rmaMessage(kind, targetOffset, id, 0, payload, code, elementKind));
+    return request;
+  }
+
+  // ---- synchronisation -------------------------------------------------------------------------
+
+  /**
+   * Ends one access epoch and starts the next (MPI_Win_fence; collective): every operation any
+   * rank issued before it is complete at its target when it returns, on every rank.
+   */
+  async fence(): Promise<void> {
+    this.#checkLive('fence');
+    await this.#drain(-1, 'fence');
+    await this.comm.barrier();
+  }
+
+  /** Locks rank `rank`'s window: one exclusive holder, or any number of shared ones (MPI_Win_lock). */
+  async lock(rank: number, type: LockType = 'exclusive'): Promise<void> {
+    this.#checkLive('lock');
+    this.#checkRank(rank, 'lock');
+    if (type !== 'exclusive' && type !== 'shared') throw this.#error(ErrorCode.Arg, `lock type ${String(type)}`, 'lock', "pass 'exclusive' or 'shared'");
+    let granted = false;
+    const id = this.#expectReply(() => (granted = true));
+    this.comm.isend(rmaMessage(RmaKind.Lock, 0, id, type === 'exclusive' ? 1 : 0), rank, TO_TARGET);
+    await this.comm.endpoint.waitUntil(() => granted, { operation: 'lock', peer: rank, tag: TO_TARGET, context: this.comm.context });
+  }
+
+  /** Completes this rank's operations on `rank` and releases its lock (MPI_Win_unlock). */
+  async unlock(rank: number): Promise<void> {
+    this.#checkLive('unlock');
+    this.#checkRank(rank, 'unlock');
+    this.#send(rank, rmaMessage(RmaKind.Unlock, 0, 0, 0));
+    await this.#drain(rank, 'unlock');
+  }
+
+  /** A shared lock on every rank's window (MPI_Win_lock_all). */
+  async lockAll(): Promise<void> {
+    for (let r = 0; r < this.comm.size; r++) await this.lock(r, 'shared');
+  }
+
+  async unlockAll(): Promise<void> {
+    for (let r = 0; r < this.comm.size; r++) await this.unlock(r);
+  }
+
+  /** Completes this rank's operations on `rank` at the target, keeping the lock (MPI_Win_flush). */
+  flush(rank: number): Promise<void> {
+    this.#checkRank(rank, 'flush');
+    return this.#drain(rank, 'flush');
+  }
+
+  /** Completes this rank's operations on every target (MPI_Win_flush_all). */
+  flushAll(): Promise<void> {
+    return this.#drain(-1, 'flushAll');
+  }
+
+  /** Completes everything and releases the window (MPI_Win_free; collective). */
+  async free(): Promise<void> {
+    this.#checkLive('free');
+    await this.#drain(-1, 'free');
+    await this.comm.barrier();
+    this.#freed = true;
+    this.comm.endpoint.background.remove(this.#target);
+    this.#target.close();
+  }
+
+  // ---- internals -------------------------------------------------------------------------------
+
+  #send(target: number, message: Uint8Array): void {
+    this.#outstanding[target]!++;
+    this.#outstandingTotal++;
+    this.comm.isend(message, target, TO_TARGET);
+  }
+
+  #expectReply(handler: (payload: Uint8Array) => void): number {
+    const id = this.#nextId++;
+    if (this.#nextId > 0xfffffff0) this.#nextId = 1;
+    this.#replies.set(id, handler);
+    return id;
+  }
+
+  #onReply(source: number, message: Uint8Array): void {
+    const header = readHeader(message);
+    if (header.kind !== RmaKind.Granted) {
+      this.#outstanding[source]!--;
+      this.#outstandingTotal--;
+    }
+    if (header.kind === RmaKind.Ack) return;
+    const handler = this.#replies.get(header.id);
+    this.#replies.delete(header.id);
+    handler?.(payloadOf(message));
+  }
+
+  #drain(rank: number, operation: string): Promise<void> {
+    const done = rank < 0 ? () => this.#outstandingTotal === 0 : () => this.#outstanding[rank] === 0;
+    if (done()) return Promise.resolve();
+    return this.comm.endpoint.waitUntil(done, { operation, peer: rank, tag: TO_ORIGIN, context: this.comm.context });
+  }
+
+  #checkLive(operation: string): void {
+    if (this.#freed) throw this.#error(ErrorCode.Arg, 'the window was freed', operation, 'make a new window');
+  }
+
+  #checkRank(rank: number, operation: string): void {
+    if (Number.isInteger(rank) && rank >= 0 && rank < this.comm.size) return;
+    throw this.#error(ErrorCode.Rank, `rank ${String(rank)} is not in the window's communicator of size ${this.comm.size}`, operation, `pass a rank from 0 to ${this.comm.size - 1}`);
+  }
+
+  /** False for PROC_NULL (the operation does nothing, as MPI says); throws on a bad access. */
+  #checkAccess(rank: number, offset: number, length: number, operation: string): boolean {
+    this.#checkLive(operation);
+    if (rank === PROC_NULL) return false;
+    this.#checkRank(rank, operation);
+    const size = this.#sizes[rank]!;
+    if (!Number.isInteger(offset) || offset < 0 || offset + length > size) {
+      throw this.#error(
+        ErrorCode.Arg,
+        `${operation} of ${length} bytes at offset ${String(offset)} falls outside rank ${rank}'s window of ${size} bytes`,
+        operation,
+        'offsets are in bytes from the start of the target\'s window (for a Float64Array window, element i is at 8 * i)',
+      );
+    }
+    return true;
+  }
+
+  #checkData(data: BufferLike, operation: string): Uint8Array {
+    if (rawKindOf(data) < 0) throw this.#error(ErrorCode.Type, 'the data is not a typed array, Buffer or DataView', operation, 'pass a typed array');
+    return bytesOf(data);
+  }
+
+  #checkTyped(data: TypedArray, op: AnyOp<unknown> | undefined, operation: string): { bytes: Uint8Array; kind: number; code: number } {
+    let kind = rawKindOf(data);
+    if (kind === PayloadKind.NodeBuffer) kind = PayloadKind.Uint8;
+    if (kind < 0 || kind === PayloadKind.DataView) throw this.#error(ErrorCode.Type, `${operation} needs a typed array (its kind says how to combine)`, operation, 'pass e.g. a Float64Array');
+    const code = op === undefined ? 0 : windowOpCode(op, operation, this.comm.endpoint.rank);
+    return { bytes: bytesOf(data), kind, code };
+  }
+
+  #error(code: (typeof ErrorCode)[keyof typeof ErrorCode], message: string, operation: string, hint: string): TsmpiError {
+    return windowError(this.comm, code, message, `win.${operation}`, hint);
+  }
+}
+
+/**
+ * The target side of one rank's window: one posted receive for whatever comes, applied in
+ * arrival order (so one origin's operations apply in the order it issued them), and the lock.
+ */
+class WindowTarget implements BackgroundTask {
+  readonly #comm: Communicator;
+  readonly #memory: Uint8Array;
+  readonly #onReply: (source: number, message: Uint8Array) => void;
+  #receive: Request<Uint8Array>;
+  /** 0 free, -1 held exclusively, n > 0 held by n sharers. */
+  #lockState = 0;
+  readonly #waiting: { origin: number; id: number; exclusive: boolean }[] = [];
+  #closed = false;
+
+  constructor(comm: Communicator, memory: Uint8Array, onReply: (source: number, message: Uint8Array) => void) {
+    this.#comm = comm;
+    this.#memory = memory;
+    this.#onReply = onReply;
+    this.#receive = comm.irecv<Uint8Array>(ANY_SOURCE, ANY_TAG);
+  }
+
+  advance(): boolean {
+    while (!this.#closed && this.#receive.done) {
+      const receive = this.#receive;
+      this.#receive = this.#comm.irecv<Uint8Array>(ANY_SOURCE, ANY_TAG);
+      const status = receive.status!;
+      const message = receive.result!;
+      if (status.tag === TO_ORIGIN) this.#onReply(status.source, message);
+      else this.#apply(status.source, message);
+    }
+    return this.#closed;
+  }
+
+  close(): void {
+    this.#closed = true;
+    this.#receive.cancel();
+  }
+
+  #apply(origin: number, message: Uint8Array): void {
+    const { kind, op, elementKind, offset, id, extra } = readHeader(message);
+    const memory = this.#memory;
+    const payload = payloadOf(message);
+    switch (kind) {
+      case RmaKind.Put:
+        memory.set(payload, offset);
+        return this.#reply(origin, RmaKind.Ack, id);
+      case RmaKind.Get:
+        return this.#reply(origin, RmaKind.Data, id, memory.subarray(offset, offset + extra));
+      case RmaKind.Accumulate:
+        applyOp(op, elementKind, memory.subarray(offset, offset + payload.byteLength), payload);
+        return this.#reply(origin, RmaKind.Ack, id);
+      case RmaKind.FetchAndOp: {
+        const target = memory.subarray(offset, offset + payload.byteLength);
+        const old = target.slice();
+        applyOp(op, elementKind, target, payload);
+        return this.#reply(origin, RmaKind.Data, id, old);
+      }
+      case RmaKind.CompareAndSwap: {
+        const width = payload.byteLength / 2;
+        const target = memory.subarray(offset, offset + width);
+        const old = target.slice();
+        if (sameBytes(old, payload.subarray(width))) target.set(payload.subarray(0, width));
+        return this.#reply(origin, RmaKind.Data, id, old);
+      }
+      case RmaKind.Lock:
+        this.#waiting.push({ origin, id, exclusive: extra === 1 });
+        return this.#grant();
+      case RmaKind.Unlock:
+        this.#lockState = this.#lockState < 0 ? 0 : Math.max(0, this.#lockState - 1);
+        this.#reply(origin, RmaKind.Ack, id);
+        return this.#grant();
+      default:
+        throw new TsmpiError(ErrorCode.Internal, `unknown window message kind ${kind} from rank ${origin}`, { rank: this.#comm.endpoint.rank, operation: 'window' });
+    }
+  }
+
+  /** Grants waiting locks in arrival order: an exclusive one alone, shared ones together. */
+  #grant(): void {
+    const waiting = this.#waiting;
+    while (waiting.length > 0) {
+      const next = waiting[0]!;
+      if (next.exclusive ? this.#lockState !== 0 : this.#lockState < 0) return;
+      waiting.shift();
+      this.#lockState = next.exclusive ? -1 : this.#lockState + 1;
+      this.#reply(next.origin, RmaKind.Granted, next.id);
+    }
+  }
+
+  #reply(origin: number, kind: number, id: number, payload?: Uint8Array): void {
+    this.#comm.isend(rmaMessage(kind, 0, id, 0, payload), origin, TO_ORIGIN);
+  }
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.byteLength !== b.byteLength) return false;
+  for (let i = 0; i < a.byteLength; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/** The window's own communicator: a dup, so its messages never meet the program's. */
+async function windowComm(comm: Communicator, what: string): Promise<Communicator> {
+  const own = await comm.dup();
+  own.name = `${what} of ${comm.name}`;
+  return own;
+}
+
+function checkSize(comm: Communicator, bytes: number, operation: string): void {
+  if (!Number.isInteger(bytes) || bytes < 0 || bytes > MAX_WINDOW_BYTES) {
+    throw windowError(comm, ErrorCode.Arg, `window size ${String(bytes)} is not a byte count from 0 to ${MAX_WINDOW_BYTES}`, operation, 'pass the window size in bytes');
+  }
+}
+
+function windowError(comm: Communicator, code: (typeof ErrorCode)[keyof typeof ErrorCode], message: string, operation: string, hint: string): TsmpiError {
+  return new TsmpiError(code, message, { rank: comm.member ? comm.endpoint.rank : -1, operation, hint });
+}
+
+/**
+ * One SharedArrayBuffer for the window's ranks: rank 0 makes it; ranks in its realm (the
+ * simulator) find it by key, thread ranks get it over a BroadcastChannel (which passes shared
+ * memory between the worker threads of a process).
+ */
+async function shareBuffer(comm: Communicator, bytes: number): Promise<SharedArrayBuffer> {
+  const key = `tsmpi-window:${process.pid}:${comm.worldRankOf(0)}:${comm.context}`;
+  const channel = new BroadcastChannel(key);
+  const arrived = new Promise<SharedArrayBuffer>((resolve) => {
+    channel.onmessage = (event: unknown) => resolve((event as { data: SharedArrayBuffer }).data);
+  });
+  try {
+    await comm.barrier();
+    if (comm.rank === 0) {
+      const buffer = new SharedArrayBuffer(bytes);
+      sharedBuffers.set(key, buffer);
+      channel.postMessage(buffer);
+    }
+    await comm.barrier();
+    const buffer = sharedBuffers.get(key) ?? (await arrived);
+    await comm.barrier();
+    if (comm.rank === 0) sharedBuffers.delete(key);
+    return buffer;
+  } finally {
+    channel.close();
+  }
+}
