@@ -46,7 +46,8 @@ function heatLine(stdout: string, ranks: number): string | undefined {
   return `heat ${match[1]}: ${match[3]}`;
 }
 
-// 45 rows: 4, 7 and 8 ranks all get uneven blocks. 50 iterations stop at the limit.
+// 45 rows: 4 (2x2), 7 (7x1) and 8 (4x2) ranks all get uneven blocks; on 4 and 8 the columns are
+// split too. 50 iterations stop at the limit.
 const heatArgs = ['examples/heat.ts', '48', '45', '50'];
 /** Observed once (1 rank, threads); every rank count and mode must print exactly this. */
 const heatKnown = 'heat 48x45: 50 iterations (iteration limit), residual 4.847423e-1, checksum 15661.8130632';
@@ -80,14 +81,14 @@ for (const run of heatRuns) {
     const result = await tsmpi([...run.args, ...heatArgs]);
     assert.equal(result.code, 0, explain(result));
     assert.equal(heatLine(result.stdout, run.ranks), reference, explain(result));
-    assert.match(result.stdout, /^heat time: \d+\.\d+ s, \d+\.\d us per iteration, rows per rank [\d ]+$/m);
+    assert.match(result.stdout, /^heat time: \d+\.\d+ s, \d+\.\d us per iteration, \d+x\d+ ranks, rows per block [\d ]+, columns per block [\d ]+$/m);
     if (run.args[0] === 'sim') assert.match(result.stdout, new RegExp(`makespan .* on ${run.ranks} ranks`));
   });
 }
 
-test('examples/heat.ts stops at the tolerance after the same iterations on 1, 3 and 7 ranks', { timeout: 120_000 }, async () => {
-  // 14 rows: 3 ranks take 5 5 4, 7 ranks take 2 each.
-  for (const np of [1, 3, 7]) {
+test('examples/heat.ts stops at the tolerance after the same iterations on 1, 3, 4 and 7 ranks', { timeout: 120_000 }, async () => {
+  // 14 rows: 3 ranks take 5 5 4, 7 ranks take 2 each; 4 ranks make a 2x2 grid of 7x10 blocks.
+  for (const np of [1, 3, 4, 7]) {
     const result = await tsmpi(['run', '-n', String(np), 'examples/heat.ts', '20', '14', '400', '5e-2']);
     assert.equal(result.code, 0, explain(result));
     assert.equal(heatLine(result.stdout, np), 'heat 20x14: 173 iterations (converged), residual 4.990014e-2, checksum 8376.93673378', explain(result));
