@@ -81,7 +81,6 @@ export class Communicator {
   readonly #selfContext: number;
   readonly #label: CommunicatorLabel;
   #collectiveSeq = 0;
-  #lastCall: CollectiveCall | undefined;
   #self: Communicator | undefined;
 
   /** @internal Communicators come from `init()`, `split()` and `dup()`. */
@@ -259,7 +258,7 @@ export class Communicator {
 
   /** Starts a barrier; the request completes once every rank has started its barrier (MPI_Ibarrier). */
   ibarrier(): Request<void> {
-    return this.#start(barrier(this.#call('barrier', 'ibarrier')));
+    return this.#start('barrier', 'ibarrier', (call) => barrier(call));
   }
 
   /** Returns the root's `value` on every rank (the argument is ignored on other ranks). */
@@ -271,39 +270,40 @@ export class Communicator {
   /** Starts a {@link bcast}; the request's result is the root's value. */
   ibcast<T>(value: T, root = 0): Request<T> {
     this.#checkMember(root, 'ibcast');
-    return this.#start(bcast(this.#call('bcast', 'ibcast'), value, root));
+    return this.#start('bcast', 'ibcast', (call) => bcast(call, value, root));
   }
 
   /** Copies the root's buffer into every rank's `buffer` (same byte length everywhere). */
   bcastInto<B extends BufferLike>(buffer: B, root = 0): Promise<B> {
-    return runSteps(this.#bcastInto(buffer, root, 'bcastInto'));
+    return runSteps(this.#bcastInto(buffer, root, 'bcastInto')(this.#call('bcastInto')));
   }
 
   /** Starts a {@link bcastInto}; the request's result is `buffer`, filled. */
   ibcastInto<B extends BufferLike>(buffer: B, root = 0): Request<B> {
-    return this.#start(this.#bcastInto(buffer, root, 'ibcastInto'));
+    return this.#start('bcastInto', 'ibcastInto', this.#bcastInto(buffer, root, 'ibcastInto'));
   }
 
-  #bcastInto<B extends BufferLike>(buffer: B, root: number, operation: string): Steps<B> {
+  /** Checks the arguments (before the call takes its place in the sequence) and makes its steps. */
+  #bcastInto<B extends BufferLike>(buffer: B, root: number, operation: string): (call: CollectiveCall) => Steps<B> {
     this.#checkBuffer(buffer, operation);
     this.#checkMember(root, operation);
-    return withResult(bcastBytes(this.#call('bcastInto', operation), bytesOf(buffer), root), buffer);
+    return (call) => withResult(bcastBytes(call, bytesOf(buffer), root), buffer);
   }
 
   /** Combines every rank's value with `op` in rank order; the result on `root`, undefined elsewhere. */
   reduce<T>(value: T, op: AnyOp<T>, root = 0): Promise<T | undefined> {
-    return runSteps(this.#reduce(value, op, root, 'reduce'));
+    return runSteps(this.#reduce(value, op, root, 'reduce')(this.#call('reduce')));
   }
 
   /** Starts a {@link reduce}. */
   ireduce<T>(value: T, op: AnyOp<T>, root = 0): Request<T | undefined> {
-    return this.#start(this.#reduce(value, op, root, 'ireduce'));
+    return this.#start('reduce', 'ireduce', this.#reduce(value, op, root, 'ireduce'));
   }
 
-  #reduce<T>(value: T, op: AnyOp<T>, root: number, operation: string): Steps<T | undefined> {
+  #reduce<T>(value: T, op: AnyOp<T>, root: number, operation: string): (call: CollectiveCall) => Steps<T | undefined> {
     checkOp(op, operation, this.#endpoint.rank);
     this.#checkMember(root, operation);
-    return reduce(this.#call('reduce', operation), value, op as ReduceOp, root);
+    return (call) => reduce(call, value, op as ReduceOp, root);
   }
 
   /** Combines every rank's value with `op`; the result on every rank. */
@@ -324,7 +324,7 @@ export class Communicator {
    */
   iallreduce<T>(value: T, op: AnyOp<T>): Request<T> {
     checkOp(op, 'iallreduce', this.#endpoint.rank);
-    return this.#start(allreduce(this.#call('allreduce', 'iallreduce'), value, op as ReduceOp));
+    return this.#start('allreduce', 'iallreduce', (call) => allreduce(call, value, op as ReduceOp));
   }
 
   /** Inclusive prefix reduction: rank r gets x0 op ... op xr. */
@@ -336,7 +336,7 @@ export class Communicator {
   /** Starts a {@link scan}. */
   iscan<T>(value: T, op: AnyOp<T>): Request<T> {
     checkOp(op, 'iscan', this.#endpoint.rank);
-    return this.#start(scan(this.#call('scan', 'iscan'), value, op as ReduceOp));
+    return this.#start('scan', 'iscan', (call) => scan(call, value, op as ReduceOp));
   }
 
   /** Exclusive prefix reduction: rank r gets x0 op ... op x(r-1); undefined on rank 0. */
@@ -348,7 +348,7 @@ export class Communicator {
   /** Starts an {@link exscan}. */
   iexscan<T>(value: T, op: AnyOp<T>): Request<T | undefined> {
     checkOp(op, 'iexscan', this.#endpoint.rank);
-    return this.#start(exscan(this.#call('exscan', 'iexscan'), value, op as ReduceOp));
+    return this.#start('exscan', 'iexscan', (call) => exscan(call, value, op as ReduceOp));
   }
 
   /** Every rank's value, in rank order, on `root`; undefined elsewhere. */
@@ -360,7 +360,7 @@ export class Communicator {
   /** Starts a {@link gather}. */
   igather<T>(value: T, root = 0): Request<T[] | undefined> {
     this.#checkMember(root, 'igather');
-    return this.#start(gather(this.#call('gather', 'igather'), value, root));
+    return this.#start('gather', 'igather', (call) => gather(call, value, root));
   }
 
   /**
@@ -368,18 +368,18 @@ export class Communicator {
    * Pass `counts` when every rank knows them, to skip gathering them.
    */
   gatherv<A extends TypedArray>(data: A, root = 0, counts?: readonly number[]): Promise<Concatenated<A> | undefined> {
-    return runSteps(this.#gatherv(data, root, counts, 'gatherv'));
+    return runSteps(this.#gatherv(data, root, counts, 'gatherv')(this.#call('gatherv')));
   }
 
   /** Starts a {@link gatherv}. */
   igatherv<A extends TypedArray>(data: A, root = 0, counts?: readonly number[]): Request<Concatenated<A> | undefined> {
-    return this.#start(this.#gatherv(data, root, counts, 'igatherv'));
+    return this.#start('gatherv', 'igatherv', this.#gatherv(data, root, counts, 'igatherv'));
   }
 
-  #gatherv<A extends TypedArray>(data: A, root: number, counts: readonly number[] | undefined, operation: string): Steps<Concatenated<A> | undefined> {
+  #gatherv<A extends TypedArray>(data: A, root: number, counts: readonly number[] | undefined, operation: string): (call: CollectiveCall) => Steps<Concatenated<A> | undefined> {
     this.#checkTyped(data, operation);
     this.#checkMember(root, operation);
-    return gatherv(this.#call('gatherv', operation), data, root, counts);
+    return (call) => gatherv(call, data, root, counts);
   }
 
   /** Rank r gets `values[r]` of the root (other ranks pass undefined). */
@@ -391,7 +391,7 @@ export class Communicator {
   /** Starts a {@link scatter}. */
   iscatter<T>(values: readonly T[] | undefined, root = 0): Request<T> {
     this.#checkMember(root, 'iscatter');
-    return this.#start(scatter(this.#call('scatter', 'iscatter'), values, root));
+    return this.#start('scatter', 'iscatter', (call) => scatter(call, values, root));
   }
 
   /** Rank r gets `counts[r]` elements of the root's typed array (others pass undefined). */
@@ -403,7 +403,7 @@ export class Communicator {
   /** Starts a {@link scatterv}. */
   iscatterv<A extends TypedArray>(data: A | undefined, counts: readonly number[] | undefined, root = 0): Request<A> {
     this.#checkMember(root, 'iscatterv');
-    return this.#start(scatterv(this.#call('scatterv', 'iscatterv'), data, counts, root));
+    return this.#start('scatterv', 'iscatterv', (call) => scatterv(call, data, counts, root));
   }
 
   /** Every rank's value, in rank order, on every rank. */
@@ -413,7 +413,7 @@ export class Communicator {
 
   /** Starts an {@link allgather}. */
   iallgather<T>(value: T): Request<T[]> {
-    return this.#start(allgather(this.#call('allgather', 'iallgather'), value));
+    return this.#start('allgather', 'iallgather', (call) => allgather(call, value));
   }
 
   /** Concatenates every rank's typed array (any lengths) on every rank. */
@@ -425,7 +425,7 @@ export class Communicator {
   /** Starts an {@link allgatherv}. */
   iallgatherv<A extends TypedArray>(data: A, counts?: readonly number[]): Request<Concatenated<A>> {
     this.#checkTyped(data, 'iallgatherv');
-    return this.#start(allgatherv(this.#call('allgatherv', 'iallgatherv'), data, counts));
+    return this.#start('allgatherv', 'iallgatherv', (call) => allgatherv(call, data, counts));
   }
 
   /** `values[i]` goes to rank i; returns what every rank sent to this one, in rank order. */
@@ -435,7 +435,7 @@ export class Communicator {
 
   /** Starts an {@link alltoall}. */
   ialltoall<T>(values: readonly T[]): Request<T[]> {
-    return this.#start(alltoall(this.#call('alltoall', 'ialltoall'), values));
+    return this.#start('alltoall', 'ialltoall', (call) => alltoall(call, values));
   }
 
   /**
@@ -450,14 +450,14 @@ export class Communicator {
   /** Starts an {@link alltoallv}. */
   ialltoallv<A extends TypedArray>(data: A, sendCounts: readonly number[], recvCounts?: readonly number[]): Request<Concatenated<A>> {
     this.#checkTyped(data, 'ialltoallv');
-    return this.#start(alltoallv(this.#call('alltoallv', 'ialltoallv'), data, sendCounts, recvCounts));
+    return this.#start('alltoallv', 'ialltoallv', (call) => alltoallv(call, data, sendCounts, recvCounts));
   }
 
   /** A nonblocking collective's request: its first steps run now, the rest as the rank progresses. */
-  #start<T>(steps: Steps<T>): Request<T> {
+  #start<T>(operation: CollectiveOperation, name: string, steps: (call: CollectiveCall) => Steps<T>): Request<T> {
     const endpoint = this.#endpoint;
-    // The steps were made (not yet run) by the caller, from the call #call just returned.
-    const request = new ScheduleRequest<T>(endpoint, this.#lastCall!, steps);
+    const call = this.#call(operation, name);
+    const request = new ScheduleRequest<T>(endpoint, call, steps(call));
     if (!request.advance()) endpoint.background.add(request);
     return request;
   }
@@ -647,9 +647,7 @@ export class Communicator {
     // each other's messages and mismatched calls (rank A in bcast, rank B in reduce) wait visibly
     // in the hang report instead of delivering one operation's data to the other.
     const tag = (((this.#collectiveSeq++ & 0x1ffffff) << 5) | collectiveOperations.indexOf(operation)) & TAG_UB;
-    const call = new CollectiveCall(this.#endpoint, this.#context + 1, this.#group, this.rank, tag, name, this.#settings, this.#label);
-    this.#lastCall = call;
-    return call;
+    return new CollectiveCall(this.#endpoint, this.#context + 1, this.#group, this.rank, tag, name, this.#settings, this.#label);
   }
 
   #error(code: (typeof ErrorCode)[keyof typeof ErrorCode], message: string, operation: string, hint: string): TsmpiError {

@@ -60,11 +60,12 @@ export interface RmaHeader {
 /** A message: the header, then `payload` (copied in: the message owns its bytes). */
 export function rmaMessage(kind: number, offset: number, id: number, extra: number, payload?: Uint8Array, op = 0, elementKind = 0): Uint8Array {
   const message = new Uint8Array(HEADER_BYTES + (payload?.byteLength ?? 0));
-  const words = new Uint32Array(message.buffer, 0, 4);
-  words[0] = kind | (op << 8) | (elementKind << 16);
-  words[1] = offset;
-  words[2] = id;
-  words[3] = extra;
+  // Little-endian both ways, as readHeader reads it, whatever the host.
+  const header = new DataView(message.buffer, 0, HEADER_BYTES);
+  header.setUint32(0, kind | (op << 8) | (elementKind << 16), true);
+  header.setUint32(4, offset, true);
+  header.setUint32(8, id, true);
+  header.setUint32(12, extra, true);
   if (payload !== undefined) message.set(payload, HEADER_BYTES);
   return message;
 }
