@@ -87,7 +87,9 @@ interface Waiter {
 }
 
 const resolved = Promise.resolve();
-const IDLE_POLLING_WARNING_MS = 10_000;
+// Below the TCP handshake timeout (5 s): a rank that never awaits cannot accept a peer's
+// connection either, so the warning comes before the peer's failure names this rank.
+const IDLE_POLLING_WARNING_MS = 3_000;
 
 export class ProgressEngine implements Progress {
   readonly clock: Clock = realClock;
@@ -210,7 +212,7 @@ export class ProgressEngine implements Progress {
       this.warnedIdlePolling = true;
       process.stderr.write(
         `tsmpi: warning: rank ${rank} has polled with test() for ${IDLE_POLLING_WARNING_MS / 1000} s without awaiting; ` +
-          'messages from other processes (TCP) arrive only while the program awaits: await between polls, e.g. await comm.sleep(0)\n',
+          'messages and connections from other processes (TCP) arrive only while the program awaits: await between polls, e.g. await comm.sleep(0)\n',
       );
     }
   }

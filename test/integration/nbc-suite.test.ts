@@ -33,3 +33,13 @@ for (const np of [4, 5]) {
     assert.equal(okLines(result.stdout), CHECKS * COMMUNICATORS, explain(result));
   });
 }
+
+test('a rank polling test() for 3 s without awaiting, over TCP, gets a warning naming the fix', { timeout: 120_000 }, async () => {
+  // Connections opened at init: the loop then only keeps the message out, not the handshake.
+  const result = await tsmpi(['run', '-n', '2', '--procs', fixture('poll-without-await.ts')], { env: { TSMPI_TCP_CONNECT: 'eager' } });
+  assert.equal(result.code, 0, explain(result));
+  assert.match(result.stdout, /got late/, explain(result));
+  const warnings = result.stderr.split('\n').filter((line) => line.includes('has polled with test() for 3 s without awaiting'));
+  assert.equal(warnings.length, 1, explain(result));
+  assert.match(warnings[0]!, /rank 0 .*await comm\.sleep\(0\)/);
+});
