@@ -15,6 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { secretKey } from './exec-host.js';
 import { FailureArbiter } from './first-failure.js';
 import { RendezvousServer } from './launcher-rendezvous.js';
+import { withAllocatorDefaults } from './allocator-env.js';
 
 export interface ProcessJobOptions {
   np: number;
@@ -79,7 +80,7 @@ export async function runProcessJob(options: ProcessJobOptions): Promise<number>
   for (let index = 0; index < processes; index++) {
     const first = index * options.ranksPerProcess;
     const env: Record<string, string | undefined> = {
-      ...options.env,
+      ...withAllocatorDefaults(options.env),
       TSMPI_LAUNCHER: 'processes',
       TSMPI_SIZE: String(options.np),
       TSMPI_PROC_FIRST: String(first),

@@ -23,6 +23,7 @@ import type { InboundFrame, Link, LinkEvents } from '../transport/link.js';
 import type { Progress, ProgressHost } from '../transport/progress.js';
 import type { Transport } from '../transport/transport.js';
 import { BackgroundTasks } from './background.js';
+import { ScratchPool } from './scratch-pool.js';
 import { bytesOf, encodeValue, rawKindOf, type Encoded } from './codec.js';
 import { ContextNames } from './context-names.js';
 import { FrameType, H_TYPE, frameType } from './frame-header.js';
@@ -49,6 +50,8 @@ export class Endpoint implements RequestDriver, ProgressHost {
   nodeOfWorld: ArrayLike<number> = [];
   /** Nonblocking collectives' schedules and windows' targets: advanced by every poll and wait. */
   readonly background = new BackgroundTasks();
+  /** Scratch buffers the collectives reuse from call to call. */
+  readonly scratch = new ScratchPool();
 
   /** `progress` builds how this rank waits (and its clock) around the endpoint's polling. */
   constructor(transport: Transport, settings: Settings, progress: (host: ProgressHost) => Progress) {

@@ -7,6 +7,7 @@
  */
 import type { TypedArray } from './codec.js';
 import { ErrorCode, TsmpiError } from '../errors.js';
+import { combineLoop } from './op-kernels.js';
 
 /** A (value, index) pair for `minloc` / `maxloc`. */
 export interface ValueIndex {
@@ -86,17 +87,14 @@ function elementwise(name: string, num: (a: number, b: number) => number, big: (
     }
     return scalar(a as Scalar, b as Scalar);
   };
+  const bigKey = `${name} bigint`;
   const combineInto = (target: TypedArray, source: TypedArray): void => {
-    if (typeof target[0] === 'bigint' || target instanceof BigInt64Array || target instanceof BigUint64Array) {
+    if (target instanceof BigInt64Array || target instanceof BigUint64Array) {
       if (!big) throw opError(name, target, hint);
-      const t = target as BigInt64Array;
-      const s = source as BigInt64Array;
-      for (let i = 0; i < t.length; i++) t[i] = big(t[i]!, s[i]!);
+      combineLoop(bigKey, target, big)(target, source);
       return;
     }
-    const t = target as Float64Array;
-    const s = source as Float64Array;
-    for (let i = 0; i < t.length; i++) t[i] = num(t[i]!, s[i]!);
+    combineLoop(name, target, num)(target, source);
   };
   const op: BuiltinOp & { combineInto: (target: TypedArray, source: TypedArray) => void } = { name, commutative: true, builtin: true, combine, combineInto };
   return op;
@@ -133,6 +131,8 @@ export const Op = {
   lor: elementwise('lor', (a, b) => (a !== 0 || b !== 0 ? 1 : 0), (a, b) => (a !== 0n || b !== 0n ? 1n : 0n), (a, b) => a || b),
   band: elementwise('band', (a, b) => a & b, (a, b) => a & b, (a, b) => a && b),
   bor: elementwise('bor', (a, b) => a | b, (a, b) => a | b, (a, b) => a || b),
+  lxor: elementwise('lxor', (a, b) => ((a !== 0) !== (b !== 0) ? 1 : 0), (a, b) => ((a !== 0n) !== (b !== 0n) ? 1n : 0n), (a, b) => a !== b),
+  bxor: elementwise('bxor', (a, b) => a ^ b, (a, b) => a ^ b, (a, b) => a !== b),
   /** One-sided accumulate: the origin's value replaces the target's (MPI_REPLACE). */
   replace: elementwise('replace', (_a, b) => b, (_a, b) => b, (_a, b) => b),
   /** One-sided fetchAndOp: reads the target's value, changes nothing (MPI_NO_OP). */

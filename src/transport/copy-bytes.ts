@@ -2,7 +2,6 @@
  * Byte copies tuned for the hot path. `TypedArray.prototype.set` costs ~50 ns of fixed overhead
  * and `subarray` another ~90 ns (a new view object) on these VMs, while a byte loop costs ~1.3 ns
  * a byte: small payloads (up to SMALL_COPY bytes) are copied by loop, larger ones by `set`.
- * Measured with /tmp-free micro benchmarks in bench/micro/copy-bytes.ts.
  */
 export const SMALL_COPY = 16;
 

@@ -9,13 +9,48 @@ import { Op, inPlaceCombiner, type BuiltinOp } from '../../src/comm/ops.ts';
 const scalar: Record<string, (a: number, b: number) => number> = {
   sum: (a, b) => a + b,
   prod: (a, b) => a * b,
-  min: Math.min,
-  max: Math.max,
+  // Of equal operands (0 and -0) the first: MPI leaves the choice open.
+  min: (a, b) => (b < a ? b : a),
+  max: (a, b) => (b > a ? b : a),
   band: (a, b) => a & b,
   bor: (a, b) => a | b,
   land: (a, b) => (a && b ? 1 : 0),
   lor: (a, b) => (a || b ? 1 : 0),
+  lxor: (a, b) => (!a !== !b ? 1 : 0),
+  bxor: (a, b) => a ^ b,
 };
+
+type NumberArrayCtor = { new (length: number): Int32Array; of(...xs: number[]): Int32Array; name: string };
+const numberKinds = [Int8Array, Uint8Array, Uint8ClampedArray, Int16Array, Uint16Array, Int32Array, Uint32Array, Float32Array, Float64Array] as unknown as NumberArrayCtor[];
+
+test('ops: each kind of typed array combines in place as its element stores would (own loop per op and kind)', () => {
+  // Kinds and ops in a random order, so a loop compiled for one kind is never reused for another.
+  const case_ = fc.record({
+    op: fc.constantFrom(...Object.keys(scalar)),
+    kind: fc.constantFrom(...numberKinds),
+    pairs: fc.array(fc.tuple(fc.double({ min: -70000, max: 70000, noNaN: true }), fc.double({ min: -70000, max: 70000, noNaN: true })), { maxLength: 20 }),
+  });
+  fc.assert(
+    fc.property(case_, ({ op: name, kind, pairs }) => {
+      const op = (Op as unknown as Record<string, BuiltinOp>)[name]!;
+      const f = scalar[name]!;
+      const a = new kind(pairs.length);
+      const b = new kind(pairs.length);
+      pairs.forEach(([x, y], i) => ((a[i] = x), (b[i] = y)));
+      const expected = new kind(pairs.length);
+      for (let i = 0; i < pairs.length; i++) expected[i] = f(a[i]!, b[i]!);
+      inPlaceCombiner(op)!(a, b);
+      assert.deepStrictEqual(a, expected, `${name} on ${kind.name}`);
+    }),
+    { numRuns: 400 },
+  );
+  const big = BigInt64Array.of(2n ** 63n - 1n, -5n);
+  inPlaceCombiner(Op.sum)!(big, BigInt64Array.of(1n, 7n));
+  assert.deepStrictEqual(big, BigInt64Array.of(-(2n ** 63n), 2n), 'bigint sums wrap as BigInt64Array stores do');
+  const ubig = BigUint64Array.of(6n);
+  inPlaceCombiner(Op.bxor)!(ubig, BigUint64Array.of(3n));
+  assert.deepStrictEqual(ubig, BigUint64Array.of(5n));
+});
 
 test('ops: typed arrays reduce elementwise like the scalar op', () => {
   for (const [name, f] of Object.entries(scalar)) {

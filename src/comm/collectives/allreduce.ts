@@ -16,7 +16,7 @@ import { bcast } from './bcast.js';
 import { blockOffsets, floorPowerOfTwo, type CollectiveCall } from './call.js';
 import { wait, type Steps } from './steps.js';
 import { reduce } from './reduce.js';
-import { selectAllreduce } from './select.js';
+import { isLargeArray, selectAllreduce } from './select.js';
 
 export function* allreduce<T>(call: CollectiveCall, value: T, op: ReduceOp): Steps<T> {
   const { size } = call;
@@ -27,6 +27,7 @@ export function* allreduce<T>(call: CollectiveCall, value: T, op: ReduceOp): Ste
     const reduced = yield* reduce(call, value, op, 0);
     return yield* bcast(call, reduced as T, 0);
   }
+  if (isLargeArray(value) && op.commutative && inPlaceCombiner(op) !== undefined) return (yield* recursiveDoublingInPlace(call, value, op)) as unknown as T;
   return yield* recursiveDoubling(call, value, op);
 }
 
@@ -63,6 +64,48 @@ function* recursiveDoubling<T>(call: CollectiveCall, value: T, op: ReduceOp): St
   return acc;
 }
 
+/**
+ * Recursive doubling over a large typed array with a built-in op: the same rounds, each partner's
+ * partial received into one scratch array from the rank's pool and combined into the result in
+ * place, so a call allocates only its result. Both partners combine the same two operands (the
+ * ops are commutative element by element), so every rank ends with the same bits.
+ */
+function* recursiveDoublingInPlace(call: CollectiveCall, value: TypedArray, op: ReduceOp): Steps<TypedArray> {
+  const { rank, size } = call;
+  const combineInto = inPlaceCombiner(op)!;
+  const pof2 = floorPowerOfTwo(size);
+  const rem = size - pof2;
+  const acc = value.slice() as TypedArray;
+  const accBytes = bytesOf(acc);
+  const partner = call.scratch(acc, acc.length);
+  const partnerBytes = bytesOf(partner);
+  let newRank = rank - rem;
+  if (rank < 2 * rem) {
+    if (rank % 2 === 0) {
+      yield* wait(call.send(accBytes, rank + 1));
+      newRank = -1;
+    } else {
+      yield* exactReceive(call, op, value, partnerBytes, rank - 1);
+      combineInto(acc, partner);
+      newRank = rank >> 1;
+    }
+  }
+  if (newRank >= 0) {
+    for (let mask = 1; mask < pof2; mask *= 2) {
+      const newDest = newRank ^ mask;
+      const dest = newDest < rem ? newDest * 2 + 1 : newDest + rem;
+      yield* ringStep(call, op, value, accBytes, dest, partnerBytes, dest);
+      combineInto(acc, partner);
+    }
+  }
+  if (rank < 2 * rem) {
+    if (rank % 2 === 1) yield* wait(call.send(accBytes, rank - 1));
+    else yield* exactReceive(call, op, value, accBytes, rank + 1);
+  }
+  call.release(partner);
+  return acc;
+}
+
 function* ringAllreduce(call: CollectiveCall, value: TypedArray, op: ReduceOp): Steps<TypedArray> {
   const { rank, size } = call;
   const combineInto = inPlaceCombiner(op)!;
@@ -71,8 +114,7 @@ function* ringAllreduce(call: CollectiveCall, value: TypedArray, op: ReduceOp): 
   const block = (b: number): TypedArray => acc.subarray(offsets[b]!, offsets[b + 1]!) as TypedArray;
   const right = (rank + 1) % size;
   const left = (rank - 1 + size) % size;
-  const ctor = acc.constructor as new (length: number) => TypedArray;
-  const scratch = new ctor(offsets[1]! - offsets[0]!);
+  const scratch = call.scratch(acc, offsets[1]! - offsets[0]!);
   // Reduce-scatter: after p-1 steps rank r holds the full reduction of block (r + 1) mod p.
   for (let step = 0; step < size - 1; step++) {
     const sendBlock = (rank - step + size) % size;
@@ -88,7 +130,20 @@ function* ringAllreduce(call: CollectiveCall, value: TypedArray, op: ReduceOp): 
     const recvBlock = (rank - step + size) % size;
     yield* ringStep(call, op, value, bytesOf(block(sendBlock)), right, bytesOf(block(recvBlock)), left);
   }
+  call.release(scratch);
   return acc;
+}
+
+/** A receive that must fill `into` exactly (see {@link ringStep}). */
+function* exactReceive(call: CollectiveCall, op: ReduceOp, own: TypedArray, into: Uint8Array, source: number): Steps<void> {
+  let arrived: number | undefined;
+  try {
+    arrived = (yield* wait(call.recvInto(into, source))).bytes;
+  } catch (error) {
+    if (error instanceof TsmpiError && error.code === ErrorCode.Truncate) throw call.blockMismatch(op, own, undefined, into.byteLength, source);
+    throw error;
+  }
+  if (arrived !== into.byteLength) throw call.blockMismatch(op, own, arrived, into.byteLength, source);
 }
 
 /**

@@ -4,7 +4,7 @@
  * two calls in flight never match each other's messages. Ranks are communicator ranks.
  */
 import type { Settings } from '../../config/tunables.js';
-import type { Encoded } from '../codec.js';
+import type { Encoded, TypedArray } from '../codec.js';
 import type { CommunicatorLabel } from '../context-names.js';
 import type { Endpoint } from '../endpoint.js';
 import { ErrorCode, TsmpiError } from '../../errors.js';
@@ -53,6 +53,17 @@ export class CollectiveCall {
 
   recvInto(bytes: Uint8Array, source: number): Request<Status> {
     return this.endpoint.irecv(this.context, source, this.group[source]!, this.tag, bytes, this.operation) as Request<Status>;
+  }
+
+  /** A scratch array like `like` (same kind, `length` elements, contents undefined) from this rank's pool. */
+  scratch<A extends TypedArray>(like: A, length: number): A {
+    const ctor = like.constructor as new (buffer: ArrayBuffer, offset: number, length: number) => A;
+    return new ctor(this.endpoint.scratch.take(length * like.BYTES_PER_ELEMENT), 0, length);
+  }
+
+  /** Returns a {@link scratch} array to the pool once nothing reads or writes it any more. */
+  release(scratch: TypedArray): void {
+    this.endpoint.scratch.give(scratch.buffer as ArrayBuffer);
   }
 
   /**

@@ -38,7 +38,7 @@ function simgridRules(settings: Settings): boolean {
   return settings.collRules === 'simgrid';
 }
 
-function isLargeArray(value: unknown): value is TypedArray {
+export function isLargeArray(value: unknown): value is TypedArray {
   return ArrayBuffer.isView(value) && !(value instanceof DataView) && value.byteLength >= LARGE_MESSAGE_BYTES;
 }
 

@@ -1,0 +1,71 @@
+// The scratch pool hands out buffers large enough, never one buffer to two holders, keeps large
+// buffers for reuse within its caps, and the allocator defaults a launcher adds yield to the user's.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import fc from 'fast-check';
+import { ScratchPool } from '../../src/comm/scratch-pool.ts';
+import { withAllocatorDefaults } from '../../src/bootstrap/allocator-env.ts';
+
+const KIB = 1024;
+
+test('scratch pool: random take/give sequences never share a buffer and respect the caps', () => {
+  fc.assert(
+    fc.property(
+      fc.array(fc.oneof(fc.record({ take: fc.integer({ min: 1, max: 3 * 1024 * KIB }) }), fc.record({ give: fc.nat() })), { minLength: 1, maxLength: 200 }),
+      (ops) => {
+        const pool = new ScratchPool();
+        const out: ArrayBuffer[] = [];
+        const everGiven = new Set<ArrayBuffer>();
+        for (const op of ops) {
+          if ('take' in op) {
+            const buffer = pool.take(op.take);
+            assert.ok(buffer.byteLength >= op.take, `asked for ${op.take} bytes, got ${buffer.byteLength}`);
+            assert.ok(!out.includes(buffer), 'a buffer still held was handed out again');
+            if (everGiven.has(buffer)) assert.ok(buffer.byteLength >= 64 * KIB, 'a small buffer was kept');
+            out.push(buffer);
+          } else if (out.length > 0) {
+            const [buffer] = out.splice(op.give % out.length, 1);
+            pool.give(buffer!);
+            everGiven.add(buffer!);
+          }
+        }
+      },
+    ),
+  );
+});
+
+test('scratch pool: a given-back large buffer comes back for a take of its size class; small ones do not', () => {
+  const pool = new ScratchPool();
+  const large = pool.take(600 * KIB);
+  assert.equal(large.byteLength, 1024 * KIB, 'sizes round up to a power of two');
+  pool.give(large);
+  assert.equal(pool.take(1000 * KIB), large);
+  assert.notEqual(pool.take(1000 * KIB), large, 'the pool had one such buffer, already taken');
+  const small = pool.take(1000);
+  assert.equal(small.byteLength, 1000);
+  pool.give(small);
+  assert.notEqual(pool.take(1000), small);
+});
+
+test('scratch pool: keeps at most four buffers per size class and 64 MiB in all', () => {
+  const pool = new ScratchPool();
+  const five = Array.from({ length: 5 }, () => pool.take(128 * KIB));
+  for (const buffer of five) pool.give(buffer);
+  const again = Array.from({ length: 5 }, () => pool.take(128 * KIB));
+  assert.equal(again.filter((b) => five.includes(b)).length, 4);
+  const big = Array.from({ length: 3 }, () => pool.take(32 * 1024 * KIB));
+  for (const buffer of big) pool.give(buffer);
+  const bigAgain = Array.from({ length: 3 }, () => pool.take(32 * 1024 * KIB));
+  assert.equal(bigAgain.filter((b) => big.includes(b)).length, 2, 'two 32 MiB buffers fill the 64 MiB cap');
+});
+
+test('allocator defaults: added when unset, the user\'s value wins, the rest of the environment kept', () => {
+  const env = withAllocatorDefaults({ PATH: '/bin', MALLOC_TRIM_THRESHOLD_: '1' });
+  assert.equal(env.PATH, '/bin');
+  assert.equal(env.MALLOC_TRIM_THRESHOLD_, '1');
+  assert.equal(env.MALLOC_MMAP_THRESHOLD_, String(64 * 1024 * 1024));
+  const input = { HOME: '/root' };
+  const withDefaults = withAllocatorDefaults(input);
+  assert.equal(withDefaults.MALLOC_TRIM_THRESHOLD_, String(256 * 1024 * 1024));
+  assert.deepEqual(input, { HOME: '/root' }, 'the input is not changed');
+});
