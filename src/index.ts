@@ -15,7 +15,7 @@ export type { JobInfo } from './bootstrap/job-info.js';
 export { Communicator, ANY_SOURCE, ANY_TAG, PROC_NULL, TAG_UB, type Concatenated } from './comm/communicator.js';
 export { Win, type LockType } from './comm/window/win.js';
 export { Request, waitAll, waitAny, testAll, testAny, type Status } from './comm/request.js';
-export { CartCommunicator, DistGraphCommunicator, computeDims, type CartShift, type DistGraphOptions } from './comm/topology/index.js';
+export { CartCommunicator, DistGraphCommunicator, computeDims, type CartShift, type DistGraphEdgeOptions, type DistGraphOptions } from './comm/topology/index.js';
 export { Op, type ReduceOp, type BuiltinOp, type AnyOp, type ValueIndex } from './comm/ops.js';
 export { TsmpiError, ErrorCode, isTsmpiError, type ErrorCodeValue, type TsmpiErrorData } from './errors.js';
 export type { TypedArray, BufferLike } from './comm/codec.js';

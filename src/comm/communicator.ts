@@ -572,6 +572,7 @@ export class Communicator {
   static readonly topologies: {
     createCart?: typeof import('./topology/cart-communicator.js').createCart;
     createDistGraphAdjacent?: typeof import('./topology/dist-graph-communicator.js').createDistGraphAdjacent;
+    createDistGraph?: typeof import('./topology/dist-graph-communicator.js').createDistGraph;
   } = {};
 
   /**
@@ -610,6 +611,27 @@ export class Communicator {
     options?: import('./topology/dist-graph-communicator.js').DistGraphOptions,
   ): Promise<import('./topology/dist-graph-communicator.js').DistGraphCommunicator> {
     return this.#topology('createDistGraphAdjacent', Communicator.topologies.createDistGraphAdjacent)(this, sources, destinations, options);
+  }
+
+  /**
+   * Collective: a distributed graph communicator from edges any rank may declare
+   * (MPI_Dist_graph_create): `sources[i]` has edges to the next `degrees[i]` entries of
+   * `destinations`. Each rank's neighbours come in the order of the declaring rank, then of the
+   * declaration. `weights` (one per edge) must be passed by every rank or by none.
+   * @example
+   * ```ts
+   * // Rank 0 declares a whole ring; the others declare no edges.
+   * const all = comm.rank === 0 ? [...Array(comm.size).keys()] : [];
+   * const ring = await comm.createDistGraph(all, all.map(() => 1), all.map((r) => (r + 1) % comm.size));
+   * ```
+   */
+  createDistGraph(
+    sources: readonly number[],
+    degrees: readonly number[],
+    destinations: readonly number[],
+    options?: import('./topology/dist-graph-communicator.js').DistGraphEdgeOptions,
+  ): Promise<import('./topology/dist-graph-communicator.js').DistGraphCommunicator> {
+    return this.#topology('createDistGraph', Communicator.topologies.createDistGraph)(this, sources, degrees, destinations, options);
   }
 
   /**

@@ -1,4 +1,4 @@
 /** Process topologies: Cartesian grids, distributed graphs and their neighbour collectives. */
 export { CartCommunicator, type CartShift } from './cart-communicator.js';
-export { DistGraphCommunicator, type DistGraphOptions } from './dist-graph-communicator.js';
+export { DistGraphCommunicator, type DistGraphEdgeOptions, type DistGraphOptions } from './dist-graph-communicator.js';
 export { computeDims } from './dims.js';
