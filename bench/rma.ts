@@ -5,7 +5,8 @@
  * On thread ranks Win.allocate shares one buffer, so put and get are copies, as Open MPI's
  * shared-memory windows (its default osc on one node) are. With --procs the two ranks are
  * processes: a window is then active messages over TCP served by the target's progress, while Open
- * MPI's two processes still share memory (its default); the peer row is the same program.
+ * MPI's two processes still share memory (its default); the peer row is the same program, and a
+ * second row runs it with Open MPI's windows over its TCP transport (osc pt2pt, btl tcp).
  */
 import { compare, sizeLabel } from './lib/compare.ts';
 import { openMpi, tsmpiRun, wantsOpenMpi } from './lib/jobs.ts';
@@ -27,6 +28,12 @@ compare({
   reps,
   figures: ['put', 'get'].flatMap((op) => sizes.map((b) => ({ label: `${op} ${sizeLabel(b)}`, pick: pick(op, b) }))),
   runTsmpi: () => tsmpiRun(2, 'bench/ranks/rma.ts', sizes, {}, procs ? ['--procs'] : []),
-  ...(mpi ? { runPeer: () => mpi.run(2, 'rma', sizes.map(String), []), peerName: 'Open MPI (default osc)' } : {}),
+  peers: mpi
+    ? [
+        { name: 'Open MPI (default osc)', run: () => mpi.run(2, 'rma', sizes.map(String), []) },
+        // Over TCP, a second row: Open MPI's windows as active messages over its TCP transport.
+        ...(procs ? [{ name: 'Open MPI (btl tcp, osc pt2pt)', run: () => mpi.run(2, 'rma', sizes.map(String), ['--mca', 'btl', 'tcp,self', '--mca', 'osc', 'pt2pt']) }] : []),
+      ]
+    : [],
   extra: { peerVersion: mpi?.version, procs },
 });

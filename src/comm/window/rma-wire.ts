@@ -28,7 +28,7 @@ export const RmaKind = {
 export const HEADER_BYTES = 16;
 
 /** The ops a window applies at the target, by wire number (never renumber). */
-const windowOps = ['replace', 'noOp', 'sum', 'prod', 'min', 'max', 'land', 'lor', 'band', 'bor'] as const;
+const windowOps = ['replace', 'noOp', 'sum', 'prod', 'min', 'max', 'land', 'lor', 'band', 'bor', 'lxor', 'bxor'] as const;
 type WindowOpName = (typeof windowOps)[number];
 
 /** The wire number of a built-in op a window can apply, or an ERR_OP naming the operation. */
