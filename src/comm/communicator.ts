@@ -242,7 +242,7 @@ export class Communicator {
     this.#checkRank(source, true, 'iprobe');
     this.#checkTag(tag, true, 'iprobe');
     if (source === PROC_NULL) return NULL_STATUS;
-    return this.#endpoint.iprobe(this.#context, source, tag);
+    return this.#endpoint.pollProbe(this.#context, source, tag);
   }
 
   // ---- collectives ----------------------------------------------------------------------------

@@ -20,7 +20,7 @@
 import type { Settings } from '../config/tunables.js';
 import { ErrorCode, TsmpiError } from '../errors.js';
 import type { InboundFrame, Link, LinkEvents } from '../transport/link.js';
-import type { Progress, ProgressHost } from '../transport/progress.js';
+import type { PollOperation, Progress, ProgressHost } from '../transport/progress.js';
 import type { Transport } from '../transport/transport.js';
 import { BackgroundTasks } from './background.js';
 import { ScratchPool } from './scratch-pool.js';
@@ -98,12 +98,12 @@ export class Endpoint implements RequestDriver, ProgressHost {
     return this.receives.cancel(request);
   }
 
-  testPoll(): boolean {
-    const progressed = this.poll();
+  testPoll(check: () => boolean, operation: PollOperation = 'test'): boolean {
+    const found = this.engine.poll(operation, check);
     // Socket data arrives only while the event loop runs: a program polling in a loop that
     // never awaits would wait for ever, so the engine says so (once).
-    if (!progressed && this.transport.attach !== undefined) this.engine.idlePoll?.(this.rank);
-    return progressed;
+    if (!found && this.transport.attach !== undefined) this.engine.idlePoll?.(this.rank);
+    return found;
   }
 
   spinFor(request: Request<unknown>): void {
@@ -138,6 +138,13 @@ export class Endpoint implements RequestDriver, ProgressHost {
   /** The status of the earliest unexpected message matching (source, tag), after one poll. */
   iprobe(context: number, source: number, tag: number): Status | undefined {
     return this.receives.iprobe(context, source, tag);
+  }
+
+  /** {@link iprobe} as the program's poll (comm.iprobe): it costs virtual time under the simulator. */
+  pollProbe(context: number, source: number, tag: number): Status | undefined {
+    let status: Status | undefined;
+    this.testPoll(() => (status = this.receives.iprobe(context, source, tag)) !== undefined, 'iprobe');
+    return status;
   }
 
   // ---- frames ---------------------------------------------------------------------------------

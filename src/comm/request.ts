@@ -22,8 +22,8 @@ export type RequestDescription = WaitDescription;
 
 /** What a Request needs from the engine that completes it. */
 export interface RequestDriver {
-  /** Polls once for test(); returns true when something progressed. */
-  testPoll(): boolean;
+  /** A program's poll (test and its forms): progresses once, then returns `check()`. */
+  testPoll(check: () => boolean): boolean;
   /** Polls until `request` is done or the spin budget is spent (never sleeps). */
   spinFor(request: Request<unknown>): void;
   /** Resolves once `condition()` holds, polling meanwhile (spinning first, then sleeping). */
@@ -90,8 +90,7 @@ export class Request<T = unknown> implements RequestDescription {
 
   /** Makes progress once and reports whether the request has completed (never throws). */
   test(): boolean {
-    if (this.state === PENDING) this.driver.testPoll();
-    return this.state !== PENDING;
+    return this.state !== PENDING || this.driver.testPoll(() => this.state !== PENDING);
   }
 
   /**
@@ -195,12 +194,13 @@ export async function waitAny<T>(requests: readonly Request<T>[]): Promise<{ ind
 
 /** Polls once; true when every request has completed. */
 export function testAll(requests: readonly Request<unknown>[]): boolean {
-  if (requests.length > 0) requests[0]!.driver.testPoll();
-  return requests.every((r) => r.done);
+  const all = (): boolean => requests.every((r) => r.done);
+  return all() || requests[0]!.driver.testPoll(all);
 }
 
 /** Polls once; the index of the first completed request, or -1. */
 export function testAny(requests: readonly Request<unknown>[]): number {
-  if (requests.length > 0) requests[0]!.driver.testPoll();
+  const any = (): boolean => requests.some((r) => r.done);
+  if (requests.length > 0 && !any()) requests[0]!.driver.testPoll(any);
   return requests.findIndex((r) => r.done);
 }

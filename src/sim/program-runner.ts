@@ -172,7 +172,8 @@ export async function runProgram(options: ProgramRunOptions): Promise<SimRunResu
   let finished = 0;
   if (app !== undefined) process.argv = [process.execPath, app.path, ...options.args];
   // Every rank shares this process: each sees its own TSMPI_RANK, TSMPI_SIZE, TSMPI_LOCAL_RANK
-  // and TSMPI_LOCAL_SIZE in process.env, as ranks of `tsmpi run` do.
+  // and TSMPI_LOCAL_SIZE in process.env, as ranks of `tsmpi run` do, and the environment the
+  // simulation gave the ranks (a setting such as TSMPI_COLL_RULES reads as the ranks obey it).
   const realEnv = process.env;
   const onHost = new Map<number, number>();
   const localRank = options.hostOf.map((host) => {
@@ -188,12 +189,16 @@ export async function runProgram(options: ProgramRunOptions): Promise<SimRunResu
     if (key === 'TSMPI_SIZE') return String(options.np);
     if (key === 'TSMPI_LOCAL_RANK') return String(localRank[context.rank]);
     if (key === 'TSMPI_LOCAL_SIZE') return String(localSize[context.rank]);
-    return undefined;
+    return context.env === realEnv ? undefined : context.env[key];
   };
   process.env = new Proxy(realEnv, {
     get: (target, key) => rankEnv(key) ?? Reflect.get(target, key),
     has: (target, key) => rankEnv(key) !== undefined || Reflect.has(target, key),
-    ownKeys: (target) => [...new Set([...Reflect.ownKeys(target), ...(storeNow() ? ['TSMPI_RANK', 'TSMPI_SIZE', 'TSMPI_LOCAL_RANK', 'TSMPI_LOCAL_SIZE'] : [])])],
+    ownKeys: (target) => {
+      const context = storeNow()?.context;
+      const own = context?.kind === 'sim' ? ['TSMPI_RANK', 'TSMPI_SIZE', 'TSMPI_LOCAL_RANK', 'TSMPI_LOCAL_SIZE', ...(context.env === realEnv ? [] : Object.keys(context.env))] : [];
+      return [...new Set([...Reflect.ownKeys(target), ...own])];
+    },
     getOwnPropertyDescriptor: (target, key) => {
       const value = rankEnv(key);
       return value !== undefined ? { value, enumerable: true, configurable: true, writable: true } : Reflect.getOwnPropertyDescriptor(target, key);
@@ -202,9 +207,25 @@ export async function runProgram(options: ProgramRunOptions): Promise<SimRunResu
   // Every rank shares this process: exit() and uncaught errors of a rank end that rank (and so
   // the simulation, as a real job ends), never the simulator itself.
   const realExit = process.exit;
+  // process.exitCode is one property for every rank: whatever a rank sets during its segment is
+  // taken back for that rank when the segment ends, and a rank that ends with a non-zero code
+  // fails the run as it fails a real job.
+  const baseExitCode = process.exitCode;
+  const rankExitCodes = new Map<number, number>();
+  const takeExitCode = (rank: number): number | undefined => {
+    const code = process.exitCode;
+    if (code !== baseExitCode) {
+      process.exitCode = baseExitCode;
+      const n = Number(code ?? 0) || 0;
+      if (n !== 0) rankExitCodes.set(rank, n);
+      else rankExitCodes.delete(rank);
+    }
+    return rankExitCodes.get(rank);
+  };
   process.exit = ((code?: number | string | null) => {
-    if (storeNow() === undefined) return realExit.call(process, code);
-    throw new RankExit(Number(code ?? process.exitCode ?? 0) || 0);
+    const context = storeNow()?.context;
+    if (context?.kind !== 'sim') return realExit.call(process, code);
+    throw new RankExit(Number(code ?? takeExitCode(context.rank) ?? 0) || 0);
   }) as typeof process.exit;
   const onStray = (error: unknown): void => {
     const context = storeNow()?.context;
@@ -233,6 +254,12 @@ export async function runProgram(options: ProgramRunOptions): Promise<SimRunResu
           }
         }
         const ended = (): void => {
+          const code = takeExitCode(r);
+          if (code !== undefined) {
+            failures.push({ rank: r, error: new RankExit(code) });
+            if (simRank.running) world.endSegment(simRank);
+            return;
+          }
           world.finishRank(simRank);
           finished++;
         };
@@ -279,6 +306,7 @@ export async function runProgram(options: ProgramRunOptions): Promise<SimRunResu
         await Promise.race([world.segmentEnd(next), new Promise<void>((resolve) => setImmediate(resolve))]);
         if (next.running) world.endSegment(next);
       }
+      if (next !== null) takeExitCode(next.rank);
       if (options.onProgress && performance.now() - lastReport > 200) {
         lastReport = performance.now();
         options.onProgress({ virtualTime: sim.now(), events: sim.processed, finished, ranks: options.np });
@@ -304,6 +332,7 @@ export async function runProgram(options: ProgramRunOptions): Promise<SimRunResu
       });
     }
   } finally {
+    process.exitCode = baseExitCode;
     process.env = realEnv;
     process.exit = realExit;
     process.off('uncaughtException', onStray);

@@ -1,14 +1,18 @@
 /**
  * How a simulated rank waits (the Progress contract of src/transport/progress.ts). Waiting ends the
  * rank's segment: the world then runs other ranks and network events, and resumes this one at
- * the virtual time an arrival satisfied one of its waiters. A poll (test, iprobe) runs the network
- * events due by the rank's own clock, so it sees what has arrived by then; a rank that polls in a
- * loop without ever awaiting would stop the whole world, so after many fruitless polls its clock
- * moves on by a small quantum (as SMPI does for MPI_Test), and past a bound it is an error.
+ * the virtual time an arrival satisfied one of its waiters. A program's poll (test, iprobe) first
+ * moves the rank's clock on by its cost, SMPI's smpi/test and smpi/iprobe (TSMPI_SIM_TEST,
+ * TSMPI_SIM_IPROBE; the n-th fruitless poll in a row costs n times as much, as SMPI's
+ * smpi/grow-injected-times), then runs the network events due by then: a polling loop sees what
+ * has arrived by its clock and ends. Other ranks' code runs only while this one awaits, so a loop
+ * that never awaits and waits for another rank's next call cannot end: past a bound of virtual
+ * time it is an error that says so.
  */
 import { ErrorCode, TsmpiError } from '../errors.js';
 import type { Clock, TimerHandle } from '../clock.js';
-import type { Completable, Progress, ProgressHost, WaitDescription } from '../transport/progress.js';
+import type { Settings } from '../config/tunables.js';
+import type { Completable, PollOperation, Progress, ProgressHost, WaitDescription } from '../transport/progress.js';
 import type { SimRank, SimWorld } from './world.js';
 
 interface Waiter {
@@ -18,9 +22,7 @@ interface Waiter {
 }
 
 const resolved = Promise.resolve();
-/** Virtual seconds a fruitless poll moves the rank's clock on (SMPI's smpi/test default: 1e-4). */
-const POLL_QUANTUM = 1e-6;
-const POLLS_BEFORE_QUANTUM = 16;
+/** Virtual seconds of polling without awaiting after which a rank's loop is an error. */
 const MAX_POLL_SECONDS = 3600;
 
 /**
@@ -79,13 +81,19 @@ export class SimProgress implements Progress {
   private readonly rank: SimRank;
   private readonly host: ProgressHost;
   private waiters: Waiter[] = [];
-  private fruitless = 0;
+  private readonly pollCost: Record<PollOperation, number>;
+  private readonly growPolls: boolean;
+  /** Fruitless polls in a row, per kind (SMPI keeps one count per call). */
+  private readonly fruitless: Record<PollOperation, number> = { test: 0, iprobe: 0 };
+  /** Virtual seconds spent polling since the rank last awaited. */
   private polledTime = 0;
 
-  constructor(world: SimWorld, rank: SimRank, host: ProgressHost) {
+  constructor(world: SimWorld, rank: SimRank, host: ProgressHost, settings: Pick<Settings, 'simTestCost' | 'simIprobeCost' | 'simGrowPolls'>) {
     this.world = world;
     this.rank = rank;
     this.host = host;
+    this.pollCost = { test: settings.simTestCost, iprobe: settings.simIprobeCost };
+    this.growPolls = settings.simGrowPolls;
     this.clock = new RankClock(world, rank);
     rank.onArrival = () => this.progressed();
   }
@@ -108,6 +116,7 @@ export class SimProgress implements Progress {
     // loop beside the program, a Promise.all of several waits) may still have work queued in
     // microtasks. The runner ends the segment once they have all settled; endSegment then looks
     // again at what has arrived by the rank's clock.
+    this.polledTime = 0;
     return new Promise<void>((resolve) => {
       this.waiters.push({ condition, resolve, description });
       if (this.rank.running) {
@@ -118,25 +127,38 @@ export class SimProgress implements Progress {
     });
   }
 
-  /** A poll: run the network events due by this rank's clock, moving it on after fruitless polls. */
-  spinFor(request: Completable): void {
+  /** Before a wait: run the network events due by this rank's clock (a wait costs no poll time). */
+  spinFor(_request: Completable): void {
     this.spinNetwork();
-    if (request.done) {
-      this.fruitless = 0;
-      return;
-    }
-    if (++this.fruitless >= POLLS_BEFORE_QUANTUM && this.rank.running) {
-      this.world.declarePolling(this.rank, POLL_QUANTUM);
-      this.polledTime += POLL_QUANTUM;
+  }
+
+  poll(operation: PollOperation, check: () => boolean): boolean {
+    if (this.rank.running) {
+      const cost = this.pollCost[operation] * (this.growPolls ? this.fruitless[operation] + 1 : 1);
+      if (cost > 0) {
+        this.world.declarePolling(this.rank, cost);
+        this.polledTime += cost;
+      }
       if (this.polledTime > MAX_POLL_SECONDS) {
-        throw new TsmpiError(ErrorCode.Hang, `rank ${this.rank.rank} polled for ${MAX_POLL_SECONDS} s of virtual time without awaiting`, {
+        this.polledTime = 0;
+        throw new TsmpiError(ErrorCode.Hang, `rank ${this.rank.rank} polled (${operation}) for ${MAX_POLL_SECONDS} s of virtual time without awaiting`, {
           rank: this.rank.rank,
-          operation: 'test',
-          hint: 'in the simulator other ranks run only while this one awaits: await between polls (or use wait())',
+          operation,
+          hint: 'in the simulator other ranks run only while this one awaits: await between polls (e.g. `await comm.sleep(0)`), or wait() instead of polling',
         });
       }
-      this.spinNetwork();
     }
+    this.spinNetwork();
+    const found = check();
+    this.fruitless[operation] = found ? 0 : this.fruitless[operation] + 1;
+    if (!found && this.rank.running) {
+      // The program may now yield to the event loop to poll again (setImmediate) rather than wait
+      // in tsmpi: the runner waiting for this rank's first wait must then end its segment too.
+      const waiting = this.rank.onWait;
+      this.rank.onWait = null;
+      waiting?.();
+    }
+    return found;
   }
 
   private spinNetwork(): void {
@@ -165,7 +187,6 @@ export class SimProgress implements Progress {
     }
     if (ready.length === 0) return;
     waiters.length = kept;
-    this.fruitless = 0;
     this.rank.resume = () => {
       for (const w of ready) w.resolve();
     };

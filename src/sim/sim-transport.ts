@@ -11,6 +11,7 @@
  * delays them.
  */
 import { copyOut, isUnchanging } from '../transport/copy-bytes.js';
+import { LoopbackLink } from '../transport/loopback-link.js';
 import type { Progress, ProgressHost } from '../transport/progress.js';
 import type { Settings } from '../config/tunables.js';
 import { FRAME_HANDSHAKE, FRAME_HEADER_WORDS, FRAME_UNORDERED, type InboundFrame, type Link, type LinkEvents, type LinkLimits } from '../transport/link.js';
@@ -283,6 +284,36 @@ export class SimLink implements Link {
  * pick and order them) through the runtime's own multi-rail link, with its policy, segments and
  * acknowledgements, on the rank's virtual clock: what a real rank does over TCP rails.
  */
+/**
+ * The self link under the simulator: the runtime's LoopbackLink, plus a simulation event after
+ * each send that lets the endpoint poll it. A rank that is waiting (its segment over) polls
+ * only when an event wakes it: a frame it sent itself from a handler (a window's
+ * acknowledgement, a collective's step) must be such an event.
+ */
+class SimSelfLink extends LoopbackLink {
+  readonly #world: SimWorld;
+  readonly #notify: LinkEvents;
+  #posted = false;
+
+  constructor(rank: number, events: LinkEvents, world: SimWorld) {
+    super(rank, events);
+    this.#world = world;
+    this.#notify = events;
+  }
+
+  override trySend(header: Int32Array, payload: Uint8Array | null, offset: number, length: number): boolean {
+    const sent = super.trySend(header, payload, offset, length);
+    if (sent && !this.#posted) {
+      this.#posted = true;
+      this.#world.sim.post(this.#world.sim.now(), () => {
+        this.#posted = false;
+        this.#notify.drain(this);
+      });
+    }
+    return sent;
+  }
+}
+
 export class SimTransport implements Transport {
   readonly rank: number;
   readonly size: number;
@@ -307,7 +338,7 @@ export class SimTransport implements Transport {
     this.eagerLimit = settings.tcpEagerLimit;
     // init() is being called: what came before was loading the program, not running it.
     this.fabric.world.restartMeter(this.simRank);
-    const progress = new SimProgress(this.fabric.world, this.simRank, host);
+    const progress = new SimProgress(this.fabric.world, this.simRank, host, settings);
     const picked = this.fabric.rails > 1 ? parseSimRails(settings.rails, this.fabric.rails, this.fabric.railRates) : [{ rail: 0, rate: 0 }];
     this.controlRail = picked[0]!.rail;
     if (picked.length > 1) {
@@ -325,6 +356,11 @@ export class SimTransport implements Transport {
   }
 
   createLink(peer: number, events: LinkEvents): Link {
+    // A rank's messages to itself take the runtime's own link (Open MPI's btl/self, a copy): no
+    // network, no virtual time, delivered at the rank's next poll, so a loop polling for what
+    // the rank sent itself ends even while other ranks, behind in virtual time, hold the
+    // network back.
+    if (peer === this.rank) return new SimSelfLink(peer, events, this.fabric.world);
     const world = this.fabric.world;
     const sameHost = world.ranks[peer]!.host === this.simRank.host;
     if (sameHost || this.remote === undefined) return new SimLink(this.fabric, this.simRank, world.ranks[peer]!, this.eagerLimit, this.controlRail);

@@ -195,6 +195,15 @@ export async function simulate(options: SimulateOptions): Promise<SimRunResult> 
     const given = (name: string, value: string): string => (cfgProtocol ? value : (base[name] ?? value));
     env = { ...base, TSMPI_EAGER_LIMIT: given('TSMPI_EAGER_LIMIT', eager), TSMPI_TCP_EAGER_LIMIT: given('TSMPI_TCP_EAGER_LIMIT', eager), TSMPI_DETACH_LIMIT: given('TSMPI_DETACH_LIMIT', detach) };
   }
+  if (settings.pollCosts !== undefined) {
+    const { test, iprobe, grow } = settings.pollCosts;
+    env = {
+      ...(env ?? process.env),
+      ...(test !== undefined ? { TSMPI_SIM_TEST: String(test) } : {}),
+      ...(iprobe !== undefined ? { TSMPI_SIM_IPROBE: String(iprobe) } : {}),
+      ...(grow !== undefined ? { TSMPI_SIM_GROW_POLLS: grow ? '1' : '0' } : {}),
+    };
+  }
   const kind = options.network ?? settings.network ?? 'flow';
   const flow: FlowModelOptions = { ...settings.flow, ...(simgrid ? { smallFrameBytes: 0 } : {}), ...options.flow };
   const hostfile = options.hostfile;

@@ -47,6 +47,13 @@ export interface Progress {
   waitUntil(condition: () => boolean, description: WaitDescription): Promise<void>;
   /** Polls until `target` is done or the spin budget is spent (never sleeps). */
   spinFor(target: Completable): void;
+  /**
+   * A program's poll (test and its any/all/some forms, iprobe, improbe): progress once, then
+   * `check()`. The runtime polls its links; the simulator first moves the rank's clock on by
+   * the poll's virtual cost and runs the network events due by then, as SMPI does for MPI_Test
+   * and MPI_Iprobe, so a polling loop sees messages arrive and ends.
+   */
+  poll(operation: PollOperation, check: () => boolean): boolean;
   /** Resolves after `seconds` of the rank's time, the rank meanwhile waiting (not computing). */
   sleep(seconds: number): Promise<void>;
   /** Something outside the polled links changed: let the waiting loop look again. */
@@ -72,6 +79,9 @@ export interface Progress {
   /** Virtual seconds `flops` take on this rank's host (the simulator only). */
   flopsSeconds?(flops: number): number;
 }
+
+/** The kinds of program poll, each with its own virtual cost under the simulator. */
+export type PollOperation = 'test' | 'iprobe';
 
 export interface ProgressHost {
   /** Polls links and queues once; returns true when anything progressed. */
@@ -241,6 +251,11 @@ export class ProgressEngine implements Progress {
       host.poll();
       if ((i & 31) === 0 && performance.now() >= deadline) return;
     }
+  }
+
+  poll(_operation: PollOperation, check: () => boolean): boolean {
+    this.host.poll();
+    return check();
   }
 
   private spin(condition: () => boolean): boolean {

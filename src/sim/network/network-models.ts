@@ -52,6 +52,8 @@ export interface SimgridSettings {
   detachedThreshold?: number;
   /** smpi/async-small-thresh. */
   asyncSmallThreshold?: number;
+  /** smpi/test, smpi/iprobe (seconds a poll costs), smpi/grow-injected-times: as TSMPI_SIM_TEST, TSMPI_SIM_IPROBE, TSMPI_SIM_GROW_POLLS. */
+  pollCosts?: { test?: number; iprobe?: number; grow?: boolean };
   /** Keys read but without effect here, for a warning. */
   ignored: string[];
 }
@@ -117,9 +119,18 @@ export function simgridConfig(entries: readonly { key: string; value: string; so
       case 'smpi/async-small-thresh':
         out.asyncSmallThreshold = number(key, value, source, true);
         break;
+      case 'smpi/test':
+        out.pollCosts = { ...out.pollCosts, test: number(key, value, source) };
+        break;
+      case 'smpi/iprobe':
+        out.pollCosts = { ...out.pollCosts, iprobe: number(key, value, source) };
+        break;
+      case 'smpi/grow-injected-times':
+        out.pollCosts = { ...out.pollCosts, grow: yesNo(key, value, source) };
+        break;
       default:
         if (WITHOUT_EFFECT.some((re) => re.test(key))) out.ignored.push(`${key}:${value}`);
-        else throw settingError(key, value, source, 'is not a setting tsmpi reads (network/model, network/crosstraffic, network/weight-S, network/TCP-gamma, network/latency-factor, network/bandwidth-factor, smpi/lat-factor, smpi/bw-factor, smpi/send-is-detached-thresh, smpi/async-small-thresh)');
+        else throw settingError(key, value, source, 'is not a setting tsmpi reads (network/model, network/crosstraffic, network/weight-S, network/TCP-gamma, network/latency-factor, network/bandwidth-factor, smpi/lat-factor, smpi/bw-factor, smpi/send-is-detached-thresh, smpi/async-small-thresh, smpi/test, smpi/iprobe, smpi/grow-injected-times)');
     }
   }
   if (out.asyncSmallThreshold !== undefined && out.detachedThreshold !== undefined && out.asyncSmallThreshold > out.detachedThreshold) {
