@@ -29,7 +29,8 @@ export interface ReduceOp<T = unknown> {
  */
 export interface BuiltinOp {
   readonly name: string;
-  readonly commutative: true;
+  /** False only for replace and noOp, which take one operand by rank order. */
+  readonly commutative: boolean;
   readonly builtin: true;
   /** Combines two operands (see the op's rules); throws ERR_OP for operands it does not apply to. */
   readonly combine: (a: unknown, b: unknown) => unknown;
@@ -59,7 +60,7 @@ function opError(op: string, value: unknown, hint: string): TsmpiError {
 }
 
 /** Builds an elementwise op from scalar functions for numbers and bigints. */
-function elementwise(name: string, num: (a: number, b: number) => number, big: ((a: bigint, b: bigint) => bigint) | null, bool?: (a: boolean, b: boolean) => boolean): BuiltinOp {
+function elementwise(name: string, num: (a: number, b: number) => number, big: ((a: bigint, b: bigint) => bigint) | null, bool?: (a: boolean, b: boolean) => boolean, commutative = true): BuiltinOp {
   const hint = `${name} takes numbers${big ? ', bigints' : ''}${bool ? ', booleans' : ''}, typed arrays or arrays of them, the same shape on every rank`;
   const scalar = (a: Scalar, b: Scalar): Scalar => {
     if (typeof a === 'number' && typeof b === 'number') return num(a, b);
@@ -96,7 +97,7 @@ function elementwise(name: string, num: (a: number, b: number) => number, big: (
     }
     combineLoop(name, target, num)(target, source);
   };
-  const op: BuiltinOp & { combineInto: (target: TypedArray, source: TypedArray) => void } = { name, commutative: true, builtin: true, combine, combineInto };
+  const op: BuiltinOp & { combineInto: (target: TypedArray, source: TypedArray) => void } = { name, commutative, builtin: true, combine, combineInto };
   return op;
 }
 
@@ -133,10 +134,16 @@ export const Op = {
   bor: elementwise('bor', (a, b) => a | b, (a, b) => a | b, (a, b) => a || b),
   lxor: elementwise('lxor', (a, b) => ((a !== 0) !== (b !== 0) ? 1 : 0), (a, b) => ((a !== 0n) !== (b !== 0n) ? 1n : 0n), (a, b) => a !== b),
   bxor: elementwise('bxor', (a, b) => a ^ b, (a, b) => a ^ b, (a, b) => a !== b),
-  /** One-sided accumulate: the origin's value replaces the target's (MPI_REPLACE). */
-  replace: elementwise('replace', (_a, b) => b, (_a, b) => b, (_a, b) => b),
-  /** One-sided fetchAndOp: reads the target's value, changes nothing (MPI_NO_OP). */
-  noOp: elementwise('noOp', (a) => a, (a) => a, (a) => a),
+  /**
+   * The later operand (MPI_REPLACE): in an accumulate the origin's value replaces the target's;
+   * in a reduction, combined in rank order, the last rank's value.
+   */
+  replace: elementwise('replace', (_a, b) => b, (_a, b) => b, (_a, b) => b, false),
+  /**
+   * The earlier operand (MPI_NO_OP): fetchAndOp reads the target's value and changes nothing; a
+   * reduction yields rank 0's value.
+   */
+  noOp: elementwise('noOp', (a) => a, (a) => a, (a) => a, false),
   minloc: locOp('minloc', (a, b) => a < b),
   maxloc: locOp('maxloc', (a, b) => a > b),
   /**
