@@ -14,7 +14,8 @@ export { init, finalize, abort, wtime, jobInfo, communicationState, type Communi
 export type { JobInfo } from './bootstrap/job-info.js';
 export { Communicator, ANY_SOURCE, ANY_TAG, PROC_NULL, TAG_UB, type Concatenated } from './comm/communicator.js';
 export { Win, type LockType } from './comm/window/win.js';
-export { Request, waitAll, waitAny, testAll, testAny, type Status } from './comm/request.js';
+export { Request, REQUEST_NULL, waitAll, waitAny, waitSome, testAll, testAny, testSome, type Some } from './comm/request.js';
+export { Status, UNDEFINED, SUCCESS, type ElementKind } from './comm/status.js';
 export { CartCommunicator, DistGraphCommunicator, computeDims, type CartShift, type DistGraphEdgeOptions, type DistGraphOptions } from './comm/topology/index.js';
 export { Op, type ReduceOp, type BuiltinOp, type AnyOp, type ValueIndex } from './comm/ops.js';
 export { TsmpiError, ErrorCode, isTsmpiError, type ErrorCodeValue, type TsmpiErrorData } from './errors.js';

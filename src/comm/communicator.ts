@@ -26,11 +26,13 @@ import { ErrorCode, TsmpiError } from '../errors.js';
 import { ANY_SOURCE, ANY_TAG, PROC_NULL } from './matching.js';
 import type { CommunicatorLabel } from './context-names.js';
 import { checkOp, type AnyOp, type ReduceOp } from './ops.js';
-import { Request, type Status } from './request.js';
+import { Request } from './request.js';
+import { Status } from './status.js';
 
 export { ANY_SOURCE, ANY_TAG, PROC_NULL };
 /** What a receive from or a probe of PROC_NULL reports. */
-const NULL_STATUS: Status = Object.freeze({ source: PROC_NULL, tag: ANY_TAG, bytes: 0 });
+/** What an operation on PROC_NULL reports (a fresh one each time: a program may set its fields). */
+const nullStatus = (): Status => new Status(PROC_NULL, ANY_TAG, 0);
 
 /** The largest tag a user may use (MPI_TAG_UB). */
 export const TAG_UB = 0x3fffffff;
@@ -226,7 +228,7 @@ export class Communicator {
   async probe(source: number = ANY_SOURCE, tag: number = ANY_TAG): Promise<Status> {
     this.#checkRank(source, true, 'probe');
     this.#checkTag(tag, true, 'probe');
-    if (source === PROC_NULL) return NULL_STATUS;
+    if (source === PROC_NULL) return nullStatus();
     let status: Status | undefined;
     await this.#endpoint.waitUntil(() => (status = this.#endpoint.iprobe(this.#context, source, tag)) !== undefined, {
       operation: 'probe',
@@ -241,7 +243,7 @@ export class Communicator {
   iprobe(source: number = ANY_SOURCE, tag: number = ANY_TAG): Status | undefined {
     this.#checkRank(source, true, 'iprobe');
     this.#checkTag(tag, true, 'iprobe');
-    if (source === PROC_NULL) return NULL_STATUS;
+    if (source === PROC_NULL) return nullStatus();
     return this.#endpoint.pollProbe(this.#context, source, tag);
   }
 
@@ -704,8 +706,8 @@ export class Communicator {
    */
   #nullRequest(operation: string, tag: number, statusResult = false): Request<unknown> {
     const request = new Request<unknown>(this.#endpoint, operation, PROC_NULL, tag, this.#context);
-    const status = operation === 'send' ? undefined : NULL_STATUS;
-    request.complete(statusResult ? NULL_STATUS : undefined, status);
+    const status = operation === 'send' ? undefined : nullStatus();
+    request.complete(statusResult ? status : undefined, status);
     return request;
   }
 

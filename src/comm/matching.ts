@@ -7,10 +7,9 @@
 import { IndexQueue } from './index-queue.js';
 import { Request, type RequestDriver } from './request.js';
 
-export const ANY_SOURCE = -1;
-export const ANY_TAG = -1;
-/** The null peer (MPI_PROC_NULL): a send to it or a receive from it completes at once, moving nothing. */
-export const PROC_NULL = -2;
+import { ANY_SOURCE, ANY_TAG, PROC_NULL } from './wildcards.js';
+
+export { ANY_SOURCE, ANY_TAG, PROC_NULL };
 
 /**
  * A posted receive: the request the caller holds is the matching entry itself (one object per

@@ -12,7 +12,8 @@ import type { Progress } from '../transport/progress.js';
 import { PayloadKind, decodeValue, isRawKind, kindName, viewAs, type Encoded } from './codec.js';
 import { CTS_DISCARD, FRAME_HEADER_WORDS, CTS_WORD, H_AUX, H_CONTEXT, H_LENGTH, H_SEQ, H_SOURCE, H_TAG, H_TOTAL, H_TYPE, frameKind } from './frame-header.js';
 import { MatchQueues, ReceiveRequest, type IncomingMessage, type UnexpectedMessage } from './matching.js';
-import type { Request, RequestDriver, Status } from './request.js';
+import type { Request, RequestDriver } from './request.js';
+import { Status } from './status.js';
 
 /** What the receive path needs of its endpoint. */
 export interface ReceivePathHost {
@@ -72,7 +73,7 @@ export class ReceivePath {
     const index = queues.findUnexpected(source, tag);
     if (index < 0) return undefined;
     const m: UnexpectedMessage = queues.unexpected.at(index);
-    return { source: m.source, tag: m.tag, bytes: m.bytes };
+    return new Status(m.source, m.tag, m.bytes);
   }
 
   /** Withdraws a posted receive that has not matched; false when it has (or is not a receive). */
@@ -164,7 +165,7 @@ export class ReceivePath {
 
   private deliverEager(posted: ReceiveRequest, source: number, tag: number, kind: number, bytes: Uint8Array, offset: number, length: number): void {
     const request = posted;
-    const status: Status = { source, tag, bytes: length };
+    const status = new Status(source, tag, length);
     this.host.engine.countCompletion();
     if (posted.into !== null) {
       const error = this.checkInto(posted.into, kind, length, request.operation, source, tag);
@@ -247,7 +248,7 @@ export class ReceivePath {
   private finishRendezvousReceive(id: number, posted: ReceiveRequest): void {
     this.receives.delete(id);
     this.host.engine.countCompletion();
-    const status: Status = { source: posted.matchedSource, tag: posted.matchedTag, bytes: posted.total };
+    const status = new Status(posted.matchedSource, posted.matchedTag, posted.total);
     if (posted.into !== null) {
       posted.complete(status, status);
       return;
@@ -308,7 +309,7 @@ export class ReceivePath {
     const receiver = message.receiver;
     if (receiver === null || message.dest === null) return;
     if (message.direct) {
-      const status: Status = { source: message.source, tag: message.tag, bytes: message.total };
+      const status = new Status(message.source, message.tag, message.total);
       this.host.engine.countCompletion();
       receiver.complete(status, status);
       return;
@@ -318,7 +319,7 @@ export class ReceivePath {
     if (receiver.into === null && !receiver.encoded && isRawKind(message.kind) && message.kind !== PayloadKind.Number) {
       // Our own freshly allocated buffer becomes the received array: no second copy.
       this.host.engine.countCompletion();
-      const status: Status = { source: message.source, tag: message.tag, bytes: message.total };
+      const status = new Status(message.source, message.tag, message.total);
       receiver.complete(viewAs(message.kind, message.dest), status);
       return;
     }

@@ -7,15 +7,9 @@
  */
 import { ErrorCode, TsmpiError } from '../errors.js';
 import type { WaitDescription } from '../transport/progress.js';
+import { Status, UNDEFINED } from './status.js';
 
-/** What a completed receive or probe reports. */
-export interface Status {
-  /** Rank of the sender in the communicator. */
-  readonly source: number;
-  readonly tag: number;
-  /** Payload bytes of the message (encoded size for values that are not typed arrays). */
-  readonly bytes: number;
-}
+export { Status };
 
 /** Describes an operation for hang reports: `recv from rank 3, tag 7, on world`. */
 export type RequestDescription = WaitDescription;
@@ -40,6 +34,12 @@ const resolvedVoid: Promise<void> = Promise.resolve();
 
 export class Request<T = unknown> implements RequestDescription {
   /** @internal */ state = PENDING;
+  /**
+   * @internal Set once a wait, test or any/all/some call has reported the completion: the
+   * request is then inactive (MPI sets its handle to MPI_REQUEST_NULL), so the any/some forms
+   * skip it; it keeps its result and status.
+   */
+  reported = false;
   /** @internal */ result: T | undefined = undefined;
   /** @internal */ error: unknown = undefined;
   /** @internal */ statusValue: Status | undefined = undefined;
@@ -70,27 +70,56 @@ export class Request<T = unknown> implements RequestDescription {
     return this.state === FAILED;
   }
 
-  /** The status of a completed receive; undefined for sends and pending requests. */
+  /** False for REQUEST_NULL and once a wait, test or any/all/some call reported the completion. */
+  get active(): boolean {
+    return !this.reported;
+  }
+
+  /**
+   * The status once complete (undefined while pending): a receive's matched source, tag and
+   * bytes; for a send an empty status; for a failure its error code (cancelled set for a
+   * cancelled receive).
+   */
   get status(): Status | undefined {
+    if (this.state === PENDING) return undefined;
+    if (this.statusValue === undefined) {
+      const code = this.state === FAILED && this.error instanceof TsmpiError ? this.error.code : this.state === FAILED ? ErrorCode.Internal : undefined;
+      this.statusValue = code === undefined ? new Status() : new Status(undefined, undefined, 0, code, code === ErrorCode.Cancelled);
+    }
     return this.statusValue;
+  }
+
+  /**
+   * Makes progress once and returns the status if the request has completed, without counting
+   * as the call that completes it (MPI_Request_get_status); undefined while it is pending.
+   */
+  getStatus(): Status | undefined {
+    if (this.state === PENDING) this.driver.testPoll(() => this.state !== PENDING);
+    return this.status;
   }
 
   /** Waits for completion and returns the result (the received value for receives). */
   wait(): Promise<T> {
     if (this.state === PENDING) this.driver.spinFor(this);
-    if (this.state !== PENDING) return this.settled();
+    if (this.state !== PENDING) {
+      this.reported = true;
+      return this.settled();
+    }
     return this.waitLong();
   }
 
   /** An async function (not a `then`), so that a failure's stack reaches the program's await. */
   private async waitLong(): Promise<T> {
     await this.driver.waitUntil(() => this.state !== PENDING, this);
+    this.reported = true;
     return this.take();
   }
 
   /** Makes progress once and reports whether the request has completed (never throws). */
   test(): boolean {
-    return this.state !== PENDING || this.driver.testPoll(() => this.state !== PENDING);
+    const done = this.state !== PENDING || this.driver.testPoll(() => this.state !== PENDING);
+    if (done) this.reported = true;
+    return done;
   }
 
   /**
@@ -170,6 +199,7 @@ async function waitAllLong<T extends readonly Request<unknown>[]>(requests: T, a
 
 function settleAll<T extends readonly Request<unknown>[]>(requests: T): Promise<Results<T>> {
   const results: unknown[] = new Array(requests.length);
+  for (const r of requests) r.reported = true;
   for (let i = 0; i < requests.length; i++) {
     const r = requests[i]!;
     if (r.state === FAILED) return Promise.reject(atCallSite(r.error));
@@ -178,29 +208,116 @@ function settleAll<T extends readonly Request<unknown>[]>(requests: T): Promise<
   return Promise.resolve(results as Results<T>);
 }
 
-/** Waits until one request completes; returns its index and result (lowest index on ties). */
-export async function waitAny<T>(requests: readonly Request<T>[]): Promise<{ index: number; value: T }> {
-  if (requests.length === 0) {
-    throw new TsmpiError(ErrorCode.Arg, 'waitAny needs at least one request', { operation: 'waitAny', hint: 'pass a non-empty array' });
+/**
+ * Waits until one active request completes; returns its index, result and status (lowest index on
+ * ties) and makes it inactive, so the next call returns another. With no active request (none,
+ * or all inactive: REQUEST_NULL, or reported already) the index is UNDEFINED (MPI_Waitany).
+ */
+export async function waitAny<T>(requests: readonly Request<T>[]): Promise<{ index: number; value: T; status: Status }> {
+  let index = firstDone(requests);
+  if (index === -1) {
+    const first = requests.find((r) => !r.reported)!;
+    await first.driver.waitUntil(() => firstDone(requests) !== -1, { operation: 'waitAny', peer: first.peer, tag: first.tag, context: first.context });
+    index = firstDone(requests);
   }
-  let index = testAny(requests);
-  if (index < 0) {
-    const first = requests[0]!;
-    await first.driver.waitUntil(() => requests.some((r) => r.done), { operation: 'waitAny', peer: first.peer, tag: first.tag, context: first.context });
-    index = requests.findIndex((r) => r.done);
-  }
-  return { index, value: await requests[index]!.wait() };
+  if (index === UNDEFINED) return { index, value: undefined as T, status: new Status() };
+  const request = requests[index]!;
+  request.reported = true;
+  return { index, value: await request.settled(), status: request.status! };
 }
 
-/** Polls once; true when every request has completed. */
+/** Polls once; true when every request has completed (all of them are then inactive). */
 export function testAll(requests: readonly Request<unknown>[]): boolean {
   const all = (): boolean => requests.every((r) => r.done);
-  return all() || requests[0]!.driver.testPoll(all);
+  const done = all() || requests[0]!.driver.testPoll(all);
+  if (done) for (const r of requests) r.reported = true;
+  return done;
 }
 
-/** Polls once; the index of the first completed request, or -1. */
+/**
+ * Polls once; the index of an active request that has completed (then inactive), -1 when the
+ * active ones are all still pending, UNDEFINED when no request is active (MPI_Testany's flag
+ * true with index MPI_UNDEFINED). Test `index === -1` to loop until one completes.
+ */
 export function testAny(requests: readonly Request<unknown>[]): number {
-  const any = (): boolean => requests.some((r) => r.done);
-  if (requests.length > 0 && !any()) requests[0]!.driver.testPoll(any);
-  return requests.findIndex((r) => r.done);
+  let index = firstDone(requests);
+  if (index === -1) {
+    requests.find((r) => !r.reported)!.driver.testPoll(() => firstDone(requests) !== -1);
+    index = firstDone(requests);
+  }
+  if (index >= 0) requests[index]!.reported = true;
+  return index;
 }
+
+/**
+ * Waits until at least one active request completes; returns the indices of all active ones
+ * that have, with their results and statuses, and makes them inactive (MPI_Waitsome). Undefined
+ * when no request is active (MPI's outcount MPI_UNDEFINED).
+ */
+export async function waitSome<T>(requests: readonly Request<T>[]): Promise<Some<T> | undefined> {
+  if (firstDone(requests) === -1) {
+    const first = requests.find((r) => !r.reported)!;
+    await first.driver.waitUntil(() => firstDone(requests) !== -1, { operation: 'waitSome', peer: first.peer, tag: first.tag, context: first.context });
+  }
+  return collectSome(requests);
+}
+
+/**
+ * Polls once; the active requests that have completed (MPI_Testsome): their indices (none yet:
+ * an empty list), results and statuses, then inactive. Undefined when no request is active.
+ */
+export function testSome<T>(requests: readonly Request<T>[]): Some<T> | undefined {
+  if (firstDone(requests) === -1) requests.find((r) => !r.reported)!.driver.testPoll(() => firstDone(requests) !== -1);
+  return collectSome(requests);
+}
+
+/** What waitSome and testSome return. */
+export interface Some<T> {
+  indices: number[];
+  values: T[];
+  statuses: Status[];
+}
+
+/** The lowest index of an active request that has completed; -1 if none has; UNDEFINED if none is active. */
+function firstDone(requests: readonly Request<unknown>[]): number {
+  let active = false;
+  for (let i = 0; i < requests.length; i++) {
+    const r = requests[i]!;
+    if (r.reported) continue;
+    if (r.state !== PENDING) return i;
+    active = true;
+  }
+  return active ? -1 : UNDEFINED;
+}
+
+/** The completed active requests, made inactive; throws the first failure among them. */
+function collectSome<T>(requests: readonly Request<T>[]): Some<T> | undefined {
+  if (firstDone(requests) === UNDEFINED) return undefined;
+  const some: Some<T> = { indices: [], values: [], statuses: [] };
+  let failure: unknown;
+  for (let i = 0; i < requests.length; i++) {
+    const r = requests[i]!;
+    if (r.reported || r.state === PENDING) continue;
+    r.reported = true;
+    some.indices.push(i);
+    some.statuses.push(r.status!);
+    some.values.push(r.result as T);
+    if (r.state === FAILED && failure === undefined) failure = r.error;
+  }
+  if (failure !== undefined) throw atCallSite(failure);
+  return some;
+}
+
+/** A request that is no operation (MPI_REQUEST_NULL): complete, inactive, with an empty status. */
+export const REQUEST_NULL: Request<undefined> = (() => {
+  const inert: RequestDriver = {
+    testPoll: (check) => check(),
+    spinFor: () => {},
+    waitUntil: () => Promise.resolve(),
+    cancel: () => false,
+  };
+  const request = new Request<undefined>(inert, 'REQUEST_NULL', -1, -1, -1);
+  request.complete(undefined, new Status());
+  request.reported = true;
+  return request;
+})();
