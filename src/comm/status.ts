@@ -39,6 +39,14 @@ export class Status {
     this.cancelled = cancelled;
   }
 
+  /**
+   * How console.log shows a status: `{ source: 0, tag: 7, bytes: 8 }`, with `error` and
+   * `cancelled` only when they say something.
+   */
+  [Symbol.for('nodejs.util.inspect.custom')](): object {
+    return { source: this.source, tag: this.tag, bytes: this.bytes, ...(this.error !== SUCCESS ? { error: this.error } : {}), ...(this.cancelled ? { cancelled: true } : {}) };
+  }
+
   /** A status with the same fields (mpi4py's `Status(status)`). */
   copy(): Status {
     return new Status(this.source, this.tag, this.bytes, this.error, this.cancelled);
