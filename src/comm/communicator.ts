@@ -180,6 +180,22 @@ export class Communicator {
   }
 
   /**
+   * A synchronous send (MPI_Ssend): resolves only once the receive has matched it, whatever its
+   * size (it always takes the rendezvous path: announce, wait for the receiver's clear-to-send).
+   */
+  ssend(value: unknown, dest: number, tag = 0): Promise<void> {
+    return this.issend(value, dest, tag).wait();
+  }
+
+  /** Starts a synchronous send; the request stays pending until the receive has matched (MPI_Issend). */
+  issend(value: unknown, dest: number, tag = 0): Request<void> {
+    this.#checkRank(dest, false, 'ssend');
+    this.#checkTag(tag, false, 'ssend');
+    if (dest === PROC_NULL) return this.#nullRequest('ssend', tag) as Request<void>;
+    return this.#endpoint.isend(this.#context, this.#group[dest]!, this.rank, tag, value, 'ssend', dest, true);
+  }
+
+  /**
    * Receives the next message from `source` (or ANY_SOURCE) with `tag` (or ANY_TAG) and returns
    * its value. Messages from one source with one tag arrive in the order they were sent.
    * @throws {TsmpiError} ERR_RANK, ERR_TAG

@@ -116,11 +116,11 @@ export class Endpoint implements RequestDriver, ProgressHost {
    * Starts a send of `value` to world rank `dest` on `context`, as comm rank `source` with `tag`.
    * Typed arrays are sent from the caller's memory: do not change them until the request completes.
    */
-  isend(context: number, dest: number, source: number, tag: number, value: unknown, operation: string, peerRank: number): Request<void> {
+  isend(context: number, dest: number, source: number, tag: number, value: unknown, operation: string, peerRank: number, synchronous = false): Request<void> {
     const raw = rawKindOf(value);
-    if (raw >= 0) return this.sends.isend(context, dest, source, tag, raw, bytesOf(value as ArrayBufferView), operation, peerRank);
+    if (raw >= 0) return this.sends.isend(context, dest, source, tag, raw, bytesOf(value as ArrayBufferView), operation, peerRank, synchronous);
     const encoded = encodeValue(value, this.rank, operation);
-    return this.sends.isend(context, dest, source, tag, encoded.kind, encoded.bytes, operation, peerRank);
+    return this.sends.isend(context, dest, source, tag, encoded.kind, encoded.bytes, operation, peerRank, synchronous);
   }
 
   /** {@link isend} of a value encoded already (collectives encode once and send many times). */

@@ -111,8 +111,12 @@ export class SendPath {
     return peer;
   }
 
-  /** Starts a send of `bytes` (payload kind `kind`) to world rank `dest`; see Endpoint.isend. */
-  isend(context: number, dest: number, source: number, tag: number, kind: number, bytes: Uint8Array, operation: string, peerRank: number): Request<void> {
+  /**
+   * Starts a send of `bytes` (payload kind `kind`) to world rank `dest`; see Endpoint.isend. A
+   * synchronous send always announces itself and waits for the clear-to-send, which the receiver
+   * sends once a receive matched: its completion then means the receive has matched.
+   */
+  isend(context: number, dest: number, source: number, tag: number, kind: number, bytes: Uint8Array, operation: string, peerRank: number, synchronous = false): Request<void> {
     const { engine, settings } = this.host;
     const request = new Request<void>(this.host.driver, operation, peerRank, tag, context);
     const peer = this.peer(dest);
@@ -128,7 +132,7 @@ export class SendPath {
     header[H_TAG] = tag;
     header[H_SEQ] = 0;
     const limits = peer.link.limits;
-    const eagerLimit = limits.eagerLimit ?? settings.eagerLimit;
+    const eagerLimit = synchronous ? -1 : (limits.eagerLimit ?? settings.eagerLimit);
     if (length <= Math.min(eagerLimit, limits.maxFramePayload)) {
       header[H_TYPE] = typeWord(FrameType.Eager, kind);
       header[H_LENGTH] = length;
@@ -157,7 +161,7 @@ export class SendPath {
     }
     // A detached send completes now; its bytes (a copy, unless their owner never writes them)
     // still wait for the receive, and finalize waits for them.
-    const detached = length <= settings.detachLimit;
+    const detached = !synchronous && length <= settings.detachLimit;
     const data = detached && !isUnchanging(bytes.buffer) ? copyOut(bytes, 0, length) : bytes;
     this.sends.set(id, { id, request, bytes: data, peer: dest, dataType: FrameType.Data, receiverId: 0, offset: 0, ...(detached ? { detached } : {}) });
     engine.retain();

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { explain, fixture, tsmpi } from '../helpers/run-job.ts';
 
-const CHECKS = 4;
+const CHECKS = 5;
 const COMMUNICATORS = 4;
 const modes = { threads: ['run'], procs: ['run', '--procs'], mixed: ['run', '--ranks-per-proc', '2'], sim: ['sim', '--quiet'] } as const;
 
