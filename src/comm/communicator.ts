@@ -173,10 +173,7 @@ export class Communicator {
 
   /** Starts a send; see {@link send}. */
   isend(value: unknown, dest: number, tag = 0): Request<void> {
-    this.#checkRank(dest, false, 'send');
-    this.#checkTag(tag, false, 'send');
-    if (dest === PROC_NULL) return this.#nullRequest('send', tag) as Request<void>;
-    return this.#endpoint.isend(this.#context, this.#group[dest]!, this.rank, tag, value, 'send', dest);
+    return this.#isend(value, dest, tag, 'send', false);
   }
 
   /**
@@ -189,10 +186,14 @@ export class Communicator {
 
   /** Starts a synchronous send; the request stays pending until the receive has matched (MPI_Issend). */
   issend(value: unknown, dest: number, tag = 0): Request<void> {
-    this.#checkRank(dest, false, 'ssend');
-    this.#checkTag(tag, false, 'ssend');
-    if (dest === PROC_NULL) return this.#nullRequest('ssend', tag) as Request<void>;
-    return this.#endpoint.isend(this.#context, this.#group[dest]!, this.rank, tag, value, 'ssend', dest, true);
+    return this.#isend(value, dest, tag, 'ssend', true);
+  }
+
+  #isend(value: unknown, dest: number, tag: number, operation: string, synchronous: boolean): Request<void> {
+    this.#checkRank(dest, false, operation);
+    this.#checkTag(tag, false, operation);
+    if (dest === PROC_NULL) return this.#nullRequest(operation, tag) as Request<void>;
+    return this.#endpoint.isend(this.#context, this.#group[dest]!, this.rank, tag, value, operation, dest, synchronous);
   }
 
   /**

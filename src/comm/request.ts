@@ -82,9 +82,10 @@ export class Request<T = unknown> implements RequestDescription {
    */
   get status(): Status | undefined {
     if (this.state === PENDING) return undefined;
+    if (this.statusValue === undefined && this.state === DONE) this.statusValue = new Status();
     if (this.statusValue === undefined) {
-      const code = this.state === FAILED && this.error instanceof TsmpiError ? this.error.code : this.state === FAILED ? ErrorCode.Internal : undefined;
-      this.statusValue = code === undefined ? new Status() : new Status(undefined, undefined, 0, code, code === ErrorCode.Cancelled);
+      const code = this.error instanceof TsmpiError ? this.error.code : ErrorCode.Internal;
+      this.statusValue = new Status(undefined, undefined, 0, code, code === ErrorCode.Cancelled);
     }
     return this.statusValue;
   }
@@ -214,12 +215,8 @@ function settleAll<T extends readonly Request<unknown>[]>(requests: T): Promise<
  * or all inactive: REQUEST_NULL, or reported already) the index is UNDEFINED (MPI_Waitany).
  */
 export async function waitAny<T>(requests: readonly Request<T>[]): Promise<{ index: number; value: T; status: Status }> {
-  let index = firstDone(requests);
-  if (index === -1) {
-    const first = requests.find((r) => !r.reported)!;
-    await first.driver.waitUntil(() => firstDone(requests) !== -1, { operation: 'waitAny', peer: first.peer, tag: first.tag, context: first.context });
-    index = firstDone(requests);
-  }
+  await untilOneDone(requests, 'waitAny');
+  const index = firstDone(requests);
   if (index === UNDEFINED) return { index, value: undefined as T, status: new Status() };
   const request = requests[index]!;
   request.reported = true;
@@ -240,11 +237,8 @@ export function testAll(requests: readonly Request<unknown>[]): boolean {
  * true with index MPI_UNDEFINED). Test `index === -1` to loop until one completes.
  */
 export function testAny(requests: readonly Request<unknown>[]): number {
-  let index = firstDone(requests);
-  if (index === -1) {
-    requests.find((r) => !r.reported)!.driver.testPoll(() => firstDone(requests) !== -1);
-    index = firstDone(requests);
-  }
+  pollForOne(requests);
+  const index = firstDone(requests);
   if (index >= 0) requests[index]!.reported = true;
   return index;
 }
@@ -255,10 +249,7 @@ export function testAny(requests: readonly Request<unknown>[]): number {
  * when no request is active (MPI's outcount MPI_UNDEFINED).
  */
 export async function waitSome<T>(requests: readonly Request<T>[]): Promise<Some<T> | undefined> {
-  if (firstDone(requests) === -1) {
-    const first = requests.find((r) => !r.reported)!;
-    await first.driver.waitUntil(() => firstDone(requests) !== -1, { operation: 'waitSome', peer: first.peer, tag: first.tag, context: first.context });
-  }
+  await untilOneDone(requests, 'waitSome');
   return collectSome(requests);
 }
 
@@ -267,7 +258,7 @@ export async function waitSome<T>(requests: readonly Request<T>[]): Promise<Some
  * an empty list), results and statuses, then inactive. Undefined when no request is active.
  */
 export function testSome<T>(requests: readonly Request<T>[]): Some<T> | undefined {
-  if (firstDone(requests) === -1) requests.find((r) => !r.reported)!.driver.testPoll(() => firstDone(requests) !== -1);
+  pollForOne(requests);
   return collectSome(requests);
 }
 
@@ -288,6 +279,18 @@ function firstDone(requests: readonly Request<unknown>[]): number {
     active = true;
   }
   return active ? -1 : UNDEFINED;
+}
+
+/** Waits (spinning, then sleeping) until an active request has completed, if any is active and none has. */
+async function untilOneDone(requests: readonly Request<unknown>[], operation: string): Promise<void> {
+  if (firstDone(requests) !== -1) return;
+  const first = requests.find((r) => !r.reported)!;
+  await first.driver.waitUntil(() => firstDone(requests) !== -1, { operation, peer: first.peer, tag: first.tag, context: first.context });
+}
+
+/** The program's poll for the any/some forms: progress once, unless one has completed or none is active. */
+function pollForOne(requests: readonly Request<unknown>[]): void {
+  if (firstDone(requests) === -1) requests.find((r) => !r.reported)!.driver.testPoll(() => firstDone(requests) !== -1);
 }
 
 /** The completed active requests, made inactive; throws the first failure among them. */

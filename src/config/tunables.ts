@@ -264,14 +264,14 @@ export const tunables = {
   simTestCost: {
     env: 'TSMPI_SIM_TEST',
     description:
-      "Virtual seconds a test (test, testAny, testAll, testSome) costs a rank under tsmpi sim, times the number of fruitless polls in a row while TSMPI_SIM_GROW_POLLS is 1: SMPI's smpi/test. A polling loop thus moves the rank's clock on until what it waits for has arrived.",
+      "Virtual seconds a test (test, testAny, testAll, testSome, getStatus) costs a rank under tsmpi sim, times the number of fruitless polls in a row while TSMPI_SIM_GROW_POLLS is 1: SMPI's smpi/test. A polling loop thus moves the rank's clock on until what it waits for has arrived.",
     defaultText: "1e-4 (SMPI's default)",
     defaultValue: () => 1e-4,
     parse: (text) => parseNonNegative('TSMPI_SIM_TEST', text),
   } satisfies Tunable<number>,
   simIprobeCost: {
     env: 'TSMPI_SIM_IPROBE',
-    description: "Virtual seconds an iprobe or improbe costs a rank under tsmpi sim, grown as TSMPI_SIM_TEST: SMPI's smpi/iprobe.",
+    description: "Virtual seconds an iprobe costs a rank under tsmpi sim, grown as TSMPI_SIM_TEST: SMPI's smpi/iprobe.",
     defaultText: "1e-4 (SMPI's default)",
     defaultValue: () => 1e-4,
     parse: (text) => parseNonNegative('TSMPI_SIM_IPROBE', text),
