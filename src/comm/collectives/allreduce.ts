@@ -15,7 +15,6 @@ import { inPlaceCombiner, type ReduceOp } from '../ops.js';
 import { bcast } from './bcast.js';
 import { blockOffsets, floorPowerOfTwo, type CollectiveCall } from './call.js';
 import { wait, type Steps } from './steps.js';
-import type { Status } from '../status.js';
 import { reduce } from './reduce.js';
 import { isLargeArray, selectAllreduce } from './select.js';
 
@@ -135,9 +134,20 @@ function* ringAllreduce(call: CollectiveCall, value: TypedArray, op: ReduceOp): 
   return acc;
 }
 
-/** A receive that must fill `into` exactly (see {@link ringStep}). */
+/**
+ * A receive that must fill `into` exactly (see {@link ringStep}). The check is written out in
+ * both rather than shared through another generator: each level of generators costs two stack
+ * frames, and the program's own line must stay within the error's stack (Error.stackTraceLimit).
+ */
 function* exactReceive(call: CollectiveCall, op: ReduceOp, own: TypedArray, into: Uint8Array, source: number): Steps<void> {
-  yield* filledExactly(call, op, own, into, source, wait(call.recvInto(into, source)));
+  let arrived: number | undefined;
+  try {
+    arrived = (yield* wait(call.recvInto(into, source))).bytes;
+  } catch (error) {
+    if (error instanceof TsmpiError && error.code === ErrorCode.Truncate) throw call.blockMismatch(op, own, undefined, into.byteLength, source);
+    throw error;
+  }
+  if (arrived !== into.byteLength) throw call.blockMismatch(op, own, arrived, into.byteLength, source);
 }
 
 /**
@@ -146,14 +156,9 @@ function* exactReceive(call: CollectiveCall, op: ReduceOp, own: TypedArray, into
  * combined silently with stale bytes).
  */
 function* ringStep(call: CollectiveCall, op: ReduceOp, own: TypedArray, bytes: Uint8Array, dest: number, into: Uint8Array, source: number): Steps<void> {
-  yield* filledExactly(call, op, own, into, source, call.exchangeBytes(bytes, dest, into, source));
-}
-
-/** Runs `receive` (into `into`, from `source`) and names a block of another size as the ranks' length mismatch. */
-function* filledExactly(call: CollectiveCall, op: ReduceOp, own: TypedArray, into: Uint8Array, source: number, receive: Steps<Status>): Steps<void> {
   let arrived: number | undefined;
   try {
-    arrived = (yield* receive).bytes;
+    arrived = (yield* call.exchangeBytes(bytes, dest, into, source)).bytes;
   } catch (error) {
     if (error instanceof TsmpiError && error.code === ErrorCode.Truncate) throw call.blockMismatch(op, own, undefined, into.byteLength, source);
     throw error;
