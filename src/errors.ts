@@ -38,6 +38,10 @@ export const ErrorCode = {
   Closed: 'TSMPI_ERR_CLOSED',
   /** The request was cancelled. */
   Cancelled: 'TSMPI_ERR_CANCELLED',
+  /** A buffered send without an attached buffer, or one that does not fit it (MPI_ERR_BUFFER). */
+  Buffer: 'TSMPI_ERR_BUFFER',
+  /** A group that does not fit the call: not within the communicator, or not the same on every rank (MPI_ERR_GROUP). */
+  Group: 'TSMPI_ERR_GROUP',
   /** The job is being aborted because a rank failed. */
   Aborted: 'TSMPI_ERR_ABORTED',
   /** No rank made progress for the hang timeout. */

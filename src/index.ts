@@ -13,8 +13,14 @@
 export { init, finalize, abort, wtime, jobInfo, communicationState, type CommunicationState, type RailState } from './bootstrap/init.js';
 export type { JobInfo } from './bootstrap/job-info.js';
 export { Communicator, ANY_SOURCE, ANY_TAG, PROC_NULL, TAG_UB, type Concatenated } from './comm/communicator.js';
+export { Group, GROUP_EMPTY, IDENT, CONGRUENT, SIMILAR, UNEQUAL, type Comparison, type RankRange } from './comm/group.js';
+export { Info, MAX_INFO_KEY, MAX_INFO_VAL } from './comm/info.js';
+export { Message, MESSAGE_NULL, MESSAGE_NO_PROC } from './comm/message.js';
+export { COMM_TYPE_SHARED, COMM_TYPE_HW_GUIDED, COMM_TYPE_HW_UNGUIDED, COMM_TYPE_RESOURCE_GUIDED, type SplitType } from './comm/placement.js';
+export { BSEND_OVERHEAD, BUFFER_AUTOMATIC, type AttachedBuffer } from './comm/send-buffer.js';
+export { attachBuffer, detachBuffer, flushBuffer, iflushBuffer } from './bootstrap/send-buffer-api.js';
 export { Win, type LockType } from './comm/window/win.js';
-export { Request, REQUEST_NULL, waitAll, waitAny, waitSome, testAll, testAny, testSome, type Some } from './comm/request.js';
+export { Request, REQUEST_NULL, waitAll, waitAny, waitSome, testAll, testAny, testSome, getStatusAny, getStatusAll, getStatusSome, type Some } from './comm/request.js';
 export { Status, UNDEFINED, SUCCESS, type ElementKind } from './comm/status.js';
 export { CartCommunicator, DistGraphCommunicator, computeDims, type CartShift, type DistGraphEdgeOptions, type DistGraphOptions } from './comm/topology/index.js';
 export { Op, type ReduceOp, type BuiltinOp, type AnyOp, type ValueIndex } from './comm/ops.js';

@@ -254,7 +254,7 @@ async function buildRuntime(context: RankContext, channel: LauncherChannel | und
 function worldCommunicator(endpoint: Endpoint | undefined, size: number, rank: number, settings: Settings, notMember?: string): Communicator {
   const group = new Int32Array(size);
   for (let r = 0; r < size; r++) group[r] = r;
-  return new Communicator({ endpoint, ...(notMember !== undefined ? { notMember } : {}), context: 0, group, rank, settings, selfContext: 2 });
+  return new Communicator({ endpoint, ...(notMember !== undefined ? { notMember } : {}), context: 0, group, rank, settings, selfContext: 2, predefined: true });
 }
 
 /**
@@ -275,6 +275,16 @@ export function communicationState(): CommunicationState {
   const state: CommunicationState = { member: runtime.endpoint !== undefined, links: runtime.endpoint?.linkCount() ?? 0, arenaBytes: runtime.arenaBytes, listening: runtime.tcp };
   if (runtime.rails !== undefined) state.rails = { policy: runtime.railPolicy ?? '', ...runtime.rails.report() };
   return state;
+}
+
+/** @internal The calling rank's point-to-point engine, after `init()` (rank-wide calls: attachBuffer). */
+export function runtimeEndpoint(operation: string): Endpoint {
+  const runtime = currentRank().cache.get(RUNTIME) as Runtime | undefined;
+  if (runtime === undefined) throw new TsmpiError(ErrorCode.Init, `${operation}() before init()`, { operation, hint: 'await init() first' });
+  if (runtime.endpoint === undefined) {
+    throw new TsmpiError(ErrorCode.NotMember, 'this process is not a member of the communicating group', { operation, hint: 'check comm.member before communicating, or change TSMPI_CG_PER_PROCESS / TSMPI_MAPPING_FILE' });
+  }
+  return runtime.endpoint;
 }
 
 /**

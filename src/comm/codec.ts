@@ -96,6 +96,34 @@ export function bytesOf(view: ArrayBufferView): Uint8Array {
 }
 
 let packr: Packr | undefined;
+type AddExtension = typeof import('msgpackr').addExtension;
+let addPackExtension: AddExtension | undefined;
+/** Classes whose instances are handles of this rank (a communicator, a request): never sent. */
+const unsendable: { Class: { readonly prototype: object }; what: string }[] = [];
+
+/**
+ * Makes a value of `Class` fail to encode, naming `what` it is: a communicator or a request is
+ * this rank's handle on its own state, and a copy on another rank would look right and be wrong.
+ */
+export function refuseToEncode(Class: { readonly prototype: object }, what: string): void {
+  unsendable.push({ Class, what });
+  if (addPackExtension !== undefined) refuseExtension(addPackExtension, Class, what, 0x20 + unsendable.length - 1);
+}
+
+/**
+ * Extension types from 0x20 up: msgpackr's structured clone takes letters for its own (0x73 's'
+ * is Set, 0x65 'e' Error ...), and this codec 0x71-0x72.
+ */
+function refuseExtension(add: AddExtension, Class: { readonly prototype: object }, what: string, type: number): void {
+  add({
+    Class: Class as unknown as new () => object,
+    type,
+    write(): never {
+      throw new TypeError(`${what} cannot be sent to another rank: it is this rank's handle on its own state`);
+    },
+    read: () => undefined,
+  });
+}
 /**
  * msgpackr is loaded on the first encoded value, not at start-up: importing it costs each rank
  * ~15 ms (8 ranks became ready in 388 ms with it against 251 ms without), and programs that move
@@ -119,6 +147,8 @@ function getPackr(): Packr {
       write: (map: Map<unknown, unknown>) => [...map],
       read: (entries: [unknown, unknown][]) => new Map(entries),
     });
+    unsendable.forEach(({ Class, what }, i) => refuseExtension(addExtension, Class, what, 0x20 + i));
+    addPackExtension = addExtension;
     // copyBuffers: a Buffer inside a value must not come back as a view of the bytes it was
     // decoded from (a socket's reused assembly buffer, a ring): it would change under the receiver.
     packr = new PackrClass({ structuredClone: true, copyBuffers: true });
@@ -151,7 +181,7 @@ export function encodeValue(value: unknown, rank: number, operation: string): En
     throw new TsmpiError(ErrorCode.Encode, `cannot encode the value: ${reason}`, {
       rank,
       operation,
-      hint: 'send plain data (objects, arrays, numbers, strings, Map, Set, Date, typed arrays); functions and symbols cannot cross ranks',
+      hint: 'send plain data (objects, arrays, numbers, strings, Map, Set, Date, typed arrays); functions, symbols and tsmpi handles (communicators, groups, requests) cannot cross ranks',
       cause,
     });
   }

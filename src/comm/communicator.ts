@@ -9,7 +9,7 @@
  */
 import type { Clock } from '../clock.js';
 import type { Settings } from '../config/tunables.js';
-import { bytesOf, rawKindOf, type BufferLike, type TypedArray } from './codec.js';
+import { bytesOf, encodeValue, rawKindOf, refuseToEncode, type BufferLike, type TypedArray } from './codec.js';
 import { allgather, allgatherv } from './collectives/allgather.js';
 import { allreduce } from './collectives/allreduce.js';
 import { alltoall, alltoallv } from './collectives/alltoall.js';
@@ -23,11 +23,17 @@ import { scan, exscan } from './collectives/scan.js';
 import { scatter, scatterv } from './collectives/scatter.js';
 import type { Endpoint } from './endpoint.js';
 import { ErrorCode, TsmpiError } from '../errors.js';
-import { ANY_SOURCE, ANY_TAG, PROC_NULL } from './matching.js';
+import { ANY_SOURCE, ANY_TAG, PROC_NULL, type UnexpectedMessage } from './matching.js';
+import { agreeAmongGroup, agreeContext, proposeContext } from './context-agreement.js';
 import type { CommunicatorLabel } from './context-names.js';
+import { CONGRUENT, Group, IDENT, SIMILAR, UNEQUAL, type Comparison } from './group.js';
+import { Info } from './info.js';
+import { Message, MESSAGE_NO_PROC } from './message.js';
 import { checkOp, type AnyOp, type ReduceOp } from './ops.js';
-import { Request } from './request.js';
-import { Status } from './status.js';
+import { hardwareLevels, SPLIT_TYPES, type SplitType } from './placement.js';
+import { completedRequest, Request } from './request.js';
+import { rankSendBuffer, SendBuffer, type AttachedBuffer } from './send-buffer.js';
+import { Status, UNDEFINED } from './status.js';
 
 export { ANY_SOURCE, ANY_TAG, PROC_NULL };
 /** What a receive from or a probe of PROC_NULL reports. */
@@ -62,6 +68,10 @@ export interface CommunicatorInit {
   selfContext: number;
   /** What reports call it (`world`, `split of world (color 1)`, ...). @default 'world' */
   name?: string;
+  /** The hints it was made with. */
+  info?: Info;
+  /** World and self: they cannot be freed. */
+  predefined?: boolean;
 }
 
 export class Communicator {
@@ -82,8 +92,13 @@ export class Communicator {
   readonly #settings: Settings;
   readonly #selfContext: number;
   readonly #label: CommunicatorLabel;
+  readonly #predefined: boolean;
   #collectiveSeq = 0;
   #self: Communicator | undefined;
+  #info: Info;
+  #freed = false;
+  /** The buffer of this communicator's buffered sends, once one is attached (MPI-4.1). */
+  #sendBuffer: SendBuffer | undefined;
 
   /** @internal Communicators come from `init()`, `split()` and `dup()`. */
   constructor(init: CommunicatorInit) {
@@ -97,6 +112,8 @@ export class Communicator {
     this.#settings = init.settings;
     this.#selfContext = init.selfContext;
     this.#label = { name: init.name ?? 'world', group: init.group };
+    this.#info = init.info ?? new Info();
+    this.#predefined = init.predefined ?? false;
     init.endpoint?.names.register(init.context, this.#label);
   }
 
@@ -113,8 +130,9 @@ export class Communicator {
     this.#label.name = name;
   }
 
-  /** The endpoint, or ERR_NOT_MEMBER on a rank outside the communicating group. */
+  /** The endpoint, or ERR_NOT_MEMBER on a rank outside the communicating group (ERR_CLOSED once freed). */
   get #endpoint(): Endpoint {
+    if (this.#freed) this.#live('communicate');
     const endpoint = this.#endpointOrUndefined;
     if (endpoint === undefined) {
       throw new TsmpiError(ErrorCode.NotMember, `this process is not a member of the communicating group (${this.#notMember})`, {
@@ -148,6 +166,7 @@ export class Communicator {
         settings: this.#settings,
         selfContext: this.#selfContext,
         name: 'self',
+        predefined: true,
       });
     }
     return this.#self;
@@ -190,10 +209,86 @@ export class Communicator {
   }
 
   #isend(value: unknown, dest: number, tag: number, operation: string, synchronous: boolean): Request<void> {
+    this.#live(operation);
     this.#checkRank(dest, false, operation);
     this.#checkTag(tag, false, operation);
     if (dest === PROC_NULL) return this.#nullRequest(operation, tag) as Request<void>;
     return this.#endpoint.isend(this.#context, this.#group[dest]!, this.rank, tag, value, operation, dest, synchronous);
+  }
+
+  /**
+   * A ready send (MPI_Rsend): the program promises the receive is posted already. tsmpi sends it
+   * as a standard send, which MPI allows, so it is correct whether or not the promise holds.
+   */
+  rsend(value: unknown, dest: number, tag = 0): Promise<void> {
+    return this.irsend(value, dest, tag).wait();
+  }
+
+  /** Starts a ready send; see {@link rsend}. */
+  irsend(value: unknown, dest: number, tag = 0): Request<void> {
+    return this.#isend(value, dest, tag, 'rsend', false);
+  }
+
+  /**
+   * A buffered send (MPI_Bsend): completes at once, its message kept in the attached send buffer
+   * until delivered. The buffer is this communicator's if one is attached
+   * ({@link attachBuffer}), else the rank's (the top-level `attachBuffer`).
+   * @throws {TsmpiError} ERR_BUFFER when no buffer is attached or the message does not fit it
+   * @example
+   * ```ts
+   * attachBuffer(1 << 20);
+   * await comm.bsend(results, 0);       // returns once copied, whatever the receiver does
+   * await detachBuffer();               // waits until every buffered message is delivered
+   * ```
+   */
+  bsend(value: unknown, dest: number, tag = 0): Promise<void> {
+    return this.ibsend(value, dest, tag).wait();
+  }
+
+  /** Starts a buffered send; the request is complete when it returns (MPI_Ibsend); see {@link bsend}. */
+  ibsend(value: unknown, dest: number, tag = 0): Request<void> {
+    this.#live('bsend');
+    this.#checkRank(dest, false, 'bsend');
+    this.#checkTag(tag, false, 'bsend');
+    if (dest === PROC_NULL) return this.#nullRequest('bsend', tag) as Request<void>;
+    const endpoint = this.#endpoint;
+    const buffer = this.#sendBuffer?.attached === true ? this.#sendBuffer : rankSendBuffer(endpoint);
+    const encoded = encodeValue(value, endpoint.rank, 'bsend');
+    // The program may change its typed array as soon as bsend returns: keep a copy.
+    if (rawKindOf(value) >= 0) encoded.bytes = encoded.bytes.slice();
+    const bytes = encoded.bytes.length;
+    if (!buffer.drained) endpoint.poll();
+    buffer.reserve(bytes, endpoint.rank, 'bsend');
+    buffer.track(endpoint.isendEncoded(this.#context, this.#group[dest]!, this.rank, tag, encoded, 'bsend', dest), bytes);
+    return completedRequest<void>('bsend', dest, tag, undefined);
+  }
+
+  /**
+   * Attaches a send buffer to this communicator for its buffered sends (MPI-4.1's
+   * MPI_Comm_attach_buffer): a byte count, a buffer (its byte length), or BUFFER_AUTOMATIC.
+   */
+  attachBuffer(buffer: AttachedBuffer): void {
+    this.#live('attachBuffer');
+    (this.#sendBuffer ??= new SendBuffer(`${this.name}'s`)).attach(buffer, this.#errorRank, 'attachBuffer');
+  }
+
+  /** Waits until this communicator's buffered messages are delivered, then detaches its buffer and returns it. */
+  detachBuffer(): Promise<AttachedBuffer> {
+    this.#live('detachBuffer');
+    return (this.#sendBuffer ??= new SendBuffer(`${this.name}'s`)).detach(this.#endpoint, this.#errorRank, 'detachBuffer');
+  }
+
+  /** Waits until every message buffered in this communicator's buffer is delivered (MPI_Comm_flush_buffer). */
+  flushBuffer(): Promise<void> {
+    this.#live('flushBuffer');
+    return this.#sendBuffer?.flush(this.#endpoint, 'flushBuffer') ?? Promise.resolve();
+  }
+
+  /** Starts a {@link flushBuffer} (MPI_Comm_iflush_buffer). */
+  iflushBuffer(): Request<void> {
+    this.#live('iflushBuffer');
+    const endpoint = this.#endpoint;
+    return this.#sendBuffer?.iflush(endpoint, endpoint.background, 'iflushBuffer') ?? completedRequest<void>('iflushBuffer', -1, -1, undefined);
   }
 
   /**
@@ -207,6 +302,7 @@ export class Communicator {
 
   /** Starts a receive; the request's `status` tells the source, tag and size once it is done. */
   irecv<T = unknown>(source: number = ANY_SOURCE, tag: number = ANY_TAG): Request<T> {
+    this.#live('recv');
     this.#checkRank(source, true, 'recv');
     this.#checkTag(tag, true, 'recv');
     if (source === PROC_NULL) return this.#nullRequest('recv', tag) as Request<T>;
@@ -225,6 +321,7 @@ export class Communicator {
 
   /** Starts a receive into `buffer`; see {@link recvInto}. */
   irecvInto(buffer: BufferLike, source: number = ANY_SOURCE, tag: number = ANY_TAG): Request<Status> {
+    this.#live('recvInto');
     this.#checkBuffer(buffer, 'recvInto');
     this.#checkRank(source, true, 'recvInto');
     this.#checkTag(tag, true, 'recvInto');
@@ -241,8 +338,21 @@ export class Communicator {
     return result;
   }
 
+  /**
+   * Sends `buffer`'s bytes to `dest` and receives from `source` into the same buffer
+   * (MPI_Sendrecv_replace); returns the receive's status. The message received must fit it.
+   */
+  async sendrecvReplace(buffer: BufferLike, dest: number, source: number = ANY_SOURCE, sendTag = 0, recvTag: number = ANY_TAG): Promise<Status> {
+    this.#checkBuffer(buffer, 'sendrecvReplace');
+    const send = this.isend(dest === PROC_NULL ? buffer : copyOfBuffer(buffer), dest, sendTag);
+    const status = await this.irecvInto(buffer, source, recvTag).wait();
+    await send.wait();
+    return status;
+  }
+
   /** Waits for a matching message without receiving it and returns its status. */
   async probe(source: number = ANY_SOURCE, tag: number = ANY_TAG): Promise<Status> {
+    this.#live('probe');
     this.#checkRank(source, true, 'probe');
     this.#checkTag(tag, true, 'probe');
     if (source === PROC_NULL) return nullStatus();
@@ -258,10 +368,49 @@ export class Communicator {
 
   /** The status of a matching message if one has arrived, else undefined (never waits). */
   iprobe(source: number = ANY_SOURCE, tag: number = ANY_TAG): Status | undefined {
+    this.#live('iprobe');
     this.#checkRank(source, true, 'iprobe');
     this.#checkTag(tag, true, 'iprobe');
     if (source === PROC_NULL) return nullStatus();
     return this.#endpoint.pollProbe(this.#context, source, tag);
+  }
+
+  /**
+   * A matched probe (MPI_Mprobe): waits for a matching message and takes it, so that no other
+   * receive can; receive it with the Message's `recv`, `irecv`, `recvInto` or `irecvInto`.
+   * PROC_NULL gives MESSAGE_NO_PROC.
+   * @example
+   * ```ts
+   * const message = await comm.mprobe(ANY_SOURCE, 5);
+   * const value = await message.recv();   // exactly the message the probe saw
+   * ```
+   */
+  async mprobe<T = unknown>(source: number = ANY_SOURCE, tag: number = ANY_TAG): Promise<Message<T>> {
+    this.#live('mprobe');
+    this.#checkRank(source, true, 'mprobe');
+    this.#checkTag(tag, true, 'mprobe');
+    if (source === PROC_NULL) return MESSAGE_NO_PROC as Message<T>;
+    const endpoint = this.#endpoint;
+    let taken: UnexpectedMessage | undefined;
+    // The condition may be checked again after it held: take a message once only.
+    await endpoint.waitUntil(() => (taken ??= endpoint.takeProbed(this.#context, source, tag)) !== undefined, { operation: 'mprobe', peer: source, tag, context: this.#context });
+    return this.#message<T>(taken!);
+  }
+
+  /** A matched probe that never waits (MPI_Improbe): the Message if one has arrived, else undefined. */
+  improbe<T = unknown>(source: number = ANY_SOURCE, tag: number = ANY_TAG): Message<T> | undefined {
+    this.#live('improbe');
+    this.#checkRank(source, true, 'improbe');
+    this.#checkTag(tag, true, 'improbe');
+    if (source === PROC_NULL) return MESSAGE_NO_PROC as Message<T>;
+    const taken = this.#endpoint.pollTakeProbed(this.#context, source, tag);
+    return taken === undefined ? undefined : this.#message<T>(taken);
+  }
+
+  #message<T>(taken: UnexpectedMessage): Message<T> {
+    const endpoint = this.#endpoint;
+    const context = this.#context;
+    return new Message<T>(new Status(taken.source, taken.tag, taken.bytes), endpoint.rank, (into, operation) => endpoint.receiveProbed(taken, context, into, operation));
   }
 
   // ---- collectives ----------------------------------------------------------------------------
@@ -320,14 +469,14 @@ export class Communicator {
   }
 
   #reduce<T>(value: T, op: AnyOp<T>, root: number, operation: string): (call: CollectiveCall) => Steps<T | undefined> {
-    checkOp(op, operation, this.#endpoint.rank);
+    checkOp(op, operation, this.#errorRank);
     this.#checkMember(root, operation);
     return (call) => reduce(call, value, op as ReduceOp, root);
   }
 
   /** Combines every rank's value with `op`; the result on every rank. */
   allreduce<T>(value: T, op: AnyOp<T>): Promise<T> {
-    checkOp(op, 'allreduce', this.#endpoint.rank);
+    checkOp(op, 'allreduce', this.#errorRank);
     return runSteps(allreduce(this.#call('allreduce'), value, op as ReduceOp));
   }
 
@@ -342,31 +491,31 @@ export class Communicator {
    * ```
    */
   iallreduce<T>(value: T, op: AnyOp<T>): Request<T> {
-    checkOp(op, 'iallreduce', this.#endpoint.rank);
+    checkOp(op, 'iallreduce', this.#errorRank);
     return this.#start('allreduce', 'iallreduce', (call) => allreduce(call, value, op as ReduceOp));
   }
 
   /** Inclusive prefix reduction: rank r gets x0 op ... op xr. */
   scan<T>(value: T, op: AnyOp<T>): Promise<T> {
-    checkOp(op, 'scan', this.#endpoint.rank);
+    checkOp(op, 'scan', this.#errorRank);
     return runSteps(scan(this.#call('scan'), value, op as ReduceOp));
   }
 
   /** Starts a {@link scan}. */
   iscan<T>(value: T, op: AnyOp<T>): Request<T> {
-    checkOp(op, 'iscan', this.#endpoint.rank);
+    checkOp(op, 'iscan', this.#errorRank);
     return this.#start('scan', 'iscan', (call) => scan(call, value, op as ReduceOp));
   }
 
   /** Exclusive prefix reduction: rank r gets x0 op ... op x(r-1); undefined on rank 0. */
   exscan<T>(value: T, op: AnyOp<T>): Promise<T | undefined> {
-    checkOp(op, 'exscan', this.#endpoint.rank);
+    checkOp(op, 'exscan', this.#errorRank);
     return runSteps(exscan(this.#call('exscan'), value, op as ReduceOp));
   }
 
   /** Starts an {@link exscan}. */
   iexscan<T>(value: T, op: AnyOp<T>): Request<T | undefined> {
-    checkOp(op, 'iexscan', this.#endpoint.rank);
+    checkOp(op, 'iexscan', this.#errorRank);
     return this.#start('exscan', 'iexscan', (call) => exscan(call, value, op as ReduceOp));
   }
 
@@ -554,31 +703,236 @@ export class Communicator {
     return this.#split(color, key, `split of ${this.name} (color ${String(color)})`);
   }
 
-  async #split(color: number | undefined, key: number, name: string): Promise<Communicator | undefined> {
+  #split(color: number | undefined, key: number, name: string): Promise<Communicator | undefined> {
+    return runSteps(this.#splitSteps(this.#call('split'), color, key, name, this.#info));
+  }
+
+  /**
+   * The steps of a split: one allgather of (colour, key, context proposal), then each colour's
+   * members in key order. `signature` (create) must be the same on the ranks of one colour.
+   */
+  *#splitSteps(call: CollectiveCall, color: number | undefined, key: number, name: string, info: Info, signature?: string): Steps<Communicator | undefined> {
     const endpoint = this.#endpoint;
-    const entries = await runSteps(allgather(this.#call('split'), [color ?? -1, key, endpoint.nextContext] as [number, number, number]));
-    let context = 0;
-    for (const entry of entries) context = Math.max(context, entry[2]);
-    endpoint.nextContext = context + 2;
+    const proposal = proposeContext(endpoint);
+    const mine: [number, number, number, string?] = signature === undefined ? [color ?? -1, key, proposal] : [color ?? -1, key, proposal, signature];
+    const entries = yield* allgather(call, mine);
+    const context = agreeContext(endpoint, entries.map((entry) => entry[2]));
     if (color === undefined) return undefined;
     const members: number[] = [];
     for (let r = 0; r < entries.length; r++) if (entries[r]![0] === color) members.push(r);
+    if (signature !== undefined) {
+      const differ = members.filter((r) => entries[r]![3] !== signature);
+      if (differ.length > 0) throw this.#error(ErrorCode.Group, `ranks ${differ.join(', ')} of ${this.name} passed another group than rank ${this.rank}`, call.operation, 'pass the same group on every rank of it (groups of different ranks may only be disjoint)');
+    }
     members.sort((a, b) => entries[a]![1] - entries[b]![1] || a - b);
     const group = Int32Array.from(members, (r) => this.#group[r]!);
-    return new Communicator({
-      endpoint,
-      context,
-      group,
-      rank: members.indexOf(this.rank),
-      settings: this.#settings,
-      selfContext: this.#selfContext,
-      name,
-    });
+    return this.copyWith({ endpoint, context, group, rank: members.indexOf(this.rank), settings: this.#settings, selfContext: this.#selfContext, name, info: info.dup() });
   }
 
-  /** A new communicator with the same ranks and a context of its own (messages never cross). */
-  async dup(): Promise<Communicator> {
-    return (await this.#split(0, this.rank, `dup of ${this.name}`))!;
+  /**
+   * @internal A communicator of this one's kind from `init` (a Cartesian communicator's dup is
+   * Cartesian): topology classes override it.
+   */
+  copyWith(init: CommunicatorInit): Communicator {
+    return new Communicator(init);
+  }
+
+  /**
+   * A new communicator with the same ranks and a context of its own (messages never cross). It
+   * keeps this one's hints, or takes `info` (MPI_Comm_dup_with_info).
+   */
+  async dup(info?: Info): Promise<Communicator> {
+    const hints = this.#hints(info, 'dup');
+    return (await runSteps(this.#splitSteps(this.#call('split', 'dup'), 0, this.rank, `dup of ${this.name}`, hints)))!;
+  }
+
+  /**
+   * Starts a {@link dup} (MPI_Comm_idup): the request's result is the new communicator. Other
+   * collectives may run meanwhile; every rank must start its idups in the same order.
+   * @example
+   * ```ts
+   * const pending = comm.idup();
+   * await comm.allreduce(x, Op.sum);    // while the dup agrees on its context
+   * const copy = await pending.wait();
+   * ```
+   */
+  idup(info?: Info): Request<Communicator> {
+    const hints = this.#hints(info, 'idup');
+    const name = `dup of ${this.name}`;
+    return this.#start('split', 'idup', (call) => this.#splitSteps(call, 0, this.rank, name, hints)) as Request<Communicator>;
+  }
+
+  /**
+   * Collective over this communicator: a communicator of the ranks of `group`, in the group's
+   * order (MPI_Comm_create); undefined on the ranks outside it. Every rank passes the same group,
+   * or disjoint groups, each getting its own communicator (MPI-2.2).
+   * @throws {TsmpiError} ERR_GROUP when the group has ranks outside this communicator, or its
+   *   members passed different groups
+   */
+  create(group: Group): Promise<Communicator | undefined> {
+    const { members, ranks, me } = this.#groupPlaces(group, 'create');
+    const call = this.#call('split', 'create');
+    return runSteps(this.#splitSteps(call, me < 0 ? undefined : ranks[0], me, `create of ${this.name}`, this.#info, members.join(',')));
+  }
+
+  /**
+   * A communicator of the ranks of `group` (MPI_Comm_create_group), collective over the group's
+   * members only: the other ranks of this communicator do not call it. `tag` tells apart
+   * creations that may run at once on overlapping groups. Undefined on a rank outside the group.
+   */
+  async createGroup(group: Group, tag = 0): Promise<Communicator | undefined> {
+    this.#checkTag(tag, false, 'createGroup');
+    const { members, ranks, me } = this.#groupPlaces(group, 'createGroup');
+    if (me < 0) return undefined;
+    const endpoint = this.#endpoint;
+    // Tags above TAG_UB are never a collective's own: 2^30 + tag cannot meet a collective call.
+    const context = await agreeAmongGroup({ endpoint, context: this.#context + 1, tag: 0x40000000 | tag, ranks, worldRanks: Array.from(members), me, operation: 'createGroup' });
+    return this.copyWith({ endpoint, context, group: members.slice(), rank: me, settings: this.#settings, selfContext: this.#selfContext, name: `createGroup of ${this.name}`, info: this.#info.dup() });
+  }
+
+  /**
+   * A communicator of the ranks of `group`, made without a parent communicator (MPI-4's
+   * MPI_Comm_create_from_group): collective over the group's members, which pass the same
+   * `tag`, a string naming this creation. The group may come from any communicator.
+   * @throws {TsmpiError} ERR_GROUP when the calling rank is not in the group
+   */
+  static async createFromGroup(group: Group, tag: string, info?: Info): Promise<Communicator> {
+    const origin = group.origin;
+    const members = group.members('createFromGroup');
+    if (!(origin instanceof Communicator) || typeof tag !== 'string') {
+      throw new TsmpiError(ErrorCode.Arg, 'needs a group made from a communicator and a string tag', { operation: 'createFromGroup', hint: "pass comm.group (or a group made from it) and a tag such as 'rows'" });
+    }
+    const endpoint = origin.#endpoint;
+    const me = members.indexOf(endpoint.rank);
+    if (me < 0) throw origin.#error(ErrorCode.Group, `world rank ${endpoint.rank} is not in the group`, 'createFromGroup', 'only the members of the group call createFromGroup');
+    // On the world's collective context, with tags below ANY_TAG that no collective uses.
+    const context = await agreeAmongGroup({ endpoint, context: 1, tag: -2 - (stringHash(tag) & 0x3fffffff), ranks: Array.from(members), worldRanks: Array.from(members), me, operation: 'createFromGroup' });
+    return new Communicator({ endpoint, context, group: members.slice(), rank: me, settings: origin.#settings, selfContext: origin.#selfContext, name: `from group '${tag}'`, info: new Info(info) });
+  }
+
+  /**
+   * Splits by where the ranks run (MPI_Comm_split_type), ordered by `key` then rank:
+   * - COMM_TYPE_SHARED: the ranks of one host (a simulated host under `tsmpi sim`), as MPI's
+   *   shared-memory domain;
+   * - COMM_TYPE_HW_GUIDED / COMM_TYPE_RESOURCE_GUIDED: by the level `info` names in
+   *   `mpi_hw_resource_type`: `mpi_shared_memory` (a host) or `tsmpi_process` (one operating-system
+   *   process: the thread ranks that share JavaScript memory, where Win.allocateShared works);
+   *   undefined for another level;
+   * - COMM_TYPE_HW_UNGUIDED: the largest of those levels that splits this communicator into
+   *   smaller ones (undefined when none does); the level's name is set in `info`.
+   * `UNDEFINED` (or undefined) gives no communicator.
+   */
+  async splitType(type: SplitType | typeof UNDEFINED | undefined, key = 0, info?: Info): Promise<Communicator | undefined> {
+    this.#live('splitType');
+    if (type !== undefined && type !== UNDEFINED && !SPLIT_TYPES.includes(type)) {
+      throw this.#error(ErrorCode.Arg, `split type ${String(type)} is not known`, 'splitType', 'pass COMM_TYPE_SHARED, COMM_TYPE_HW_GUIDED, COMM_TYPE_HW_UNGUIDED, COMM_TYPE_RESOURCE_GUIDED or UNDEFINED');
+    }
+    if (!Number.isInteger(key)) throw this.#error(ErrorCode.Arg, `key ${String(key)} is not an integer`, 'splitType', 'pass an integer key');
+    const levels = hardwareLevels(this);
+    const wanted = type === undefined || type === UNDEFINED ? -1 : levels.wanted(type, info);
+    const entries = await runSteps(allgather(this.#call('split', 'splitType'), [wanted, ...levels.keys]));
+    const level = wanted === levels.unguided ? levels.unguidedLevel(entries, this.size) : wanted;
+    let color: number | undefined;
+    if (level >= 0) {
+      // Colour: the lowest rank that asked for the same level and shares this rank's place there.
+      color = entries.findIndex((e) => e[0] === wanted && e[1 + level] === levels.keys[level]);
+      if (wanted === levels.unguided) info?.set('mpi_hw_resource_type', levels.names[level]!);
+    }
+    return this.#split(color, key, `splitType of ${this.name} (${level >= 0 ? levels.names[level] : 'none'})`);
+  }
+
+  /**
+   * The ranks of this communicator as a group (MPI_Comm_group): their world ranks in order.
+   * Groups are local objects; see Group.
+   */
+  get group(): Group {
+    this.#live('group');
+    return new Group(this.#group.slice(), this.rank >= 0 ? this.#group[this.rank]! : -1, this);
+  }
+
+  /**
+   * IDENT (the same communicator), CONGRUENT (the same ranks in the same order, another context:
+   * a dup), SIMILAR (the same ranks in another order) or UNEQUAL (MPI_Comm_compare).
+   */
+  compare(other: Communicator): Comparison {
+    return Communicator.compare(this, other);
+  }
+
+  /** Compares two communicators; see {@link Communicator.prototype.compare}. */
+  static compare(a: Communicator, b: Communicator): Comparison {
+    const x = a.#group;
+    const y = b.#group;
+    if (a === b || (a.#context === b.#context && a.#endpointOrUndefined === b.#endpointOrUndefined && x.length === y.length && x.every((w, i) => w === y[i]))) return IDENT;
+    if (x.length !== y.length) return UNEQUAL;
+    if (x.every((w, i) => w === y[i])) return CONGRUENT;
+    const set = new Set(x);
+    return y.every((w) => set.has(w)) ? SIMILAR : UNEQUAL;
+  }
+
+  /** The communicator's hints (a copy: MPI_Comm_get_info); set it to replace them (MPI_Comm_set_info). */
+  get info(): Info {
+    return this.#info.dup();
+  }
+
+  set info(info: Info) {
+    this.#info = this.#hints(info, 'info');
+  }
+
+  /** Always false: tsmpi has no intercommunicators. */
+  get isInter(): boolean {
+    return false;
+  }
+
+  /** Always true (an intracommunicator). */
+  get isIntra(): boolean {
+    return true;
+  }
+
+  /** The process topology: 'cart', 'dist-graph', or undefined for none (MPI_Topo_test). */
+  get topology(): 'cart' | 'dist-graph' | undefined {
+    return undefined;
+  }
+
+  /**
+   * The communicator to the ranks that spawned this job (MPI_Comm_get_parent): always undefined,
+   * as tsmpi jobs are not spawned by other jobs.
+   */
+  static getParent(): Communicator | undefined {
+    return undefined;
+  }
+
+  /**
+   * Frees the communicator (MPI_Comm_free): requests already started on it complete; any later
+   * call on it fails with ERR_CLOSED. World and self cannot be freed.
+   */
+  free(): void {
+    if (this.#predefined) throw this.#error(ErrorCode.Arg, `${this.name} cannot be freed`, 'free', 'free only communicators you made (dup, split, create ...)');
+    this.#live('free');
+    this.#freed = true;
+  }
+
+  /** True once {@link free} was called. */
+  get freed(): boolean {
+    return this.#freed;
+  }
+
+  #hints(info: Info | undefined, operation: string): Info {
+    if (info === undefined || info === null) return this.#info.dup();
+    if (!(info instanceof Map)) throw this.#error(ErrorCode.Arg, 'info is not an Info', operation, 'pass an Info (new Info([[key, value]])) or nothing');
+    return new Info(info);
+  }
+
+  /** The world ranks of a group, their ranks here, and this rank's place in it (-1: not a member). */
+  #groupPlaces(group: Group, operation: string): { members: Int32Array; ranks: number[]; me: number } {
+    this.#live(operation);
+    if (!(group instanceof Group)) throw this.#error(ErrorCode.Arg, 'the group is not a Group', operation, 'pass comm.group, or a group made from it (incl, excl, union ...)');
+    const members = group.members(operation);
+    const ranks = Array.from(members, (w) => this.#group.indexOf(w));
+    const outside = members.filter((_w, i) => ranks[i]! < 0);
+    if (outside.length > 0) {
+      throw this.#error(ErrorCode.Group, `world rank(s) ${outside.join(', ')} of the group are not in ${this.name}`, operation, `make the group from ${this.name}'s own group (comm.group)`);
+    }
+    return { members, ranks, me: this.rank >= 0 ? members.indexOf(this.#group[this.rank]!) : -1 };
   }
 
   // ---- topologies -----------------------------------------------------------------------------
@@ -660,7 +1014,7 @@ export class Communicator {
   async splitInit(color: number | undefined, key: number, name: string): Promise<CommunicatorInit | undefined> {
     const comm = await this.#split(color, key, name);
     if (comm === undefined) return undefined;
-    return { endpoint: comm.#endpointOrUndefined, context: comm.#context, group: comm.#group, rank: comm.rank, settings: comm.#settings, selfContext: comm.#selfContext, name };
+    return { endpoint: comm.#endpointOrUndefined, context: comm.#context, group: comm.#group, rank: comm.rank, settings: comm.#settings, selfContext: comm.#selfContext, name, info: comm.#info };
   }
 
   #topology<F>(operation: string, create: F | undefined): F {
@@ -684,6 +1038,7 @@ export class Communicator {
    * (`iallreduce`); a nonblocking call shares its blocking twin's tag slot.
    */
   #call(operation: CollectiveOperation, name: string = operation): CollectiveCall {
+    this.#live(name);
     // The tag holds the call's sequence number and operation, so concurrent calls never match
     // each other's messages and mismatched calls (rank A in bcast, rank B in reduce) wait visibly
     // in the hang report instead of delivering one operation's data to the other.
@@ -692,7 +1047,17 @@ export class Communicator {
   }
 
   #error(code: (typeof ErrorCode)[keyof typeof ErrorCode], message: string, operation: string, hint: string): TsmpiError {
-    return new TsmpiError(code, message, { rank: this.#endpointOrUndefined?.rank ?? -1, operation, hint });
+    return new TsmpiError(code, message, { rank: this.#errorRank, operation, hint });
+  }
+
+  /** The world rank errors name (-1 on a rank outside the communicating group). */
+  get #errorRank(): number {
+    return this.#endpointOrUndefined?.rank ?? -1;
+  }
+
+  /** ERR_CLOSED for any call on a freed communicator. */
+  #live(operation: string): void {
+    if (this.#freed) throw this.#error(ErrorCode.Closed, `${this.name} was freed`, operation, 'call it on a communicator that is not freed; free a communicator only once it is no longer used');
   }
 
   #worldOf(rank: number): number {
@@ -746,3 +1111,21 @@ export class Communicator {
     }
   }
 }
+
+/** A copy of a buffer, of the same kind (a Buffer's `slice` is a view, so it is copied its own way). */
+function copyOfBuffer(buffer: BufferLike): BufferLike {
+  if (buffer instanceof DataView) return new DataView(buffer.buffer.slice(buffer.byteOffset, buffer.byteOffset + buffer.byteLength));
+  if (Buffer.isBuffer(buffer)) return Buffer.from(buffer);
+  return (buffer as TypedArray).slice();
+}
+
+/** A 32-bit FNV-1a hash of a string (createFromGroup's tag becomes a wire tag). */
+function stringHash(text: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
+  return hash >>> 0;
+}
+
+refuseToEncode(Communicator, 'a communicator');
+refuseToEncode(Request, 'a request');
+refuseToEncode(Message, 'a matched-probe message');

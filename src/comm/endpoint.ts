@@ -29,6 +29,7 @@ import { ContextNames } from './context-names.js';
 import { FrameType, H_TYPE, frameType } from './frame-header.js';
 import { failLink } from './link-failure.js';
 import { LinkPoller } from './link-poller.js';
+import type { UnexpectedMessage } from './matching.js';
 import { ReceivePath } from './receive-path.js';
 import type { Request, RequestDescription, RequestDriver, Status } from './request.js';
 import { SendPath } from './send-path.js';
@@ -95,7 +96,7 @@ export class Endpoint implements RequestDriver, ProgressHost {
   }
 
   cancel(request: Request<unknown>): boolean {
-    return this.receives.cancel(request);
+    return this.receives.cancel(request) || this.sends.cancel(request);
   }
 
   testPoll(check: () => boolean, operation: PollOperation = 'test'): boolean {
@@ -140,6 +141,23 @@ export class Endpoint implements RequestDriver, ProgressHost {
     return this.receives.iprobe(context, source, tag);
   }
 
+  /** Takes the earliest unexpected message matching (source, tag), after one poll (a matched probe). */
+  takeProbed(context: number, source: number, tag: number): UnexpectedMessage | undefined {
+    return this.receives.takeProbed(context, source, tag);
+  }
+
+  /** {@link takeProbed} as the program's poll (comm.improbe): it costs virtual time under the simulator. */
+  pollTakeProbed(context: number, source: number, tag: number): UnexpectedMessage | undefined {
+    let taken: UnexpectedMessage | undefined;
+    this.testPoll(() => (taken ??= this.receives.takeProbed(context, source, tag)) !== undefined, 'iprobe');
+    return taken;
+  }
+
+  /** Receives a message a matched probe took; see ReceivePath.receiveProbed. */
+  receiveProbed(message: UnexpectedMessage, context: number, into: Uint8Array | null, operation: string): Request<unknown> {
+    return this.receives.receiveProbed(message, context, into, operation);
+  }
+
   /** {@link iprobe} as the program's poll (comm.iprobe): it costs virtual time under the simulator. */
   pollProbe(context: number, source: number, tag: number): Status | undefined {
     let status: Status | undefined;
@@ -162,6 +180,10 @@ export class Endpoint implements RequestDriver, ProgressHost {
         return this.receives.onData(frame);
       case FrameType.EagerData:
         return this.receives.onEagerData(link, frame);
+      case FrameType.Cancel:
+        return this.receives.onCancel(link, frame);
+      case FrameType.CancelReply:
+        return this.sends.onCancelReply(frame);
       default:
         throw new TsmpiError(ErrorCode.Internal, `unknown frame type ${frameType(word0)} from rank ${link.peer}`, {
           rank: this.rank,

@@ -23,6 +23,17 @@
  * spreads DATA over its rails; the simulator lets them overtake). RTS and CTS are
  * FRAME_HANDSHAKE: they carry no message bytes. Bits 27-31 of word 0 are the links'
  * (transport/link.ts); the protocol keeps to bits 0-15.
+ *
+ * ```
+ * word  CANCEL               CANCEL_REPLY
+ * 0     type                 type | UNORDERED
+ * 1     context              -
+ * 6     -                    1: withdrawn, 0: a receive had matched
+ * 7     sender request id    sender request id
+ * ```
+ * CANCEL asks the receiver to withdraw a send it has been announced (an RTS) but has not
+ * matched; it keeps the link's order, so it arrives after the announcement it names. The reply
+ * is found by the sender's request id.
  */
 import { FRAME_HANDSHAKE, FRAME_UNORDERED } from '../transport/link.js';
 
@@ -43,6 +54,8 @@ export const FrameType = {
   Cts: 3,
   Data: 4,
   EagerData: 5,
+  Cancel: 6,
+  CancelReply: 7,
 } as const;
 
 export function frameType(word0: number): number {
@@ -67,3 +80,9 @@ export function rtsWord(kind: number): number {
 
 /** CTS receiver id meaning "the receive failed; complete the send without data". */
 export const CTS_DISCARD = -1;
+
+/** Word 0 of a request to withdraw an announced send: in the link's order, behind its RTS. */
+export const CANCEL_WORD = FrameType.Cancel;
+
+/** Word 0 of the answer to a CANCEL: found by the sender's request id. */
+export const CANCEL_REPLY_WORD = FrameType.CancelReply | FRAME_UNORDERED;

@@ -10,7 +10,7 @@ import { copyInto, copyOut } from '../transport/copy-bytes.js';
 import type { InboundFrame, Link } from '../transport/link.js';
 import type { Progress } from '../transport/progress.js';
 import { PayloadKind, decodeValue, isRawKind, kindName, viewAs, type Encoded } from './codec.js';
-import { CTS_DISCARD, FRAME_HEADER_WORDS, CTS_WORD, H_AUX, H_CONTEXT, H_LENGTH, H_SEQ, H_SOURCE, H_TAG, H_TOTAL, H_TYPE, frameKind } from './frame-header.js';
+import { CANCEL_REPLY_WORD, CTS_DISCARD, FRAME_HEADER_WORDS, CTS_WORD, H_AUX, H_CONTEXT, H_LENGTH, H_SEQ, H_SOURCE, H_TAG, H_TOTAL, H_TYPE, frameKind } from './frame-header.js';
 import { MatchQueues, ReceiveRequest, type IncomingMessage, type UnexpectedMessage } from './matching.js';
 import type { Request, RequestDriver } from './request.js';
 import { Status } from './status.js';
@@ -51,19 +51,43 @@ export class ReceivePath {
     const queues = this.queues(context);
     this.host.poll();
     const index = queues.findUnexpected(source, tag);
-    if (index >= 0) {
-      const message = queues.takeUnexpectedAt(index);
-      if (message.incoming !== undefined) {
-        // Still arriving: this receive takes it when its last byte is in.
-        message.incoming.receiver = posted;
-        message.incoming.entry = null;
-        posted.peerWorld = message.peer;
-      } else if (message.data !== null) this.deliverEager(posted, message.source, message.tag, message.kind, message.data, 0, message.bytes);
-      else this.matchRendezvous(posted, message.source, message.tag, message.kind, message.bytes, message.peer, message.senderRequest);
-    } else {
-      queues.posted.push(posted);
-    }
+    if (index >= 0) this.takeMessage(posted, queues.takeUnexpectedAt(index));
+    else queues.posted.push(posted);
     return posted;
+  }
+
+  /**
+   * Takes the earliest unexpected message matching (source, tag) out of the queue, after one poll
+   * (a matched probe: no other receive can match it now); undefined when none has arrived.
+   */
+  takeProbed(context: number, source: number, tag: number): UnexpectedMessage | undefined {
+    this.host.poll();
+    const queues = this.queues(context);
+    const index = queues.findUnexpected(source, tag);
+    return index < 0 ? undefined : queues.takeUnexpectedAt(index);
+  }
+
+  /** Receives a message a matched probe took (see {@link takeProbed}); arguments as {@link irecv}. */
+  receiveProbed(message: UnexpectedMessage, context: number, into: Uint8Array | null, operation: string, encoded = false): Request<unknown> {
+    const posted = new ReceiveRequest(this.host.driver, operation, message.source, message.tag, context, into, encoded, message.peer);
+    if (message.incoming !== undefined && !this.incoming.has(message.incoming.key)) {
+      // Its sender's link failed while the message was still arriving.
+      posted.fail(new TsmpiError(ErrorCode.Transport, `the message from rank ${message.source} was cut off: its sender's link closed`, { rank: this.host.rank, operation }));
+      return posted;
+    }
+    this.takeMessage(posted, message);
+    return posted;
+  }
+
+  /** A receive takes an unexpected message: deliver it, answer its announcement, or wait for its last bytes. */
+  private takeMessage(posted: ReceiveRequest, message: UnexpectedMessage): void {
+    if (message.incoming !== undefined) {
+      // Still arriving: this receive takes it when its last byte is in.
+      message.incoming.receiver = posted;
+      message.incoming.entry = null;
+      posted.peerWorld = message.peer;
+    } else if (message.data !== null) this.deliverEager(posted, message.source, message.tag, message.kind, message.data, 0, message.bytes);
+    else this.matchRendezvous(posted, message.source, message.tag, message.kind, message.bytes, message.peer, message.senderRequest);
   }
 
   /** The status of the earliest unexpected message matching (source, tag), after one poll. */
@@ -139,6 +163,32 @@ export class ReceivePath {
     const posted = queues.takePosted(source, tag);
     if (posted !== undefined) this.matchRendezvous(posted, source, tag, kind, total, link.peer, senderRequest);
     else queues.unexpected.push({ source, tag, kind, bytes: total, data: null, peer: link.peer, senderRequest });
+  }
+
+  /**
+   * A sender cancels a send it announced: withdraw the announcement if no receive (nor a matched
+   * probe) has taken it, and tell the sender which it was.
+   */
+  onCancel(link: Link, frame: InboundFrame): void {
+    const w = frame.words;
+    const h = frame.headerIndex;
+    const senderRequest = w[h + H_AUX]!;
+    const unexpected = this.queues(w[h + H_CONTEXT]!).unexpected;
+    let withdrawn = 0;
+    for (let i = 0; i < unexpected.length; i++) {
+      const m = unexpected.at(i);
+      if (m.peer === link.peer && m.data === null && m.senderRequest === senderRequest) {
+        unexpected.removeAt(i);
+        withdrawn = 1;
+        break;
+      }
+    }
+    const header = this.header;
+    header[H_TYPE] = CANCEL_REPLY_WORD;
+    header[H_LENGTH] = 0;
+    header[H_SEQ] = withdrawn;
+    header[H_AUX] = senderRequest;
+    this.host.control(link.peer, header);
   }
 
   /** Bytes of a rendezvous message, at their offset in the receive's buffer. */

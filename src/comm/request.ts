@@ -78,7 +78,7 @@ export class Request<T = unknown> implements RequestDescription {
   /**
    * The status once complete (undefined while pending): a receive's matched source, tag and
    * bytes; for a send an empty status; for a failure its error code (cancelled set for a
-   * cancelled receive).
+   * cancelled receive or send).
    */
   get status(): Status | undefined {
     if (this.state === PENDING) return undefined;
@@ -124,8 +124,12 @@ export class Request<T = unknown> implements RequestDescription {
   }
 
   /**
-   * Cancels a receive that has not matched yet; it then fails with ERR_CANCELLED. Returns false
-   * when it is too late (already matched or complete) or the request is a send.
+   * Cancels an operation no receive or send has matched yet (MPI_Cancel). A receive fails with
+   * ERR_CANCELLED at once. A send is withdrawn from its receiver, which may live elsewhere, so
+   * it completes a little later: failed with ERR_CANCELLED when withdrawn, normally when a
+   * receive had matched it first. Either way `status.cancelled` says which, once it is complete.
+   * Returns false when it is too late (complete, matched as far as this rank knows, a small send
+   * whose bytes have left, a collective), true when the cancellation was made or started.
    */
   cancel(): boolean {
     return this.state === PENDING && this.driver.cancel(this);
@@ -262,6 +266,44 @@ export function testSome<T>(requests: readonly Request<T>[]): Some<T> | undefine
   return collectSome(requests);
 }
 
+/**
+ * Polls once; the index and status of an active request that has completed, without making it
+ * inactive (MPI-4.1's MPI_Request_get_status_any): index -1 while the active ones are pending,
+ * UNDEFINED when none is active.
+ */
+export function getStatusAny(requests: readonly Request<unknown>[]): { index: number; status: Status | undefined } {
+  pollForOne(requests);
+  const index = firstDone(requests);
+  return { index, status: index >= 0 ? requests[index]!.status : index === UNDEFINED ? new Status() : undefined };
+}
+
+/**
+ * Polls once; every request's status when all have completed, else undefined, without making
+ * them inactive (MPI_Request_get_status_all). Inactive requests give an empty status.
+ */
+export function getStatusAll(requests: readonly Request<unknown>[]): Status[] | undefined {
+  const all = (): boolean => requests.every((r) => r.done);
+  if (!all() && !requests[0]!.driver.testPoll(all)) return undefined;
+  return requests.map((r) => (r.reported ? new Status() : r.status!));
+}
+
+/**
+ * Polls once; the indices and statuses of the active requests that have completed, without
+ * making them inactive (MPI_Request_get_status_some); undefined when none is active.
+ */
+export function getStatusSome(requests: readonly Request<unknown>[]): { indices: number[]; statuses: Status[] } | undefined {
+  pollForOne(requests);
+  if (firstDone(requests) === UNDEFINED) return undefined;
+  const some = { indices: [] as number[], statuses: [] as Status[] };
+  for (let i = 0; i < requests.length; i++) {
+    const r = requests[i]!;
+    if (r.reported || r.state === PENDING) continue;
+    some.indices.push(i);
+    some.statuses.push(r.status!);
+  }
+  return some;
+}
+
 /** What waitSome and testSome return. */
 export interface Some<T> {
   indices: number[];
@@ -311,16 +353,24 @@ function collectSome<T>(requests: readonly Request<T>[]): Some<T> | undefined {
   return some;
 }
 
+/** The driver of requests that are complete when made: nothing to progress, nothing to cancel. */
+const inert: RequestDriver = {
+  testPoll: (check) => check(),
+  spinFor: () => {},
+  waitUntil: () => Promise.resolve(),
+  cancel: () => false,
+};
+
+/** @internal A request complete when made (an operation on a null peer or message), still active. */
+export function completedRequest<T>(operation: string, peer: number, tag: number, result: T, status?: Status): Request<T> {
+  const request = new Request<T>(inert, operation, peer, tag, -1);
+  request.complete(result, status);
+  return request;
+}
+
 /** A request that is no operation (MPI_REQUEST_NULL): complete, inactive, with an empty status. */
 export const REQUEST_NULL: Request<undefined> = (() => {
-  const inert: RequestDriver = {
-    testPoll: (check) => check(),
-    spinFor: () => {},
-    waitUntil: () => Promise.resolve(),
-    cancel: () => false,
-  };
-  const request = new Request<undefined>(inert, 'REQUEST_NULL', -1, -1, -1);
-  request.complete(undefined, new Status());
+  const request = completedRequest<undefined>('REQUEST_NULL', -1, -1, undefined, new Status());
   request.reported = true;
   return request;
 })();

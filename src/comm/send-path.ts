@@ -13,7 +13,7 @@ import { FRAME_HEADER_WORDS, FRAME_SPLITTABLE, FRAME_UNORDERED, type InboundFram
 import type { Progress } from '../transport/progress.js';
 import type { Transport } from '../transport/transport.js';
 import { copyOut, isUnchanging } from '../transport/copy-bytes.js';
-import { CTS_DISCARD, FrameType, rtsWord, H_AUX, H_CONTEXT, H_LENGTH, H_SEQ, H_SOURCE, H_TAG, H_TOTAL, H_TYPE, typeWord } from './frame-header.js';
+import { CANCEL_WORD, CTS_DISCARD, FrameType, rtsWord, H_AUX, H_CONTEXT, H_LENGTH, H_SEQ, H_SOURCE, H_TAG, H_TOTAL, H_TYPE, typeWord } from './frame-header.js';
 import { Request, type RequestDriver } from './request.js';
 
 /** A frame waiting for room in its link. */
@@ -50,6 +50,8 @@ interface RendezvousSend {
   offset: number;
   /** The request completed when the send started (TSMPI_DETACH_LIMIT): `bytes` is a copy. */
   detached?: boolean;
+  /** A CANCEL went to the receiver; its reply says whether the send was withdrawn. */
+  cancelling?: boolean;
 }
 
 export interface PeerState {
@@ -172,6 +174,53 @@ export class SendPath {
     this.write(peer, header, null, 0, null);
     if (detached) request.complete(undefined);
     return request;
+  }
+
+  /**
+   * Cancels a send that no receive has matched yet (MPI_Cancel): an eager frame still waiting in
+   * its link's backlog is dropped and its request fails as cancelled now; an announced send asks
+   * its receiver to withdraw the announcement, and the reply decides (see onCancelReply). False
+   * when it is too late: the send completed, its data is on its way, or it is not this rank's send.
+   */
+  cancel(request: Request<unknown>): boolean {
+    for (const send of this.sends.values()) {
+      if (send.request !== request) continue;
+      // Only an announcement waiting for its clear-to-send can still be withdrawn.
+      if (send.detached === true || send.dataType !== FrameType.Data || send.receiverId !== 0 || send.cancelling === true) return false;
+      send.cancelling = true;
+      const header = this.header;
+      header[H_TYPE] = CANCEL_WORD;
+      header[H_CONTEXT] = request.context;
+      header[H_LENGTH] = 0;
+      header[H_SEQ] = 0;
+      header[H_AUX] = send.id;
+      this.write(this.peer(send.peer), header, null, 0, null);
+      return true;
+    }
+    for (const peer of this.backlog) {
+      for (let i = peer.head; i < peer.queue.length; i++) {
+        const job = peer.queue[i]!;
+        if (job.request !== request) continue;
+        peer.queue.splice(i, 1);
+        request.fail(cancelledSend(this.host.rank, request.operation));
+        this.host.engine.countCompletion();
+        this.host.engine.release();
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** The receiver's answer to a CANCEL: withdrawn (the send fails as cancelled), or matched (it goes on). */
+  onCancelReply(frame: InboundFrame): void {
+    const w = frame.words;
+    const h = frame.headerIndex;
+    const send = this.sends.get(w[h + H_AUX]!);
+    if (send === undefined || w[h + H_SEQ] !== 1) return;
+    this.sends.delete(send.id);
+    send.request.fail(cancelledSend(this.host.rank, send.request.operation));
+    this.host.engine.countCompletion();
+    this.host.engine.release();
   }
 
   /** Sends a frame without payload to world rank `peer` (the receive path's clear-to-send). */
@@ -321,4 +370,8 @@ export class SendPath {
     peer.queue = [];
     peer.head = 0;
   }
+}
+
+function cancelledSend(rank: number, operation: string): TsmpiError {
+  return new TsmpiError(ErrorCode.Cancelled, 'the send was cancelled before a receive matched it', { rank, operation });
 }

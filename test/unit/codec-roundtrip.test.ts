@@ -5,6 +5,12 @@ import { test } from 'node:test';
 import fc from 'fast-check';
 import { PayloadKind, decodeValue, encodeValue, isRawKind, rawKindOf } from '../../src/comm/codec.ts';
 import { ErrorCode, TsmpiError } from '../../src/errors.ts';
+// The runtime's handle classes register with the codec as they load (refuseToEncode): the
+// properties below run with every extension the runtime has.
+import { GROUP_EMPTY } from '../../src/comm/group.ts';
+import { REQUEST_NULL } from '../../src/comm/request.ts';
+import { MESSAGE_NO_PROC } from '../../src/comm/message.ts';
+import '../../src/comm/communicator.ts';
 
 function roundTrip(value: unknown): unknown {
   const { kind, bytes } = encodeValue(value, 0, 'test');
@@ -121,4 +127,14 @@ test('codec: a hole in a sparse array arrives as a present undefined (documented
   assert.equal(Object.keys(nested.list).length, 4);
   const guide = readFileSync(new URL('../../docs/guide.md', import.meta.url), 'utf8');
   assert.match(guide, /holes? in (a )?sparse arrays? arrives? as (a present )?`undefined`/);
+});
+
+test('codec: handles of a rank (groups, requests, messages) refuse to be encoded, naming what they are', () => {
+  for (const [handle, what] of [[GROUP_EMPTY, 'a group'], [REQUEST_NULL, 'a request'], [MESSAGE_NO_PROC, 'a matched-probe message']] as const) {
+    for (const value of [handle, { nested: [handle] }]) {
+      assert.throws(() => encodeValue(value, 3, 'send'), (error: unknown) => error instanceof TsmpiError && error.code === ErrorCode.Encode && error.message.includes(what) && error.rank === 3);
+    }
+  }
+  // Sets, Maps, dates, regular expressions and errors still round-trip beside them.
+  for (const v of [new Set([1, 'a', 2n]), new Map([['k', new Set([{ a: 1 }])]]), new Date(5), /re/g]) assert.deepStrictEqual(roundTrip(v), v);
 });

@@ -19,6 +19,8 @@ const expectedCodes: Record<string, string> = {
   NotMember: 'TSMPI_ERR_NOT_MEMBER',
   Closed: 'TSMPI_ERR_CLOSED',
   Cancelled: 'TSMPI_ERR_CANCELLED',
+  Buffer: 'TSMPI_ERR_BUFFER',
+  Group: 'TSMPI_ERR_GROUP',
   Aborted: 'TSMPI_ERR_ABORTED',
   Hang: 'TSMPI_ERR_HANG',
   Transport: 'TSMPI_ERR_TRANSPORT',

@@ -6,6 +6,8 @@
 import type { TypedArray } from '../codec.js';
 import type { Concatenated } from '../collectives/gather.js';
 import { Communicator, type CommunicatorInit } from '../communicator.js';
+import type { Info } from '../info.js';
+import type { Request } from '../request.js';
 import { ErrorCode, TsmpiError } from '../../errors.js';
 import { CartGeometry, cartShape, type CartShift } from './cart-geometry.js';
 import { neighborAllgather, neighborAllgatherv, neighborAlltoall, neighborAlltoallv, type NeighborPlan } from './neighbor.js';
@@ -123,10 +125,23 @@ export class CartCommunicator extends Communicator {
     return new CartCommunicator(init!, kept.dims, kept.periods);
   }
 
-  /** Collective: a new Cartesian communicator with the same grid and a context of its own. */
-  override async dup(): Promise<CartCommunicator> {
-    const init = await this.splitInit(0, this.rank, `dup of ${this.name}`);
-    return new CartCommunicator(init!, this.dims, this.periods);
+  /** Collective: a new communicator with the same topology and a context of its own. */
+  override dup(info?: Info): Promise<CartCommunicator> {
+    return super.dup(info) as Promise<CartCommunicator>;
+  }
+
+  /** Starts a {@link dup}; the request's result is the new communicator. */
+  override idup(info?: Info): Request<CartCommunicator> {
+    return super.idup(info) as Request<CartCommunicator>;
+  }
+
+  /** @internal A dup keeps the topology. */
+  override copyWith(init: CommunicatorInit): CartCommunicator {
+    return new CartCommunicator(init, this.dims, this.periods);
+  }
+
+  override get topology(): 'cart' {
+    return 'cart';
   }
 
   /**

@@ -8,6 +8,8 @@
 import type { TypedArray } from '../codec.js';
 import type { Concatenated } from '../collectives/gather.js';
 import { Communicator, type CommunicatorInit } from '../communicator.js';
+import type { Info } from '../info.js';
+import type { Request } from '../request.js';
 import { ErrorCode, TsmpiError } from '../../errors.js';
 import { checkEdges } from './edge-check.js';
 import { neighborAllgather, neighborAllgatherv, neighborAlltoall, neighborAlltoallv, type NeighborPlan } from './neighbor.js';
@@ -84,10 +86,23 @@ export class DistGraphCommunicator extends Communicator {
     return this.#adjacency.destWeights;
   }
 
-  /** Collective: a new graph communicator with the same edges and a context of its own. */
-  override async dup(): Promise<DistGraphCommunicator> {
-    const init = await this.splitInit(0, this.rank, `dup of ${this.name}`);
-    return new DistGraphCommunicator(init!, this.#adjacency);
+  /** Collective: a new communicator with the same topology and a context of its own. */
+  override dup(info?: Info): Promise<DistGraphCommunicator> {
+    return super.dup(info) as Promise<DistGraphCommunicator>;
+  }
+
+  /** Starts a {@link dup}; the request's result is the new communicator. */
+  override idup(info?: Info): Request<DistGraphCommunicator> {
+    return super.idup(info) as Request<DistGraphCommunicator>;
+  }
+
+  /** @internal A dup keeps the topology. */
+  override copyWith(init: CommunicatorInit): DistGraphCommunicator {
+    return new DistGraphCommunicator(init, this.#adjacency);
+  }
+
+  override get topology(): 'dist-graph' {
+    return 'dist-graph';
   }
 
   /**

@@ -13,14 +13,14 @@
  * `Win.allocateShared` puts the windows of ranks in one process in one SharedArrayBuffer: put
  * and get between them are plain copies, and `sharedQuery` maps a peer's segment (zero-copy).
  */
-import { hostname } from 'node:os';
 import { BroadcastChannel } from 'node:worker_threads';
 import { ErrorCode, TsmpiError } from '../../errors.js';
 import type { BackgroundTask } from '../background.js';
-import { bytesOf, PayloadKind, rawKindOf, type BufferLike, type TypedArray } from '../codec.js';
+import { bytesOf, PayloadKind, rawKindOf, refuseToEncode, type BufferLike, type TypedArray } from '../codec.js';
 import type { Communicator } from '../communicator.js';
 import { ANY_SOURCE, ANY_TAG, PROC_NULL } from '../matching.js';
 import type { AnyOp } from '../ops.js';
+import { processPlace } from '../placement.js';
 import { Request } from '../request.js';
 import { applyOp, payloadOf, readHeader, RmaKind, rmaMessage, windowOpCode } from './rma-wire.js';
 
@@ -101,11 +101,11 @@ export class Win {
 
   static async #allocate(comm: Communicator, bytes: number, sharedRequired: boolean): Promise<Win> {
     const operation = sharedRequired ? 'Win.allocateShared' : 'Win.allocate';
-    const place = `${hostname()}:${process.pid}:${comm.nodeOf(comm.rank)}`;
+    const place = processPlace(comm);
     const [places, sizes] = await Promise.all([comm.allgather(place), comm.allgather(bytes)]);
     const elsewhere = places.flatMap((p, r) => (p === place ? [] : [r]));
     if (elsewhere.length > 0 && sharedRequired) {
-      throw windowError(comm, ErrorCode.Arg, `ranks ${elsewhere.join(', ')} of ${comm.name} are in another process or on another host, so they cannot share memory with rank ${comm.rank}`, operation, 'make the window on the ranks of one process (split by jobInfo().nodeOfRank / process), or use Win.allocate');
+      throw windowError(comm, ErrorCode.Arg, `ranks ${elsewhere.join(', ')} of ${comm.name} are in another process or on another host, so they cannot share memory with rank ${comm.rank}`, operation, "make the window on the ranks of one process (comm.splitType(COMM_TYPE_HW_GUIDED, 0, new Info([['mpi_hw_resource_type', 'tsmpi_process']]))), or use Win.allocate");
     }
     if (elsewhere.length > 0 || comm.size === 1) {
       const own = await windowComm(comm, 'window');
@@ -494,3 +494,5 @@ async function shareBuffer(comm: Communicator, bytes: number): Promise<SharedArr
     channel.close();
   }
 }
+
+refuseToEncode(Win, 'a window');
