@@ -713,10 +713,18 @@ export class Communicator {
    */
   *#splitSteps(call: CollectiveCall, color: number | undefined, key: number, name: string, info: Info, signature?: string): Steps<Communicator | undefined> {
     const endpoint = this.#endpoint;
-    const proposal = proposeContext(endpoint);
-    const mine: [number, number, number, string?] = signature === undefined ? [color ?? -1, key, proposal] : [color ?? -1, key, proposal, signature];
-    const entries = yield* allgather(call, mine);
-    const context = agreeContext(endpoint, entries.map((entry) => entry[2]));
+    const turn = endpoint.creations.take(call.operation);
+    let entries: [number, number, number, string?][];
+    let context: number;
+    try {
+      if (!turn.done) yield turn;
+      const proposal = proposeContext(endpoint);
+      const mine: [number, number, number, string?] = signature === undefined ? [color ?? -1, key, proposal] : [color ?? -1, key, proposal, signature];
+      entries = yield* allgather(call, mine);
+      context = agreeContext(endpoint, entries.map((entry) => entry[2]));
+    } finally {
+      endpoint.creations.release(turn);
+    }
     if (color === undefined) return undefined;
     const members: number[] = [];
     for (let r = 0; r < entries.length; r++) if (entries[r]![0] === color) members.push(r);

@@ -25,6 +25,7 @@ import type { Transport } from '../transport/transport.js';
 import { BackgroundTasks } from './background.js';
 import { ScratchPool } from './scratch-pool.js';
 import { bytesOf, encodeValue, rawKindOf, type Encoded } from './codec.js';
+import { CreationTurns } from './context-agreement.js';
 import { ContextNames } from './context-names.js';
 import { FrameType, H_TYPE, frameType } from './frame-header.js';
 import { failLink } from './link-failure.js';
@@ -45,6 +46,8 @@ export class Endpoint implements RequestDriver, ProgressHost {
   private readonly poller: LinkPoller;
   /** The next free context id this rank knows of (for dup/split agreement). */
   nextContext = 4;
+  /** This rank's communicator creations, one agreement at a time (context-agreement.ts). */
+  readonly creations: CreationTurns;
   /** The communicators of this rank's contexts, by name (hang reports, errors). */
   readonly names = new ContextNames();
   /** Node of each world rank (the job's node map), for topology-aware planners; empty: one node. */
@@ -60,6 +63,7 @@ export class Endpoint implements RequestDriver, ProgressHost {
     this.rank = transport.rank;
     this.size = transport.size;
     this.engine = progress(this);
+    this.creations = new CreationTurns(this, () => this.engine.progressed());
     this.events = {
       frame: (link, frame) => this.onFrame(link, frame),
       drain: () => this.engine.kick(),
