@@ -917,6 +917,7 @@ export class Communicator {
     if (this.#predefined) throw this.#error(ErrorCode.Arg, `${this.name} cannot be freed`, 'free', 'free only communicators you made (dup, split, create ...)');
     this.#live('free');
     this.#freed = true;
+    this.#endpointOrUndefined?.forgetContext(this.#context);
   }
 
   /** True once {@link free} was called. */

@@ -21,6 +21,11 @@ export class ContextNames {
     this.labels.set(context, label);
   }
 
+  /** Forgets a freed communicator's contexts. */
+  unregister(context: number): void {
+    this.labels.delete(context);
+  }
+
   /** The communicator of a context (point-to-point or collective), if one registered it here. */
   labelOf(context: number): { label: CommunicatorLabel; collective: boolean } | undefined {
     const p2p = this.labels.get(context);

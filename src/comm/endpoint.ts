@@ -196,6 +196,17 @@ export class Endpoint implements RequestDriver, ProgressHost {
     }
   }
 
+  /**
+   * A communicator on `context` (and its collectives on context + 1) was freed: its matching
+   * queues and name go, unless something still waits on them (MPI lets pending operations of a
+   * freed communicator complete; they keep its state).
+   */
+  forgetContext(context: number): void {
+    const p2p = this.receives.forget(context);
+    const collective = this.receives.forget(context + 1);
+    if (p2p && collective) this.names.unregister(context);
+  }
+
   // ---- the rank's state -----------------------------------------------------------------------
 
   /** Links this rank has created (one per peer it has talked to, itself included). */

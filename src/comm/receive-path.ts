@@ -108,6 +108,18 @@ export class ReceivePath {
     return true;
   }
 
+  /**
+   * Drops the matching queues of a context whose communicator was freed, when nothing waits in
+   * them; true when dropped (a receive still posted or a message not yet received keeps them).
+   */
+  forget(context: number): boolean {
+    const queues = this.contexts[context];
+    if (queues === undefined) return true;
+    if (queues.posted.length > 0 || queues.unexpected.length > 0) return false;
+    this.contexts[context] = undefined;
+    return true;
+  }
+
   private queues(context: number): MatchQueues {
     let queues = this.contexts[context];
     if (queues === undefined) {
