@@ -52,9 +52,11 @@ int main(int argc, char **argv) {
         for (int mode = 0; mode < MODES; mode++) {
           int peer = 1 - rank;
           MPI_Request pre;
+          int warm = iters / 10;
+          double t0 = 0;
           MPI_Barrier(MPI_COMM_WORLD);
-          double t0 = MPI_Wtime();
-          for (int i = 0; i < iters; i++) {
+          for (int i = -warm; i < iters; i++) {
+            if (i == 0) t0 = MPI_Wtime();
             if (mode == RSEND) {
               /* The ready mode: the receive is posted before the peer's send can start. */
               MPI_Irecv(in, bytes, MPI_BYTE, peer, 0, MPI_COMM_WORLD, &pre);

@@ -254,12 +254,20 @@ export class Communicator {
     const endpoint = this.#endpoint;
     const buffer = this.#sendBuffer?.attached === true ? this.#sendBuffer : rankSendBuffer(endpoint);
     const encoded = encodeValue(value, endpoint.rank, 'bsend');
-    // The program may change its typed array as soon as bsend returns: keep a copy.
-    if (rawKindOf(value) >= 0) encoded.bytes = encoded.bytes.slice();
     const bytes = encoded.bytes.length;
     if (!buffer.drained) endpoint.poll();
     buffer.reserve(bytes, endpoint.rank, 'bsend');
-    buffer.track(endpoint.isendEncoded(this.#context, this.#group[dest]!, this.rank, tag, encoded, 'bsend', dest), bytes);
+    // The program may change its typed array as soon as bsend returns: send a copy (encoded
+    // values are fresh bytes already).
+    let delivered: (() => void) | undefined;
+    if (rawKindOf(value) >= 0) {
+      const memory = endpoint.scratch.take(bytes);
+      const copy = new Uint8Array(memory, 0, bytes);
+      copy.set(encoded.bytes);
+      encoded.bytes = copy;
+      delivered = () => endpoint.scratch.give(memory);
+    }
+    buffer.track(endpoint.isendEncoded(this.#context, this.#group[dest]!, this.rank, tag, encoded, 'bsend', dest), bytes, delivered);
     return completedRequest<void>('bsend', dest, tag, undefined);
   }
 

@@ -6,9 +6,11 @@
  * communicators (`attachBuffer`), and a communicator may have its own (`comm.attachBuffer`),
  * which its bsends use first.
  *
- * tsmpi keeps each buffered message as a private copy and accounts for it against the attached
- * capacity; the attached memory itself is not written (a JavaScript program cannot rely on its
- * layout anyway), and `detachBuffer` hands back the object that was attached.
+ * tsmpi keeps each buffered message as a private copy (a typed array's bytes in memory from the
+ * rank's scratch pool, reused once delivered: a fresh large ArrayBuffer per message cost more
+ * than the send) and accounts for it against the attached capacity; the attached memory itself
+ * is not written (a JavaScript program cannot rely on its layout anyway), and `detachBuffer`
+ * hands back the object that was attached.
  */
 import { ErrorCode, TsmpiError } from '../errors.js';
 import type { BackgroundTasks } from './background.js';
@@ -26,6 +28,8 @@ export type AttachedBuffer = ArrayBufferView | ArrayBuffer | SharedArrayBuffer |
 interface Buffered {
   readonly request: Request<unknown>;
   readonly bytes: number;
+  /** Gives the message's copy back once delivered (to the rank's scratch pool). */
+  readonly delivered: (() => void) | undefined;
 }
 
 export class SendBuffer {
@@ -76,9 +80,12 @@ export class SendBuffer {
     });
   }
 
-  /** Holds the room of `bytes` until `request` (the message's own send) completes. */
-  track(request: Request<unknown>, bytes: number): void {
-    this.#inFlight.push({ request, bytes: bytes + BSEND_OVERHEAD });
+  /**
+   * Holds the room of `bytes` until `request` (the message's own send) completes; `delivered`
+   * then runs (the copy's memory goes back to be reused).
+   */
+  track(request: Request<unknown>, bytes: number, delivered?: () => void): void {
+    this.#inFlight.push({ request, bytes: bytes + BSEND_OVERHEAD, delivered });
   }
 
   /** True when every buffered message has been delivered. */
@@ -124,8 +131,12 @@ export class SendBuffer {
     if (this.#inFlight.length === 0) return;
     let kept = 0;
     for (const buffered of this.#inFlight) {
-      if (buffered.request.done) this.#used -= buffered.bytes;
-      else this.#inFlight[kept++] = buffered;
+      if (buffered.request.done) {
+        this.#used -= buffered.bytes;
+        buffered.delivered?.();
+      } else {
+        this.#inFlight[kept++] = buffered;
+      }
     }
     this.#inFlight.length = kept;
   }
