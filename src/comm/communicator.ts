@@ -818,7 +818,8 @@ export class Communicator {
     if (!(origin instanceof Communicator) || typeof tag !== 'string') {
       throw new TsmpiError(ErrorCode.Arg, 'needs a group made from a communicator and a string tag', { operation: 'createFromGroup', hint: "pass comm.group (or a group made from it) and a tag such as 'rows'" });
     }
-    const endpoint = origin.#endpoint;
+    // The group outlives its communicator: a freed one still lends its rank's endpoint.
+    const endpoint = origin.#endpointOrUndefined ?? origin.#endpoint;
     const me = members.indexOf(endpoint.rank);
     if (me < 0) throw origin.#error(ErrorCode.Group, `world rank ${endpoint.rank} is not in the group`, 'createFromGroup', 'only the members of the group call createFromGroup');
     // On the world's collective context, with tags below ANY_TAG that no collective uses.

@@ -36,6 +36,11 @@ export class Info extends Map<string, string> {
     return super.set(key, value);
   }
 
+  /** An info object holding `entries` (mpi4py's `Info.Create(items)`); the same as `new Info(entries)`. */
+  static create(entries?: Iterable<readonly [string, string]> | Readonly<Record<string, string>> | null): Info {
+    return new Info(entries);
+  }
+
   /** A copy (MPI_Info_dup). */
   dup(): Info {
     return new Info(this);
