@@ -18,6 +18,12 @@ for (const mode of Object.keys(modes) as (keyof typeof modes)[]) {
       assert.equal(result.code, 0, `${np} ranks: ${explain(result)}`);
       const ok = result.stdout.split('\n').filter((line) => line.startsWith('manage ok ')).sort();
       assert.deepEqual(ok, COMMS.flatMap((c) => CHECKS.map((name) => `manage ok ${name} ${c}`)).sort(), `${np} ranks (${mode})`);
+      // One machine: every rank on one host; a process each under --procs, two per process mixed,
+      // one for all thread ranks; under sim a simulated host (and process) each.
+      const all = (x: number): string => Array(np).fill(x).join(',');
+      const perProcess = mode === 'threads' ? all(np) : mode === 'mixed' ? Array.from({ length: np }, (_, r) => (r < np - (np % 2) ? 2 : 1)).join(',') : all(1);
+      const shared = mode === 'sim' ? all(1) : all(np);
+      assert.match(result.stdout, new RegExp(`^manage placement shared ${shared} process ${perProcess}$`, 'm'), `${np} ranks (${mode})`);
     }
   });
 }

@@ -100,4 +100,11 @@ describe('SLURM, four nodes on one machine', { skip }, () => {
     assert.deepStrictEqual(out.nodeOfRank, [0, 0, 1, 1, 2, 2, 3, 3]);
     for (const r of out.all) assert.equal(r.slurmNode, out.nodes[out.nodeOfRank[r.rank]!], `rank ${r.rank}`);
   });
+
+  test('srun -N 2 --ntasks-per-node=2: splitType(SHARED) gives each node its tasks, a process each (issue 20)', { timeout: 120_000 }, async () => {
+    const result = await srunExec(['-N', '2', '--ntasks-per-node=2'], fixture('comm-management.ts'), ['splitTypes']);
+    assert.equal(result.code, 0, explain(result));
+    assert.match(result.stdout, /^manage placement shared 2,2,2,2 process 1,1,1,1$/m, explain(result));
+    assert.equal(result.stdout.split('\n').filter((l) => l.startsWith('manage ok splitTypes ')).length, 2, explain(result));
+  });
 });
