@@ -48,7 +48,7 @@ int main(int argc, char **argv) {
     if (size == 2) {
       for (int a = 1; a < argc; a++) {
         int bytes = atoi(argv[a]);
-        int iters = bytes >= (64 << 10) ? 200 : 5000;
+        int iters = bytes >= (64 << 10) ? 500 : 20000;
         for (int mode = 0; mode < MODES; mode++) {
           int peer = 1 - rank;
           MPI_Request pre;

@@ -40,10 +40,10 @@ const creations: Record<string, (c: Communicator) => Promise<Communicator | unde
   splitType: (c) => c.splitType(COMM_TYPE_SHARED),
 };
 
-for (const report of [false, true]) {
+async function latencies(report: boolean): Promise<void> {
   if (comm.size === 2) {
     for (const bytes of sizes) {
-      const iters = bytes >= 64 << 10 ? 200 : 5000;
+      const iters = bytes >= 64 << 10 ? 500 : 20_000;
       const data = out.subarray(0, bytes);
       const buffer = into.subarray(0, bytes);
       for (const mode of MODES) {
@@ -79,6 +79,9 @@ for (const report of [false, true]) {
       }
     }
   }
+}
+
+async function creationTimes(report: boolean): Promise<void> {
   for (const [name, make] of Object.entries(creations)) {
     const iters = 200;
     await comm.barrier();
@@ -88,4 +91,12 @@ for (const report of [false, true]) {
     if (report && comm.rank === 0) console.log(JSON.stringify({ bench: name, us }));
   }
 }
+
+// Untimed: creations, then latencies; timed: latencies, then creations. The timed latencies so
+// follow latencies, not the creations' garbage (a collection of it inside a 10 ms loop of small
+// messages doubled their figure).
+await creationTimes(false);
+await latencies(false);
+await latencies(true);
+await creationTimes(true);
 await detachBuffer();
