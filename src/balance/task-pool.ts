@@ -319,6 +319,8 @@ export class TaskPool<H extends TaskHandlers> {
       }
     }
     const totals = await this.running;
+    // The pool's private communicator goes with it (its queues and name).
+    if (!this.comm.freed) this.comm.free();
     if (this.failure !== undefined) throw this.failure;
     return {
       mode: this.mode,

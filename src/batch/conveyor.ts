@@ -149,6 +149,7 @@ export class Conveyor {
     this.posted.clear();
     while (this.sends.length > 0) await this.settleOldest();
     for (const r of ends) await r.wait();
+    this.comm.free();
   }
 
   private complete(): boolean {

@@ -272,6 +272,7 @@ export class Win {
     this.#freed = true;
     this.comm.endpoint.background.remove(this.#target);
     this.#target.close();
+    this.comm.free();
   }
 
   // ---- internals -------------------------------------------------------------------------------
@@ -464,7 +465,7 @@ function checkSize(comm: Communicator, bytes: number, operation: string): void {
 }
 
 function windowError(comm: Communicator, code: (typeof ErrorCode)[keyof typeof ErrorCode], message: string, operation: string, hint: string): TsmpiError {
-  return new TsmpiError(code, message, { rank: comm.member ? comm.endpoint.rank : -1, operation, hint });
+  return new TsmpiError(code, message, { rank: comm.member ? comm.worldRankOf(comm.rank) : -1, operation, hint });
 }
 
 /**
