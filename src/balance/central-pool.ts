@@ -12,7 +12,7 @@
 import { ErrorCode } from '../errors.js';
 import { tasksToSend, type DispatchOptions } from '../policy/balance/dispatch.js';
 import type { PoolMaster } from './pool-master.js';
-import { EventLoopTurns, PoolInbox, PoolTag, TaskRunner, type Arrival, type WireResults, type WireTask, type WorkerTotals } from './pool-wire.js';
+import { EventLoopTurns, PoolInbox, PoolTag, TaskRunner, type Arrival, type WireResults, type WireTask, type WorkerTotals, outcomeForWire } from './pool-wire.js';
 import { TaskDeque } from './task-deque.js';
 import type { Communicator } from '../comm/communicator.js';
 
@@ -213,7 +213,7 @@ export async function runCentralWorker(comm: Communicator, inbox: PoolInbox, run
     while (deque.length > 0) {
       const task = deque.popFront()!;
       const started = nowMs();
-      outcomes.push(await runner.run(task));
+      outcomes.push(outcomeForWire(await runner.run(task)));
       const now = nowMs();
       seconds += (now - started) / 1000;
       if (now - lastFlush >= flushEvery) flush();

@@ -4,6 +4,7 @@
  * taken between tasks without blocking) and the task runner (runs a task by its handler's index,
  * times it, turns a throw into an error record).
  */
+import { thrownToWire } from './thrown.js';
 import type { Clock } from '../clock.js';
 import type { Communicator } from '../comm/communicator.js';
 import { ANY_SOURCE, ANY_TAG } from '../comm/communicator.js';
@@ -30,13 +31,15 @@ export const PoolTag = {
 /** A task on the wire: [id, handler index, argument]. */
 export type WireTask = [id: number, handler: number, arg: unknown];
 
-/** The outcome of one task: [id, 0, value] done, [id, 1, error] threw, [id, 2] skipped (cancelled). */
-export type WireOutcome = [id: number, kind: 0, value: unknown] | [id: number, kind: 1, error: WireError] | [id: number, kind: 2];
+/**
+ * The outcome of one task: [id, 0, value] done, [id, 1, thrown] threw (what the handler threw;
+ * in its wire form, thrown.ts, once it crosses ranks), [id, 2] skipped (cancelled).
+ */
+export type WireOutcome = [id: number, kind: 0, value: unknown] | [id: number, kind: 1, thrown: unknown] | [id: number, kind: 2];
 
-export interface WireError {
-  readonly name: string;
-  readonly message: string;
-  readonly stack?: string;
+/** An outcome ready to cross ranks: a thrown value in its wire form. */
+export function outcomeForWire(outcome: WireOutcome): WireOutcome {
+  return outcome[1] === 1 ? [outcome[0], 1, thrownToWire(outcome[2])] : outcome;
 }
 
 /** A batch of outcomes and the seconds the worker spent running them. */
@@ -176,9 +179,8 @@ export class TaskRunner {
       let value = this.handlers[index]!(arg as never, { id, rank: this.rank });
       if (value instanceof Promise) value = await value;
       return [id, 0, value];
-    } catch (error) {
-      const e = error instanceof Error ? error : new Error(String(error));
-      return [id, 1, { name: e.name, message: e.message, ...(e.stack !== undefined && { stack: e.stack }) }];
+    } catch (thrown) {
+      return [id, 1, thrown];
     } finally {
       this.tasks++;
       this.busySeconds += this.clock.now() - started;

@@ -10,7 +10,7 @@
 import type { Communicator } from '../comm/communicator.js';
 import type { Rng } from '../rng.js';
 import type { PoolMaster } from './pool-master.js';
-import { EventLoopTurns, PoolInbox, PoolTag, TaskRunner, type Arrival, type WireOutcome, type WireResults, type WireTask, type WorkerTotals } from './pool-wire.js';
+import { EventLoopTurns, PoolInbox, PoolTag, TaskRunner, type Arrival, type WireOutcome, type WireResults, type WireTask, type WorkerTotals, outcomeForWire } from './pool-wire.js';
 import { TaskDeque } from './task-deque.js';
 
 export interface StealingOptions {
@@ -154,7 +154,7 @@ export async function runStealingRank(
         const outcome = await runner.run(task);
         seconds += (nowMs() - started) / 1000;
         if (master !== undefined) master.settle(outcome, comm.rank);
-        else outcomes.push(outcome);
+        else outcomes.push(outcomeForWire(outcome));
       } while (deque.length > 0 && nowMs() < until);
       if (nowMs() - lastFlush >= sliceMs) flush();
       await turns.maybeYield();

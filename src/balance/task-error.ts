@@ -1,9 +1,10 @@
 /**
  * The error a task's handle rejects with: it names the task (id and handler), the rank that ran it
- * and, for a throw inside the handler, carries the original name, message and stack.
+ * and, for a throw inside the handler, carries what it threw as its cause.
  */
 import { ErrorCode, type ErrorCodeValue, TsmpiError } from '../errors.js';
-import type { WireError } from './pool-wire.js';
+import { inspect } from 'node:util';
+import { isWireThrown, thrownFromWire } from './thrown.js';
 
 export interface TaskErrorInit {
   readonly taskId: number;
@@ -28,10 +29,14 @@ export class TaskError extends TsmpiError {
     this.task = init.task;
   }
 
-  /** The handler threw on `rank`; the original error is the cause. */
-  static fromWorker(taskId: number, task: string, rank: number, error: WireError): TaskError {
-    const cause = Object.assign(new Error(error.message), { name: error.name, ...(error.stack !== undefined && { stack: error.stack }) });
-    return new TaskError(ErrorCode.Task, `${error.name}: ${error.message}`, { taskId, task, rank, operation: 'task', hint: 'the handler threw; its error is the cause', cause });
+  /**
+   * The handler threw `thrown` on `rank` (in its wire form when it came from another rank): the
+   * cause is what it threw, an Error of its own class or any other value.
+   */
+  static fromWorker(taskId: number, task: string, rank: number, thrown: unknown): TaskError {
+    const cause = isWireThrown(thrown) ? thrownFromWire(thrown) : thrown;
+    const what = cause instanceof Error ? `${cause.name}: ${cause.message}` : `threw ${inspect(cause, { depth: 2, breakLength: Infinity })}`;
+    return new TaskError(ErrorCode.Task, what, { taskId, task, rank, operation: 'task', hint: 'the handler threw; what it threw is the cause', cause });
   }
 
   static cancelled(taskId: number, task: string, rank: number): TaskError {

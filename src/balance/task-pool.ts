@@ -160,6 +160,8 @@ export class TaskPool<H extends TaskHandlers> {
   private readonly running: Promise<(WorkerTotals | undefined)[]>;
   private failure: unknown;
   private closed = false;
+  /** The unsettled handles of each AbortSignal given to submit. */
+  private readonly bySignal = new WeakMap<AbortSignal, Set<TaskHandle<unknown>>>();
 
   private constructor(
     private readonly comm: Communicator,
@@ -263,9 +265,32 @@ export class TaskPool<H extends TaskHandlers> {
     const handle = new TaskHandle<TaskResult<H, K>>(id, result, (taskId) => this.cancel(taskId));
     if (options.signal !== undefined) {
       if (options.signal.aborted) handle.cancel();
-      else options.signal.addEventListener('abort', () => handle.cancel(), { once: true });
+      else this.cancelOnAbort(options.signal, handle);
     }
     return handle;
+  }
+
+  /**
+   * Cancels `handle` when `signal` aborts. One listener per signal and pool, whatever the number
+   * of tasks sharing it (a listener per task made Node warn past ten: MaxListenersExceededWarning).
+   */
+  private cancelOnAbort(signal: AbortSignal, handle: TaskHandle<unknown>): void {
+    let handles = this.bySignal.get(signal);
+    if (handles === undefined) {
+      const tracked = new Set<TaskHandle<unknown>>();
+      handles = tracked;
+      this.bySignal.set(signal, tracked);
+      signal.addEventListener(
+        'abort',
+        () => {
+          this.bySignal.delete(signal);
+          for (const h of tracked) h.cancel();
+        },
+        { once: true },
+      );
+    }
+    handles.add(handle);
+    void handle.settled.then(() => handles.delete(handle));
   }
 
   /** Runs `name` on every argument; the results in argument order (rejects with the first failure in order). */

@@ -127,3 +127,17 @@ export function threadJobInfo(size: number, jobId: string): JobInfo {
     addresses: new Array<string>(size).fill(''),
   };
 }
+
+/**
+ * Each rank's place among the ranks of its node, and how many its node has (what MPI launchers
+ * export as OMPI_COMM_WORLD_LOCAL_RANK / LOCAL_SIZE, e.g. to pick a device per rank).
+ */
+export function nodeLocal(nodeOfRank: readonly number[]): { localRank: number[]; localSize: number[] } {
+  const seen = new Map<number, number>();
+  const localRank = nodeOfRank.map((node) => {
+    const index = seen.get(node) ?? 0;
+    seen.set(node, index + 1);
+    return index;
+  });
+  return { localRank, localSize: nodeOfRank.map((node) => seen.get(node)!) };
+}

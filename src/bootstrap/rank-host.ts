@@ -26,7 +26,7 @@ import type { Settings } from '../config/tunables.js';
 import { ControlArea, RankState } from '../transport/control-block.js';
 import { allocateShmArena, type ArenaLayout } from '../transport/shm-arena.js';
 import type { PreparedApp } from './app-loader.js';
-import type { JobInfo } from './job-info.js';
+import { nodeLocal, type JobInfo } from './job-info.js';
 import { compact, whyNotMember, type Participation } from './participation.js';
 import type { HostToRank, RankContext, RankToHost } from './rank-context.js';
 import { rankThreadSource, type RankThreadData } from './rank-thread.js';
@@ -107,6 +107,7 @@ export class RankHost {
       pids: compact(job.pids, participation),
       addresses: compact(job.addresses, participation),
     };
+    const onNode = nodeLocal(compacted.nodeOfRank);
     const launchTime = performance.timeOrigin + performance.now();
     const done = new Promise<number>((resolve) => {
       this.finish = resolve;
@@ -134,14 +135,14 @@ export class RankHost {
       }
       const env: Record<string, string> = {};
       for (const [k, v] of Object.entries(this.options.env)) if (v !== undefined) env[k] = v;
+      // TSMPI_LOCAL_*: the rank's place on its node, as mpirun's LOCAL_RANK (not in its process).
       Object.assign(env, {
         TSMPI_RESOURCE_ID: String(id),
         TSMPI_SIZE: String(participation.members.length),
-        TSMPI_LOCAL_SIZE: String(localMembers.length),
         TSMPI_LAUNCH_TIME_MS: String(launchTime),
       });
-      if (rank >= 0) Object.assign(env, { TSMPI_RANK: String(rank), TSMPI_LOCAL_RANK: String(slot) });
-      else Object.assign(env, { TSMPI_RANK: '-1', TSMPI_LOCAL_RANK: '-1' });
+      if (rank >= 0) Object.assign(env, { TSMPI_RANK: String(rank), TSMPI_LOCAL_RANK: String(onNode.localRank[rank]), TSMPI_LOCAL_SIZE: String(onNode.localSize[rank]) });
+      else Object.assign(env, { TSMPI_RANK: '-1', TSMPI_LOCAL_RANK: '-1', TSMPI_LOCAL_SIZE: String(localMembers.length) });
       const data: RankThreadData = { context, appUrl: this.options.app.url, appPath: this.options.app.path, args: this.options.args, sourceMaps: settings.sourceMaps };
       const worker = new Worker(rankThreadSource, {
         eval: true,

@@ -32,6 +32,7 @@ export function registerSim(program: Command): void {
     .option('--seed <n>', 'random seed (workloads, policies)', nonNegativeNumber('--seed'), 1)
     .option('--json <file>', 'write the summary as JSON')
     .option('--trace <file>', 'write a Chrome trace (open it in Perfetto)')
+    .option('--hang-timeout <S>', "accepted from a `tsmpi run` command line and not needed: the simulator finds a deadlock itself, in virtual time, and exits 124 with what every rank waits for", nonNegativeNumber('--hang-timeout'))
     .option('--quiet', 'no progress bar', false)
     .argument('[program]', 'the program: a .ts or .js file')
     .argument('[args...]', 'arguments for the program')

@@ -42,6 +42,8 @@ export interface SimCliOptions {
   json?: string;
   trace?: string;
   quiet: boolean;
+  /** Accepted from a `tsmpi run` line; the simulator finds deadlocks itself. */
+  hangTimeout?: number;
 }
 
 // Made on first use: creating an Intl formatter loads locale data (tens of milliseconds), which a
@@ -69,6 +71,9 @@ export async function runSimulation(programPath: string | undefined, args: strin
   if (flags.listWorkloads) {
     printWorkloads();
     return 0;
+  }
+  if (flags.hangTimeout !== undefined && !flags.quiet) {
+    process.stderr.write('tsmpi sim: --hang-timeout is not needed: the simulator finds a deadlock itself, in virtual time, and exits 124 with what every rank waits for\n');
   }
   if (flags.compute !== 'measured' && flags.compute !== 'declared') throw simError(`--compute ${flags.compute} is not a compute mode`, 'use measured or declared');
   if (flags.network !== undefined && !isNetworkKind(flags.network)) throw simError(`--network ${flags.network} is not a network model`, `use ${NETWORK_HELP}`);

@@ -12,7 +12,7 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { prepareApp } from '../bootstrap/app-loader.js';
-import type { JobInfo } from '../bootstrap/job-info.js';
+import { nodeLocal, type JobInfo } from '../bootstrap/job-info.js';
 import { setRankResolver, type LauncherChannel, type RankContext } from '../bootstrap/rank-context.js';
 import { describeWait, type ContextNames } from '../comm/context-names.js';
 import { ErrorCode, TsmpiError } from '../errors.js';
@@ -175,13 +175,7 @@ export async function runProgram(options: ProgramRunOptions): Promise<SimRunResu
   // and TSMPI_LOCAL_SIZE in process.env, as ranks of `tsmpi run` do, and the environment the
   // simulation gave the ranks (a setting such as TSMPI_COLL_RULES reads as the ranks obey it).
   const realEnv = process.env;
-  const onHost = new Map<number, number>();
-  const localRank = options.hostOf.map((host) => {
-    const seen = onHost.get(host) ?? 0;
-    onHost.set(host, seen + 1);
-    return seen;
-  });
-  const localSize = options.hostOf.map((host) => onHost.get(host)!);
+  const { localRank, localSize } = nodeLocal(options.hostOf);
   const rankEnv = (key: string | symbol): string | undefined => {
     const context = storeNow()?.context;
     if (context?.kind !== 'sim' || typeof key !== 'string') return undefined;

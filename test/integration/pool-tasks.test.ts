@@ -52,6 +52,16 @@ for (const mode of ['central', 'stealing']) {
       assert.equal(r.failed, 9); // ids 3, 10, ..., 59
       assert.equal(sum(r.tasksByRank), 60);
     });
+    test('what a handler throws is the cause, whichever rank ran it: Error classes with their fields, objects, strings (issue 22)', async () => {
+      const r = (await runCase('thrown', mode, 4)) as Report & { ranTasks: number[] };
+      assert.ok(r.ranTasks.length >= 2 && r.ranTasks.includes(0), `the master and workers ran them: ${JSON.stringify(r.ranTasks)}`);
+    });
+    test('one AbortSignal shared by 30 submits: one listener, no MaxListenersExceededWarning (issue 22)', async () => {
+      const result = await tsmpi(['run', '-n', '3', 'test/fixtures/pool-suite.ts', 'signal', mode], { timeoutMs: 60_000 });
+      assert.equal(result.code, 0, explain(result));
+      assert.doesNotMatch(result.stderr, /MaxListenersExceeded/, explain(result));
+      assert.match(result.stdout, /"ok":true/, explain(result));
+    });
     test('asCompleted yields every task once, as it settles: values, errors and cancellations (issue 12)', async () => {
       const r = (await runCase('settled', mode, 4)) as Report & { statuses: number[]; lateCancel: boolean };
       // 40 tasks: 30-34 cancelled first; of the rest, 3, 10, 17, 24, 38 throw (x % 7 === 3).

@@ -20,11 +20,23 @@ test('every rank sees its rank, size, local rank, -x variables and its arguments
   assert.deepEqual(reports.map((r) => r.rank), [0, 1, 2]);
   for (const r of reports) {
     assert.equal(r.size, 3);
-    assert.deepEqual(r.env, { TSMPI_RANK: String(r.rank), TSMPI_SIZE: '3', TSMPI_LOCAL_RANK: String(r.rank), FROM_X: 'hello', EXPORTED: 'from the launcher' });
+    assert.deepEqual(r.env, { TSMPI_RANK: String(r.rank), TSMPI_SIZE: '3', TSMPI_LOCAL_RANK: String(r.rank), TSMPI_LOCAL_SIZE: '3', FROM_X: 'hello', EXPORTED: 'from the launcher' });
     assert.deepEqual(r.argv, ['a', 'b c', '--flag'], 'options after the program belong to the program');
     assert.equal(r.argv1, fixture('env-report.ts'));
   }
 });
+
+for (const mode of [['--procs'], ['--ranks-per-proc', '2']]) {
+  test(`TSMPI_LOCAL_RANK is the rank's place on its node, not in its process (${mode.join(' ')}; issue 22)`, async () => {
+    const result = await tsmpi(['run', ...mode, '-n', '3', fixture('env-report.ts')]);
+    assert.equal(result.code, 0, explain(result));
+    const reports = result.stdout.trim().split('\n').map((line) => JSON.parse(line) as Report).sort((a, b) => a.rank - b.rank);
+    assert.deepEqual(
+      reports.map((r) => [r.env.TSMPI_RANK, r.env.TSMPI_LOCAL_RANK, r.env.TSMPI_LOCAL_SIZE]),
+      [['0', '0', '3'], ['1', '1', '3'], ['2', '2', '3']],
+    );
+  });
+}
 
 test('--tag-output prefixes every line with its rank and stream', async () => {
   const result = await tsmpi(['run', '-n', '2', '--tag-output', fixture('multiline-output.ts')]);

@@ -88,7 +88,7 @@ describe('SLURM, four nodes on one machine', { skip }, () => {
     const out = JSON.parse(result.stdout.trim()) as {
       size: number;
       sum: number;
-      all: { rank: number; slurmNode: string; procid: number }[];
+      all: { rank: number; slurmNode: string; procid: number; localId: string; localRank: string; localSize: string }[];
       nodes: string[];
       nodeOfRank: number[];
       launcher: string;
@@ -99,6 +99,8 @@ describe('SLURM, four nodes on one machine', { skip }, () => {
     assert.deepStrictEqual(out.nodes, ['n1', 'n2', 'n3', 'n4']);
     assert.deepStrictEqual(out.nodeOfRank, [0, 0, 1, 1, 2, 2, 3, 3]);
     for (const r of out.all) assert.equal(r.slurmNode, out.nodes[out.nodeOfRank[r.rank]!], `rank ${r.rank}`);
+    // TSMPI_LOCAL_RANK is the rank's place on its node, as SLURM_LOCALID (issue 22).
+    for (const r of out.all) assert.deepEqual([r.localRank, r.localSize], [r.localId, '2'], `rank ${r.rank}`);
   });
 
   test('srun -N 2 --ntasks-per-node=2: splitType(SHARED) gives each node its tasks, a process each (issue 20)', { timeout: 120_000 }, async () => {
