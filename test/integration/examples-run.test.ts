@@ -131,3 +131,36 @@ for (const launch of poolLaunches) {
     assert.equal(counts.reduce((a, b) => a + b, 0), 33, explain(result));
   });
 }
+
+// Issue 22: a sample sort (alltoallv) and a k-means (allreduce of sums and counts), as a new user
+// writes them from the guide, on threads, processes and the simulator.
+const sortSums: Record<number, string> = { 1: '14261659367961', 3: '42938476599710', 4: '57177224237673' };
+for (const launch of [...launches, { name: 'threads, 1 rank', args: ['run', '-n', '1'] }]) {
+  test(`examples/sample-sort.ts (${launch.name}) sorts every key, none lost`, { timeout: 120_000 }, async () => {
+    const np = Number(launch.args[launch.args.indexOf('-n') + 1]);
+    const result = await tsmpi([...launch.args, 'examples/sample-sort.ts', '30000']);
+    assert.equal(result.code, 0, explain(result));
+    const line = new RegExp(`^sorted ${30000 * np} keys on ${np} ranks?: in order, none lost \\(key sum (\\d+)\\)$`, 'm').exec(result.stdout);
+    assert.ok(line, explain(result));
+    if (sortSums[np]) assert.equal(line[1], sortSums[np]);
+    const perRank = /^keys per rank ([\d ]+) in /m.exec(result.stdout);
+    assert.ok(perRank, explain(result));
+    assert.equal(perRank[1]!.split(' ').reduce((a, b) => a + Number(b), 0), 30000 * np, explain(result));
+  });
+}
+
+// The same four centroids and cluster sizes, and the same iterations, on every rank count and mode.
+const kmeansLines = [
+  'centroid (-10.274739, -0.044600): 10041 points',
+  'centroid (-0.011180, 10.254870): 10071 points',
+  'centroid (0.028552, -10.302065): 9938 points',
+  'centroid (10.288006, -0.008490): 9950 points',
+];
+for (const launch of [...launches, { name: 'threads, 1 rank', args: ['run', '-n', '1'] }, { name: 'threads, 7 ranks', args: ['run', '-n', '7'] }]) {
+  test(`examples/kmeans.ts (${launch.name}) finds the same clusters`, { timeout: 120_000 }, async () => {
+    const result = await tsmpi([...launch.args, 'examples/kmeans.ts']);
+    assert.equal(result.code, 0, explain(result));
+    assert.deepEqual(result.stdout.split('\n').filter((l) => l.startsWith('centroid ')), kmeansLines, explain(result));
+    assert.match(result.stdout, /^40000 points, k = 4: converged after 20 iterations on \d+ ranks? in /m, explain(result));
+  });
+}
