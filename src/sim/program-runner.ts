@@ -20,6 +20,7 @@ import type { RequestDescription } from '../comm/request.js';
 import { Simulation } from './engine.js';
 import type { NetworkModel } from './network/model.js';
 import { SimFabric, SimTransport } from './sim-transport.js';
+import { installVirtualTimers, type TimerHost } from './virtual-timers.js';
 import { SimWorld, type ComputeMode, type RankStats } from './world.js';
 
 export interface SimHosts {
@@ -227,6 +228,13 @@ export async function runProgram(options: ProgramRunOptions): Promise<SimRunResu
   };
   process.on('uncaughtException', onStray);
   process.on('unhandledRejection', onStray);
+  // A rank's own setTimeout / setInterval wait in its virtual clock (once init() gave it one).
+  const restoreTimers = installVirtualTimers(() => {
+    const context = storeNow()?.context;
+    if (context?.kind !== 'sim') return undefined;
+    const engine = (stores[context.rank]?.cache.get('runtime') as { endpoint?: { engine: Partial<TimerHost> } } | undefined)?.endpoint?.engine;
+    return engine?.startTimer !== undefined ? (engine as TimerHost) : undefined;
+  });
   try {
     // Every rank starts at time 0 from the resume queue, in rank order: until a rank has started,
     // it may still send at time 0, so the network must not run ahead of it (see advanceNetwork).
@@ -326,6 +334,7 @@ export async function runProgram(options: ProgramRunOptions): Promise<SimRunResu
       });
     }
   } finally {
+    restoreTimers();
     process.exitCode = baseExitCode;
     process.env = realEnv;
     process.exit = realExit;

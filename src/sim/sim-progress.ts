@@ -4,7 +4,8 @@
  * the virtual time an arrival satisfied one of its waiters. A program's poll (test, iprobe) first
  * moves the rank's clock on by its cost, SMPI's smpi/test and smpi/iprobe (TSMPI_SIM_TEST,
  * TSMPI_SIM_IPROBE; the n-th fruitless poll in a row costs n times as much, as SMPI's
- * smpi/grow-injected-times), then runs the network events due by then: a polling loop sees what
+ * smpi/grow-injected-times, unless the rank did more work since its last poll than the poll
+ * costs), then runs the network events due by then: a polling loop sees what
  * has arrived by its clock and ends. Other ranks' code runs only while this one awaits, so a loop
  * that never awaits and waits for another rank's next call cannot end: past a bound of virtual
  * time it is an error that says so.
@@ -87,6 +88,8 @@ export class SimProgress implements Progress {
   private readonly fruitless: Record<PollOperation, number> = { test: 0, iprobe: 0 };
   /** Virtual seconds spent polling since the rank last awaited. */
   private polledTime = 0;
+  /** The rank's clock when its last poll ended. */
+  private lastPollEnd = Number.NEGATIVE_INFINITY;
 
   constructor(world: SimWorld, rank: SimRank, host: ProgressHost, settings: Pick<Settings, 'simTestCost' | 'simIprobeCost' | 'simGrowPolls'>) {
     this.world = world;
@@ -106,6 +109,29 @@ export class SimProgress implements Progress {
       this.progressed();
     });
     return this.waitUntil(() => due, { operation: 'sleep', peer: -1, tag: -1, context: -1 });
+  }
+
+  /**
+   * A program's own timer (its setTimeout, under the simulator): as sleep, the rank waits for it
+   * in virtual time, and `fn` runs in the rank's code when it is due; unlike sleep it can be
+   * cancelled (the returned function), which ends the wait at once without calling `fn`.
+   */
+  startTimer(seconds: number, fn: () => void): () => void {
+    let state: 'pending' | 'due' | 'cancelled' = 'pending';
+    const event = this.world.sim.at(this.world.rankNow(this.rank) + Math.max(0, seconds), () => {
+      if (state !== 'pending') return;
+      state = 'due';
+      this.progressed();
+    });
+    void this.waitUntil(() => state !== 'pending', { operation: 'setTimeout', peer: -1, tag: -1, context: -1 }).then(() => {
+      if (state === 'due') fn();
+    });
+    return () => {
+      if (state !== 'pending') return;
+      state = 'cancelled';
+      this.world.sim.cancel(event);
+      this.progressed();
+    };
   }
 
   waitUntil(condition: () => boolean, description: WaitDescription): Promise<void> {
@@ -134,6 +160,9 @@ export class SimProgress implements Progress {
 
   poll(operation: PollOperation, check: () => boolean): boolean {
     if (this.rank.running) {
+      // A poll that follows more work than it costs is not part of a spinning loop (a task pool
+      // polls between tasks): its count starts again, so only a loop that spins pays the growth.
+      if (this.world.rankNow(this.rank) - this.lastPollEnd > this.pollCost[operation] * (this.fruitless[operation] + 1)) this.fruitless[operation] = 0;
       const cost = this.pollCost[operation] * (this.growPolls ? this.fruitless[operation] + 1 : 1);
       if (cost > 0) {
         this.world.declarePolling(this.rank, cost);
@@ -151,6 +180,7 @@ export class SimProgress implements Progress {
     this.spinNetwork();
     const found = check();
     this.fruitless[operation] = found ? 0 : this.fruitless[operation] + 1;
+    if (this.rank.running) this.lastPollEnd = this.world.rankNow(this.rank);
     if (!found && this.rank.running) {
       // The program may now yield to the event loop to poll again (setImmediate) rather than wait
       // in tsmpi: the runner waiting for this rank's first wait must then end its segment too.
