@@ -2,6 +2,8 @@
  * Collectives: microseconds per call (slowest rank) of barrier, bcast, allreduce, allgather and
  * alltoall at 8 B, 64 KiB and 1 MiB, on 2 ranks (one per core) and 4 ranks (two per core), against
  * Open MPI in the same invocation.   npm run bench -- collectives [--with-openmpi]
+ * With --check: the cost of collective argument checking, tsmpi with TSMPI_CHECK=1 against
+ * tsmpi without it, in the same invocation (no Open MPI rows).
  */
 import { compare, sizeLabel } from './lib/compare.ts';
 import { openMpi, tsmpiRun, wantsOpenMpi } from './lib/jobs.ts';
@@ -20,7 +22,22 @@ const figures = ops.flatMap((op) =>
   })),
 );
 
+const checking = process.argv.includes('--check');
 for (const ranks of rankList) {
+  if (checking) {
+    compare({
+      name: `collectives-check-${ranks}`,
+      title: `Collectives on ${ranks} ranks with TSMPI_CHECK=1, us per call (slowest rank)`,
+      unit: 'us',
+      better: 'lower',
+      reps,
+      figures,
+      runTsmpi: () => tsmpiRun(ranks, 'bench/ranks/collectives.ts', sizes, { TSMPI_CHECK: '1' }),
+      peers: [{ name: 'no check', run: () => tsmpiRun(ranks, 'bench/ranks/collectives.ts', sizes, { TSMPI_CHECK: '0' }) }],
+      extra: { ranks, check: true },
+    });
+    continue;
+  }
   compare({
     name: `collectives-${ranks}`,
     title: `Collectives on ${ranks} ranks, us per call (slowest rank)`,

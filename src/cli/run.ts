@@ -11,6 +11,7 @@ interface RunFlags {
   tagOutput: boolean;
   hangTimeout?: number;
   spinUs?: number;
+  check: boolean;
   procs: boolean;
   ranksPerProc?: number;
   netns?: string;
@@ -25,6 +26,7 @@ export function registerRun(program: Command): void {
     .option('-x <VAR[=value]>', 'export VAR to the ranks (repeatable); without a value, the launcher\'s own', collect, [])
     .option('--tag-output', 'prefix every output line with [1,rank]<stdout>:', false)
     .option('--hang-timeout <S>', 'abort with a report of what every rank waits for when no rank makes progress for S seconds (TSMPI_HANG_TIMEOUT)', nonNegativeNumber('--hang-timeout'))
+    .option('--check', 'every collective first checks that the ranks pass the same root, op, and kind and count of data, and fails naming the ranks that differ (TSMPI_CHECK=1)', false)
     .option('--spin-us <us>', 'microseconds a waiting rank polls before sleeping (TSMPI_SPIN_US)', nonNegativeNumber('--spin-us'))
     .option('--procs', 'one process per rank (ranks of different processes talk TCP)', false)
     .option('--ranks-per-proc <K>', 'K worker-thread ranks per process: shared memory inside a process, TCP across', positiveInteger('--ranks-per-proc'))
@@ -37,6 +39,7 @@ export function registerRun(program: Command): void {
       const env = applyExports({ ...process.env }, flags.x);
       if (flags.hangTimeout !== undefined) env.TSMPI_HANG_TIMEOUT = String(flags.hangTimeout);
       if (flags.spinUs !== undefined) env.TSMPI_SPIN_US = String(flags.spinUs);
+      if (flags.check) env.TSMPI_CHECK = '1';
       if (flags.procs && flags.ranksPerProc !== undefined && flags.ranksPerProc !== 1) {
         throw new TsmpiError(ErrorCode.Arg, '--procs and --ranks-per-proc conflict', { operation: 'tsmpi run', hint: '--procs means one rank per process; give --ranks-per-proc K alone for K ranks per process' });
       }

@@ -33,11 +33,13 @@ export function registerSim(program: Command): void {
     .option('--json <file>', 'write the summary as JSON')
     .option('--trace <file>', 'write a Chrome trace (open it in Perfetto)')
     .option('--hang-timeout <S>', "accepted from a `tsmpi run` command line and not needed: the simulator finds a deadlock itself, in virtual time, and exits 124 with what every rank waits for", nonNegativeNumber('--hang-timeout'))
+    .option('--check', 'every collective first checks that the ranks pass the same root, op, and kind and count of data (TSMPI_CHECK=1), as tsmpi run --check')
     .option('--quiet', 'no progress bar', false)
     .argument('[program]', 'the program: a .ts or .js file')
     .argument('[args...]', 'arguments for the program')
     .passThroughOptions()
-    .action(async (programPath: string | undefined, args: string[], flags: SimCliOptions) => {
+    .action(async (programPath: string | undefined, args: string[], flags: SimCliOptions & { check?: boolean }) => {
+      if (flags.check === true) process.env.TSMPI_CHECK = '1';
       // The simulator loads on demand: other commands do not pay for it. From its bundle when
       // built (scripts/bundle.mjs), else from its modules (running from source).
       const bundle = new URL('../bundle/sim-cli.js', import.meta.url);

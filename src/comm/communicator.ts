@@ -16,6 +16,7 @@ import { alltoall, alltoallv } from './collectives/alltoall.js';
 import { barrier } from './collectives/barrier.js';
 import { bcast, bcastBytes } from './collectives/bcast.js';
 import { CollectiveCall } from './collectives/call.js';
+import { checked, type CollectiveArgs } from './collectives/check.js';
 import { runSteps, ScheduleRequest, withResult, type Steps } from './collectives/steps.js';
 import { gather, gatherv, type Concatenated } from './collectives/gather.js';
 import { reduce } from './collectives/reduce.js';
@@ -48,7 +49,7 @@ export type { Concatenated };
 const collectiveOperations = [
   'barrier', 'bcast', 'bcastInto', 'reduce', 'allreduce', 'scan', 'exscan', 'gather', 'gatherv', 'scatter',
   'scatterv', 'allgather', 'allgatherv', 'alltoall', 'alltoallv', 'split', 'reducescatter',
-  'neighborAllgather', 'neighborAllgatherv', 'neighborAlltoall', 'neighborAlltoallv',
+  'neighborAllgather', 'neighborAllgatherv', 'neighborAlltoall', 'neighborAlltoallv', 'check',
 ] as const;
 /** @internal The collectives whose calls get their own tags. */
 export type CollectiveOperation = (typeof collectiveOperations)[number];
@@ -429,7 +430,7 @@ export class Communicator {
 
   /** Waits until every rank of the communicator has called barrier. */
   barrier(): Promise<void> {
-    return runSteps(barrier(this.#call('barrier')));
+    return runSteps(this.#steps('barrier', 'barrier', {}, (call) => barrier(call)));
   }
 
   /** Starts a barrier; the request completes once every rank has started its barrier (MPI_Ibarrier). */
@@ -440,23 +441,23 @@ export class Communicator {
   /** Returns the root's `value` on every rank (the argument is ignored on other ranks). */
   bcast<T>(value: T, root = 0): Promise<T> {
     this.#checkMember(root, 'bcast');
-    return runSteps(bcast(this.#call('bcast'), value, root));
+    return runSteps(this.#steps('bcast', 'bcast', { root }, (call) => bcast(call, value, root)));
   }
 
   /** Starts a {@link bcast}; the request's result is the root's value. */
   ibcast<T>(value: T, root = 0): Request<T> {
     this.#checkMember(root, 'ibcast');
-    return this.#start('bcast', 'ibcast', (call) => bcast(call, value, root));
+    return this.#start('bcast', 'ibcast', (call) => bcast(call, value, root), { root });
   }
 
   /** Copies the root's buffer into every rank's `buffer` (same byte length everywhere). */
   bcastInto<B extends BufferLike>(buffer: B, root = 0): Promise<B> {
-    return runSteps(this.#bcastInto(buffer, root, 'bcastInto')(this.#call('bcastInto')));
+    return runSteps(this.#steps('bcastInto', 'bcastInto', { root, data: buffer, agree: 'bytes' }, this.#bcastInto(buffer, root, 'bcastInto')));
   }
 
   /** Starts a {@link bcastInto}; the request's result is `buffer`, filled. */
   ibcastInto<B extends BufferLike>(buffer: B, root = 0): Request<B> {
-    return this.#start('bcastInto', 'ibcastInto', this.#bcastInto(buffer, root, 'ibcastInto'));
+    return this.#start('bcastInto', 'ibcastInto', this.#bcastInto(buffer, root, 'ibcastInto'), { root, data: buffer, agree: 'bytes' });
   }
 
   /** Checks the arguments (before the call takes its place in the sequence) and makes its steps. */
@@ -468,12 +469,12 @@ export class Communicator {
 
   /** Combines every rank's value with `op` in rank order; the result on `root`, undefined elsewhere. */
   reduce<T>(value: T, op: AnyOp<T>, root = 0): Promise<T | undefined> {
-    return runSteps(this.#reduce(value, op, root, 'reduce')(this.#call('reduce')));
+    return runSteps(this.#steps('reduce', 'reduce', { root, op, data: value, agree: 'count' }, this.#reduce(value, op, root, 'reduce')));
   }
 
   /** Starts a {@link reduce}. */
   ireduce<T>(value: T, op: AnyOp<T>, root = 0): Request<T | undefined> {
-    return this.#start('reduce', 'ireduce', this.#reduce(value, op, root, 'ireduce'));
+    return this.#start('reduce', 'ireduce', this.#reduce(value, op, root, 'ireduce'), { root, op, data: value, agree: 'count' });
   }
 
   #reduce<T>(value: T, op: AnyOp<T>, root: number, operation: string): (call: CollectiveCall) => Steps<T | undefined> {
@@ -485,7 +486,7 @@ export class Communicator {
   /** Combines every rank's value with `op`; the result on every rank. */
   allreduce<T>(value: T, op: AnyOp<T>): Promise<T> {
     checkOp(op, 'allreduce', this.#errorRank);
-    return runSteps(allreduce(this.#call('allreduce'), value, op as ReduceOp));
+    return runSteps(this.#steps('allreduce', 'allreduce', { op, data: value, agree: 'count' }, (call) => allreduce(call, value, op as ReduceOp)));
   }
 
   /**
@@ -500,43 +501,43 @@ export class Communicator {
    */
   iallreduce<T>(value: T, op: AnyOp<T>): Request<T> {
     checkOp(op, 'iallreduce', this.#errorRank);
-    return this.#start('allreduce', 'iallreduce', (call) => allreduce(call, value, op as ReduceOp));
+    return this.#start('allreduce', 'iallreduce', (call) => allreduce(call, value, op as ReduceOp), { op, data: value, agree: 'count' });
   }
 
   /** Inclusive prefix reduction: rank r gets x0 op ... op xr. */
   scan<T>(value: T, op: AnyOp<T>): Promise<T> {
     checkOp(op, 'scan', this.#errorRank);
-    return runSteps(scan(this.#call('scan'), value, op as ReduceOp));
+    return runSteps(this.#steps('scan', 'scan', { op, data: value, agree: 'count' }, (call) => scan(call, value, op as ReduceOp)));
   }
 
   /** Starts a {@link scan}. */
   iscan<T>(value: T, op: AnyOp<T>): Request<T> {
     checkOp(op, 'iscan', this.#errorRank);
-    return this.#start('scan', 'iscan', (call) => scan(call, value, op as ReduceOp));
+    return this.#start('scan', 'iscan', (call) => scan(call, value, op as ReduceOp), { op, data: value, agree: 'count' });
   }
 
   /** Exclusive prefix reduction: rank r gets x0 op ... op x(r-1); undefined on rank 0. */
   exscan<T>(value: T, op: AnyOp<T>): Promise<T | undefined> {
     checkOp(op, 'exscan', this.#errorRank);
-    return runSteps(exscan(this.#call('exscan'), value, op as ReduceOp));
+    return runSteps(this.#steps('exscan', 'exscan', { op, data: value, agree: 'count' }, (call) => exscan(call, value, op as ReduceOp)));
   }
 
   /** Starts an {@link exscan}. */
   iexscan<T>(value: T, op: AnyOp<T>): Request<T | undefined> {
     checkOp(op, 'iexscan', this.#errorRank);
-    return this.#start('exscan', 'iexscan', (call) => exscan(call, value, op as ReduceOp));
+    return this.#start('exscan', 'iexscan', (call) => exscan(call, value, op as ReduceOp), { op, data: value, agree: 'count' });
   }
 
   /** Every rank's value, in rank order, on `root`; undefined elsewhere. */
   gather<T>(value: T, root = 0): Promise<T[] | undefined> {
     this.#checkMember(root, 'gather');
-    return runSteps(gather(this.#call('gather'), value, root));
+    return runSteps(this.#steps('gather', 'gather', { root }, (call) => gather(call, value, root)));
   }
 
   /** Starts a {@link gather}. */
   igather<T>(value: T, root = 0): Request<T[] | undefined> {
     this.#checkMember(root, 'igather');
-    return this.#start('gather', 'igather', (call) => gather(call, value, root));
+    return this.#start('gather', 'igather', (call) => gather(call, value, root), { root });
   }
 
   /**
@@ -544,12 +545,12 @@ export class Communicator {
    * Pass `counts` when every rank knows them, to skip gathering them.
    */
   gatherv<A extends TypedArray>(data: A, root = 0, counts?: readonly number[]): Promise<Concatenated<A> | undefined> {
-    return runSteps(this.#gatherv(data, root, counts, 'gatherv')(this.#call('gatherv')));
+    return runSteps(this.#steps('gatherv', 'gatherv', { root, data, agree: 'kind' }, this.#gatherv(data, root, counts, 'gatherv')));
   }
 
   /** Starts a {@link gatherv}. */
   igatherv<A extends TypedArray>(data: A, root = 0, counts?: readonly number[]): Request<Concatenated<A> | undefined> {
-    return this.#start('gatherv', 'igatherv', this.#gatherv(data, root, counts, 'igatherv'));
+    return this.#start('gatherv', 'igatherv', this.#gatherv(data, root, counts, 'igatherv'), { root, data, agree: 'kind' });
   }
 
   #gatherv<A extends TypedArray>(data: A, root: number, counts: readonly number[] | undefined, operation: string): (call: CollectiveCall) => Steps<Concatenated<A> | undefined> {
@@ -561,30 +562,30 @@ export class Communicator {
   /** Rank r gets `values[r]` of the root (other ranks pass undefined). */
   scatter<T>(values: readonly T[] | undefined, root = 0): Promise<T> {
     this.#checkMember(root, 'scatter');
-    return runSteps(scatter(this.#call('scatter'), values, root));
+    return runSteps(this.#steps('scatter', 'scatter', { root }, (call) => scatter(call, values, root)));
   }
 
   /** Starts a {@link scatter}. */
   iscatter<T>(values: readonly T[] | undefined, root = 0): Request<T> {
     this.#checkMember(root, 'iscatter');
-    return this.#start('scatter', 'iscatter', (call) => scatter(call, values, root));
+    return this.#start('scatter', 'iscatter', (call) => scatter(call, values, root), { root });
   }
 
   /** Rank r gets `counts[r]` elements of the root's typed array (others pass undefined). */
   scatterv<A extends TypedArray>(data: A | undefined, counts: readonly number[] | undefined, root = 0): Promise<A> {
     this.#checkMember(root, 'scatterv');
-    return runSteps(scatterv(this.#call('scatterv'), data, counts, root));
+    return runSteps(this.#steps('scatterv', 'scatterv', { root }, (call) => scatterv(call, data, counts, root)));
   }
 
   /** Starts a {@link scatterv}. */
   iscatterv<A extends TypedArray>(data: A | undefined, counts: readonly number[] | undefined, root = 0): Request<A> {
     this.#checkMember(root, 'iscatterv');
-    return this.#start('scatterv', 'iscatterv', (call) => scatterv(call, data, counts, root));
+    return this.#start('scatterv', 'iscatterv', (call) => scatterv(call, data, counts, root), { root });
   }
 
   /** Every rank's value, in rank order, on every rank. */
   allgather<T>(value: T): Promise<T[]> {
-    return runSteps(allgather(this.#call('allgather'), value));
+    return runSteps(this.#steps('allgather', 'allgather', {}, (call) => allgather(call, value)));
   }
 
   /** Starts an {@link allgather}. */
@@ -595,18 +596,18 @@ export class Communicator {
   /** Concatenates every rank's typed array (any lengths) on every rank. */
   allgatherv<A extends TypedArray>(data: A, counts?: readonly number[]): Promise<Concatenated<A>> {
     this.#checkTyped(data, 'allgatherv');
-    return runSteps(allgatherv(this.#call('allgatherv'), data, counts));
+    return runSteps(this.#steps('allgatherv', 'allgatherv', { data, agree: 'kind' }, (call) => allgatherv(call, data, counts)));
   }
 
   /** Starts an {@link allgatherv}. */
   iallgatherv<A extends TypedArray>(data: A, counts?: readonly number[]): Request<Concatenated<A>> {
     this.#checkTyped(data, 'iallgatherv');
-    return this.#start('allgatherv', 'iallgatherv', (call) => allgatherv(call, data, counts));
+    return this.#start('allgatherv', 'iallgatherv', (call) => allgatherv(call, data, counts), { data, agree: 'kind' });
   }
 
   /** `values[i]` goes to rank i; returns what every rank sent to this one, in rank order. */
   alltoall<T>(values: readonly T[]): Promise<T[]> {
-    return runSteps(alltoall(this.#call('alltoall'), values));
+    return runSteps(this.#steps('alltoall', 'alltoall', {}, (call) => alltoall(call, values)));
   }
 
   /** Starts an {@link alltoall}. */
@@ -620,22 +621,31 @@ export class Communicator {
    */
   alltoallv<A extends TypedArray>(data: A, sendCounts: readonly number[], recvCounts?: readonly number[]): Promise<Concatenated<A>> {
     this.#checkTyped(data, 'alltoallv');
-    return runSteps(alltoallv(this.#call('alltoallv'), data, sendCounts, recvCounts));
+    return runSteps(this.#steps('alltoallv', 'alltoallv', { data, agree: 'kind' }, (call) => alltoallv(call, data, sendCounts, recvCounts)));
   }
 
   /** Starts an {@link alltoallv}. */
   ialltoallv<A extends TypedArray>(data: A, sendCounts: readonly number[], recvCounts?: readonly number[]): Request<Concatenated<A>> {
     this.#checkTyped(data, 'ialltoallv');
-    return this.#start('alltoallv', 'ialltoallv', (call) => alltoallv(call, data, sendCounts, recvCounts));
+    return this.#start('alltoallv', 'ialltoallv', (call) => alltoallv(call, data, sendCounts, recvCounts), { data, agree: 'kind' });
   }
 
   /** A nonblocking collective's request: its first steps run now, the rest as the rank progresses. */
-  #start<T>(operation: CollectiveOperation, name: string, steps: (call: CollectiveCall) => Steps<T>): Request<T> {
+  #start<T>(operation: CollectiveOperation, name: string, steps: (call: CollectiveCall) => Steps<T>, args: CollectiveArgs = {}): Request<T> {
     const endpoint = this.#endpoint;
+    // The check (TSMPI_CHECK) takes its place in the sequence before the call it checks.
+    const check = this.#settings.check ? this.#call('check', `${name} (argument check)`) : undefined;
     const call = this.#call(operation, name);
-    const request = new ScheduleRequest<T>(endpoint, call, steps(call));
+    const request = new ScheduleRequest<T>(endpoint, call, check === undefined ? steps(call) : checked(check, operation, args, steps(call)));
     if (!request.advance()) endpoint.background.add(request);
     return request;
+  }
+
+  /** A blocking collective's steps, after the check of its arguments when TSMPI_CHECK asks for it. */
+  #steps<T>(operation: CollectiveOperation, name: string, args: CollectiveArgs, steps: (call: CollectiveCall) => Steps<T>): Steps<T> {
+    if (!this.#settings.check) return steps(this.#call(operation, name));
+    const check = this.#call('check', `${name} (argument check)`);
+    return checked(check, operation, args, steps(this.#call(operation, name)));
   }
 
   // ---- time ----------------------------------------------------------------------------------

@@ -284,6 +284,14 @@ export const tunables = {
     defaultValue: () => true,
     parse: (text) => parseChoice('TSMPI_SIM_GROW_POLLS', text, ['0', '1'] as const) === '1',
   } satisfies Tunable<boolean>,
+  check: {
+    env: 'TSMPI_CHECK',
+    description:
+      "1: before every collective the ranks agree that they call the same one with the same root, op, element kind and count (one small allreduce of a signature, as MPICH's collective checking does), and fail naming the argument and the ranks that differ; `tsmpi run --check`. 0: no check (mismatched lengths and kinds of typed arrays are still found as the data arrives).",
+    defaultText: '0 (off)',
+    defaultValue: () => false,
+    parse: (text) => parseChoice('TSMPI_CHECK', text, ['0', '1'] as const) === '1',
+  } satisfies Tunable<boolean>,
   sourceMaps: {
     env: 'TSMPI_SOURCE_MAPS',
     description:

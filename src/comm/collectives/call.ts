@@ -35,6 +35,16 @@ export class CollectiveCall {
     this.settings = settings;
   }
 
+  /** What reports call the communicator (`world`, `rows` ...). */
+  get communicatorName(): string {
+    return this.label.name;
+  }
+
+  /** This rank's world rank (errors name it). */
+  get worldRank(): number {
+    return this.endpoint.rank;
+  }
+
   send(value: unknown, dest: number): Request<void> {
     return this.endpoint.isend(this.context, this.group[dest]!, this.rank, this.tag, value, this.operation, dest);
   }
@@ -100,7 +110,7 @@ export class CollectiveCall {
     const block = arrived === undefined ? `a block larger than the ${expected} bytes expected arrived` : `a block of ${arrived} bytes arrived where ${expected} were expected`;
     return new TsmpiError(
       ErrorCode.Count,
-      `${this.rankName(this.rank)} passed ${describeOperand(own)} to ${this.operation} (Op.${op.name}) on ${this.label.name}, but ${this.rankName(from)} passed one of another length (${block})`,
+      `${this.rankName(this.rank)} passed ${describeOperand(own)} to ${this.operation} (Op.${op.name}) on ${this.label.name}, but ${this.rankName(from)} passed one of another kind or length (${block})`,
       { rank: this.endpoint.rank, operation: this.operation, hint: 'every rank must pass the same kind and length of typed array' },
     );
   }
