@@ -46,6 +46,8 @@ export const ErrorCode = {
   Aborted: 'TSMPI_ERR_ABORTED',
   /** No rank made progress for the hang timeout. */
   Hang: 'TSMPI_ERR_HANG',
+  /** A peer finalized or exited: a receive from it, a send to it, can never complete. */
+  PeerGone: 'TSMPI_ERR_PEER_GONE',
   /** A transport (ring, socket) failed. */
   Transport: 'TSMPI_ERR_TRANSPORT',
   /** A task of a task pool failed: its handler threw, or the rank holding it was lost. */

@@ -23,10 +23,11 @@ import type { MultiRailTransport } from '../rails/multi-rail-transport.js';
 import { parseRails, type RailSpec } from '../rails/rail-config.js';
 import type { Transport } from '../transport/transport.js';
 import { threadJobInfo, type JobInfo } from './job-info.js';
+import { notifyPeerGone, RUNTIME, takePendingNotices } from './peer-notices.js';
 import { currentRank, type HostToRank, type LauncherChannel, type MemberContext, type RankContext } from './rank-context.js';
 import type { RankRecord } from './rendezvous.js';
 
-const RUNTIME = 'runtime';
+
 /** The largest frame a rank accepts from a TCP peer (a DATA chunk is far smaller). */
 const MAX_TCP_FRAME = 64 * 1024 * 1024;
 /** Payload bytes per TCP frame: large writes, fewer system calls (the receiver copies pieces as they come). */
@@ -203,9 +204,14 @@ export async function init(): Promise<Communicator> {
   const { context, channel, cache } = installedContext();
   const existing = cache.get(RUNTIME) as Runtime | undefined;
   if (existing !== undefined) return existing.world;
+  // From now on: ranks that end tell the others (their host relays it), also while the world forms.
+  channel?.onMessage((message) => {
+    if (message.type === 'peer-gone') notifyPeerGone(cache, message);
+  });
   const runtime = await buildRuntime(context, channel);
   cache.set(RUNTIME, runtime);
   const endpoint = runtime.endpoint;
+  for (const notice of takePendingNotices(cache)) endpoint?.peerGone(notice.rank, notice.how, notice.linked);
   if (endpoint !== undefined && context.kind === 'member') {
     if (runtime.settings.tcpConnect === 'eager') endpoint.connectAll();
     channel?.onMessage((message) => {
@@ -288,14 +294,29 @@ export function runtimeEndpoint(operation: string): Endpoint {
 }
 
 /**
- * Ends this rank's part: waits for its outstanding sends to be delivered, then marks it finished.
- * Optional: a rank also ends when its program returns and nothing is left to do.
+ * Ends this rank's part (MPI_Finalize): waits for its outstanding sends to be delivered, tells
+ * every peer it talked to that nothing more will come from it (a GOODBYE behind its last frame),
+ * and marks it finished. Afterwards its communicators refuse every call (ERR_CLOSED), and a peer
+ * that waits for a message from it, or sends to it, fails with ERR_PEER_GONE instead of waiting
+ * for ever. Optional: a rank also ends when its program returns and nothing is left to do.
  */
 export async function finalize(): Promise<void> {
-  const runtime = currentRank().cache.get(RUNTIME) as Runtime | undefined;
-  if (runtime?.endpoint === undefined) return;
-  await runtime.endpoint.flush();
-  runtime.endpoint.engine.finish();
+  const { context, channel, cache } = currentRank();
+  const endpoint = (cache.get(RUNTIME) as Runtime | undefined)?.endpoint;
+  if (endpoint === undefined || endpoint.finalized) return;
+  await endpoint.flush();
+  if (context?.kind === 'sim') {
+    // The simulator tells the others itself, once its last frame to each has arrived: a GOODBYE
+    // would be a message on the simulated network.
+    endpoint.finalized = true;
+    context.onEnd?.('finalized', []);
+  } else {
+    const linked = endpoint.sayGoodbye();
+    await endpoint.flush();
+    endpoint.finalized = true;
+    if (context?.kind === 'member') channel?.post({ type: 'finalized', rank: context.rank, linked });
+  }
+  endpoint.engine.finish();
 }
 
 /**

@@ -8,12 +8,15 @@
  *  process -> launcher  {"type":"exchange","entries":{...}}     publish + fence
  *  launcher -> process  {"type":"table","entries":{...}}        once every process has published
  *  process -> launcher  {"type":"abort","code":n,"message":"..."}  a rank failed: the job ends with n
+ *  process -> launcher  {"type":"peer-gone","rank":r,...}       a rank ended (finalized, exited 0)
+ *  launcher -> process  {"type":"peer-gone","rank":r,...}       relayed to every other process
  * ```
  * A process that fails before the exchange connects just to send its abort.
  */
 import { createServer, connect as netConnect, type Server, type Socket } from 'node:net';
 import { ErrorCode, TsmpiError } from '../errors.js';
 import { acceptHandshake, connectHandshake, jobTag } from '../transport/handshake.js';
+import type { PeerGoneNotice } from './rank-context.js';
 import type { Rendezvous } from './rendezvous.js';
 
 export const LAUNCHER_RANK = -1;
@@ -51,6 +54,9 @@ export class RendezvousServer {
   /** Authenticated connections of each process, until they close. */
   private readonly connections = new Map<number, Set<Socket>>();
   private readonly closeWaiters = new Map<number, (() => void)[]>();
+  /** Every rank-ended notice so far (from, line): processes that join later get them with the table. */
+  private readonly notices: { from: number; line: string }[] = [];
+  private tableSent = false;
 
   /**
    * `onAbort` hears each process that reports a failed rank: its index, the code, and whether the
@@ -94,12 +100,22 @@ export class RendezvousServer {
             this.onAbort(peer, Number.isInteger(code) && code > 0 ? code : 1, message.consequence === true);
             return;
           }
+          if (message.type === 'peer-gone') {
+            const line = `${JSON.stringify(message)}\n`;
+            this.notices.push({ from: peer, line });
+            if (this.tableSent) for (const [index, s] of this.waiting) if (index !== peer) s.write(line);
+            return;
+          }
           if (message.type !== 'exchange') return;
           Object.assign(this.entries, message.entries as Record<string, string>);
           this.waiting.set(peer, socket);
           if (this.waiting.size === this.expected) {
             const table = `${JSON.stringify({ type: 'table', entries: this.entries })}\n`;
-            for (const s of this.waiting.values()) s.write(table);
+            for (const [index, s] of this.waiting) {
+              s.write(table);
+              for (const notice of this.notices) if (notice.from !== index) s.write(notice.line);
+            }
+            this.tableSent = true;
           }
         });
       },
@@ -141,6 +157,7 @@ export class LauncherRendezvous implements Rendezvous {
   private readonly index: number;
   private socket: Socket | undefined;
   private table: Record<string, string> | undefined;
+  private noticeHandler: ((notice: PeerGoneNotice) => void) | undefined;
 
   constructor(address: string, secret: Buffer, jobId: string, index: number) {
     this.address = address;
@@ -173,6 +190,7 @@ export class LauncherRendezvous implements Rendezvous {
     const table = new Promise<Record<string, string>>((resolve, reject) => {
       lines(socket, rest, (message) => {
         if (message.type === 'table') resolve(message.entries as Record<string, string>);
+        else if (message.type === 'peer-gone') this.noticeHandler?.(message as unknown as PeerGoneNotice);
       });
       socket.once('close', () => reject(new TsmpiError(ErrorCode.Init, 'the launcher closed the rendezvous before every process arrived', { operation: 'init', hint: 'another process of the job failed to start: see its error' })));
     });
@@ -184,6 +202,15 @@ export class LauncherRendezvous implements Rendezvous {
 
   async get(key: string): Promise<string | undefined> {
     return this.table?.[key];
+  }
+
+  announce(notice: PeerGoneNotice): void {
+    const socket = this.socket;
+    if (socket !== undefined && !socket.destroyed) socket.write(`${JSON.stringify(notice)}\n`);
+  }
+
+  onNotice(handler: (notice: PeerGoneNotice) => void): void {
+    this.noticeHandler = handler;
   }
 
   /** Tells the launcher that a rank failed, before the process ends (connecting first if need be). */

@@ -50,6 +50,8 @@ export interface SimContext {
   readonly env: Readonly<Record<string, string | undefined>>;
   /** The rank's virtual clock, in seconds: what wtime() returns under the simulator. */
   readonly now?: () => number;
+  /** The rank finalized (`linked`: the peers it wrote a GOODBYE to): the simulator tells the others. */
+  readonly onEnd?: (how: string, linked: number[]) => void;
 }
 
 export type RankContext = MemberContext | NonMemberContext | SimContext;
@@ -63,9 +65,19 @@ export interface LauncherChannel {
 export type RankToHost =
   | { type: 'waits'; rank: number; state: string; waits: string[] }
   | { type: 'abort'; rank: number; code: number; message: string }
-  | { type: 'listening'; rank: number; host: string; port: number; rails?: { host: string; port: number }[] };
+  | { type: 'listening'; rank: number; host: string; port: number; rails?: { host: string; port: number }[] }
+  /** The rank finalized; `linked`: the peers it wrote a GOODBYE to. */
+  | { type: 'finalized'; rank: number; linked: number[] };
 
-export type HostToRank = { type: 'describe-waits' } | { type: 'world'; records: RankRecord[]; secret: string };
+/** A rank of the job ended (finalized, or exited with code 0): see Endpoint.peerGone. */
+export interface PeerGoneNotice {
+  type: 'peer-gone';
+  rank: number;
+  how: string;
+  linked?: number[];
+}
+
+export type HostToRank = { type: 'describe-waits' } | { type: 'world'; records: RankRecord[]; secret: string } | PeerGoneNotice;
 
 interface Slot {
   context?: RankContext;

@@ -28,7 +28,7 @@ import { allocateShmArena, type ArenaLayout } from '../transport/shm-arena.js';
 import type { PreparedApp } from './app-loader.js';
 import { nodeLocal, type JobInfo } from './job-info.js';
 import { compact, whyNotMember, type Participation } from './participation.js';
-import type { HostToRank, RankContext, RankToHost } from './rank-context.js';
+import type { HostToRank, PeerGoneNotice, RankContext, RankToHost } from './rank-context.js';
 import { rankThreadSource, type RankThreadData } from './rank-thread.js';
 import { decodeRecord, encodeRecord, rankKey, type RankRecord, type Rendezvous } from './rendezvous.js';
 
@@ -56,6 +56,8 @@ export const HANG_EXIT_CODE = 124;
 export const SECRET_KEY = 'tsmpi-secret';
 const MONITOR_INTERVAL_MS = 250;
 const TERMINATE_GRACE_MS = 1500;
+/** How long a rank's failure that another's likely caused waits for that one's own (ms). */
+const CONSEQUENCE_GRACE_MS = 500;
 const RANK_STATE_NAMES = ['starting', 'running', 'waiting', 'finished'];
 
 interface HostedRank {
@@ -67,6 +69,8 @@ interface HostedRank {
   worker: Worker;
   exitCode: number | undefined;
   listening?: { host: string; port: number; rails?: { host: string; port: number }[] };
+  /** Its end was told to the other ranks. */
+  announced?: boolean;
 }
 
 export class RankHost {
@@ -83,6 +87,8 @@ export class RankHost {
   private readonly waitReports = new Map<number, RankToHost & { type: 'waits' }>();
   /** Ranks whose failure was already reported (an error event comes before their exit). */
   private readonly failed = new Set<HostedRank>();
+  /** A failure that is likely another's consequence, held back a moment for its cause. */
+  private consequence: { rank: HostedRank; error: unknown; timer: NodeJS.Timeout } | undefined;
   private finish!: (code: number) => void;
   /** The address exchange, once started: the process stays until it is over (PMI-2 fences count every task). */
   private exchanging: Promise<void> | undefined;
@@ -164,6 +170,7 @@ export class RankHost {
       worker.on('exit', (code) => this.onExit(hosted, code));
     }
     if (this.options.remote && localMembers.length === 0) this.exchanging = this.exchange();
+    this.options.remote?.rendezvous.onNotice?.((notice) => this.tellLocal(notice));
     // Stopped by a signal (the launcher stopping the others, srun, Ctrl-C): end the ranks so that
     // what they printed still reaches the terminal, then exit as the signal would (128 + n).
     const onSignal = (signal: NodeJS.Signals): void => this.stop(signal === 'SIGINT' ? 130 : 143);
@@ -184,6 +191,23 @@ export class RankHost {
       });
   }
 
+  /**
+   * A local rank ended (finalized, or exited with code 0): every other rank of the job hears of it,
+   * here directly and elsewhere through the job manager, so that a wait for it fails at once
+   * instead of hanging (Endpoint.peerGone).
+   */
+  private announceEnd(r: HostedRank, how: string, linked?: number[]): void {
+    if (r.rank < 0 || this.aborting || r.announced === true) return;
+    r.announced = true;
+    const notice: PeerGoneNotice = { type: 'peer-gone', rank: r.rank, how, ...(linked !== undefined ? { linked } : {}) };
+    this.tellLocal(notice, r);
+    this.options.remote?.rendezvous.announce?.(notice);
+  }
+
+  private tellLocal(notice: PeerGoneNotice, except?: HostedRank): void {
+    for (const other of this.ranks) if (other !== except && other.rank >= 0 && other.exitCode === undefined) other.worker.postMessage(notice);
+  }
+
   private describe(r: HostedRank): string {
     return r.rank >= 0 ? `rank ${r.rank}` : `resource ${r.resourceId} (not a member)`;
   }
@@ -192,6 +216,8 @@ export class RankHost {
     if (message.type === 'abort') {
       if (!this.aborting) this.options.log(`tsmpi: rank ${message.rank} called abort(${message.code}): ${message.message}`);
       this.fail(message.code || 1, `rank ${message.rank} called abort(${message.code})`);
+    } else if (message.type === 'finalized') {
+      this.announceEnd(from, 'finalized', message.linked);
     } else if (message.type === 'waits') {
       this.waitReports.set(from.resourceId, message);
     } else if (message.type === 'listening') {
@@ -240,25 +266,51 @@ export class RankHost {
   }
 
   private onRankError(r: HostedRank, error: unknown): void {
+    this.failed.add(r);
+    // A broken link to another rank, or a wait for a rank that ended, is most likely another
+    // rank's mistake seen from here: wait a moment for that rank's own failure, and report it.
+    const code = (error as { code?: unknown } | null)?.code;
+    const consequence = code === ErrorCode.Transport || code === ErrorCode.PeerGone;
+    if (consequence && !this.aborting) {
+      if (this.consequence === undefined) {
+        this.consequence = { rank: r, error, timer: setTimeout(() => this.reportFailure(r, error, true), CONSEQUENCE_GRACE_MS) };
+      }
+      return;
+    }
+    this.reportFailure(r, error, false);
+  }
+
+  private reportFailure(r: HostedRank, error: unknown, consequence: boolean): void {
+    if (this.consequence !== undefined) {
+      clearTimeout(this.consequence.timer);
+      this.consequence = undefined;
+    }
     const text = this.options.app.mapStack(error instanceof Error ? (error.stack ?? `${error.name}: ${error.message}`) : String(error));
     if (!this.aborting) {
       this.options.log(`tsmpi: ${this.describe(r)} failed:\n${text}`);
       const count = this.ranks.length === 1 ? '1 rank' : `${this.ranks.length} ranks`;
       this.options.log(`tsmpi: aborting the job (${count}${this.options.remote ? ' in this process' : ''}) because ${this.describe(r)} failed`);
     }
-    this.failed.add(r);
-    // A broken link to another rank is most likely that rank's failure seen from here.
-    const consequence = (error as { code?: unknown } | null)?.code === ErrorCode.Transport;
     this.fail(1, `${this.describe(r)} failed`, consequence);
   }
 
   private onExit(r: HostedRank, code: number): void {
     r.exitCode = code;
+    if (code === 0) this.announceEnd(r, 'exited (code 0)');
     if (code !== 0 && !this.aborting && !this.failed.has(r)) {
+      // Its own failure (an exit code) is a cause: it goes before a consequence waiting to be told.
+      if (this.consequence !== undefined) {
+        clearTimeout(this.consequence.timer);
+        this.consequence = undefined;
+      }
       this.options.log(`tsmpi: ${this.describe(r)} exited with code ${code}`);
       this.fail(code, `${this.describe(r)} exited with code ${code}`);
     }
-    if (this.ranks.every((x) => x.exitCode !== undefined)) this.finish(this.failureCode ?? 0);
+    if (!this.ranks.every((x) => x.exitCode !== undefined)) return;
+    // Every rank is gone: a failure held back for its cause is the job's after all.
+    const held = this.consequence;
+    if (held !== undefined) this.reportFailure(held.rank, held.error, true);
+    else this.finish(this.failureCode ?? 0);
   }
 
   /**

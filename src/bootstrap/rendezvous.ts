@@ -5,6 +5,7 @@
  * reach it); under `tsmpi run --procs` it is the launcher (launcher-rendezvous.ts, HMAC
  * authenticated); a single process needs none (LocalRendezvous).
  */
+import type { PeerGoneNotice } from './rank-context.js';
 export interface Rendezvous {
   /** Publishes this process's entries and resolves once every process of the job has (a fence). */
   exchange(entries: Readonly<Record<string, string>>): Promise<void>;
@@ -15,6 +16,10 @@ export interface Rendezvous {
    * `consequence`: because a link to another rank broke, so probably after that rank failed).
    */
   abort?(code: number, message: string, consequence?: boolean): void;
+  /** Tells every other process that a rank of this one ended (see Endpoint.peerGone). */
+  announce?(notice: PeerGoneNotice): void;
+  /** Hears what other processes announce. */
+  onNotice?(handler: (notice: PeerGoneNotice) => void): void;
   close(): void;
 }
 

@@ -133,7 +133,7 @@ export class Communicator {
 
   /** The endpoint, or ERR_NOT_MEMBER on a rank outside the communicating group (ERR_CLOSED once freed). */
   get #endpoint(): Endpoint {
-    if (this.#freed) this.#live('communicate');
+    if (this.#freed || this.#endpointOrUndefined?.finalized === true) this.#live('communicate');
     const endpoint = this.#endpointOrUndefined;
     if (endpoint === undefined) {
       throw new TsmpiError(ErrorCode.NotMember, `this process is not a member of the communicating group (${this.#notMember})`, {
@@ -366,13 +366,12 @@ export class Communicator {
     this.#checkTag(tag, true, 'probe');
     if (source === PROC_NULL) return nullStatus();
     let status: Status | undefined;
-    await this.#endpoint.waitUntil(() => (status = this.#endpoint.iprobe(this.#context, source, tag)) !== undefined, {
-      operation: 'probe',
-      peer: source,
-      tag,
-      context: this.#context,
-    });
-    return status!;
+    const endpoint = this.#endpoint;
+    const description = { operation: 'probe', peer: source, tag, context: this.#context };
+    // A probe of a rank that ended, with nothing of it left to find, would wait for ever.
+    await endpoint.waitUntil(() => (status = endpoint.iprobe(this.#context, source, tag)) !== undefined || this.#sourceEnded(source), description);
+    if (status === undefined) throw endpoint.endedProbe(description, this.#worldOf(source));
+    return status;
   }
 
   /** The status of a matching message if one has arrived, else undefined (never waits). */
@@ -401,9 +400,16 @@ export class Communicator {
     if (source === PROC_NULL) return MESSAGE_NO_PROC as Message<T>;
     const endpoint = this.#endpoint;
     let taken: UnexpectedMessage | undefined;
+    const description = { operation: 'mprobe', peer: source, tag, context: this.#context };
     // The condition may be checked again after it held: take a message once only.
-    await endpoint.waitUntil(() => (taken ??= endpoint.takeProbed(this.#context, source, tag)) !== undefined, { operation: 'mprobe', peer: source, tag, context: this.#context });
-    return this.#message<T>(taken!);
+    await endpoint.waitUntil(() => (taken ??= endpoint.takeProbed(this.#context, source, tag)) !== undefined || this.#sourceEnded(source), description);
+    if (taken === undefined) throw endpoint.endedProbe(description, this.#worldOf(source));
+    return this.#message<T>(taken);
+  }
+
+  /** True once `source` has ended, so nothing more comes from it (never for ANY_SOURCE: this rank may send itself). */
+  #sourceEnded(source: number): boolean {
+    return source !== ANY_SOURCE && this.#endpointOrUndefined!.hasEnded(this.#group[source]!);
   }
 
   /** A matched probe that never waits (MPI_Improbe): the Message if one has arrived, else undefined. */
@@ -1083,9 +1089,12 @@ export class Communicator {
     return this.#endpointOrUndefined?.rank ?? -1;
   }
 
-  /** ERR_CLOSED for any call on a freed communicator. */
+  /** ERR_CLOSED for any call on a freed communicator, or after this rank's finalize(). */
   #live(operation: string): void {
     if (this.#freed) throw this.#error(ErrorCode.Closed, `${this.name} was freed`, operation, 'call it on a communicator that is not freed; free a communicator only once it is no longer used');
+    if (this.#endpointOrUndefined?.finalized === true) {
+      throw this.#error(ErrorCode.Closed, `this rank called finalize(): it communicates no more (${operation} on ${this.name})`, operation, 'call finalize() last, once this rank has sent and received everything');
+    }
   }
 
   #worldOf(rank: number): number {

@@ -26,13 +26,13 @@ import { BackgroundTasks } from './background.js';
 import { ScratchPool } from './scratch-pool.js';
 import { bytesOf, encodeValue, rawKindOf, type Encoded } from './codec.js';
 import { CreationTurns } from './context-agreement.js';
-import { ContextNames } from './context-names.js';
+import { ContextNames, describeWait } from './context-names.js';
 import { FrameType, H_TYPE, frameType } from './frame-header.js';
 import { failLink } from './link-failure.js';
 import { LinkPoller } from './link-poller.js';
 import type { UnexpectedMessage } from './matching.js';
 import { ReceivePath } from './receive-path.js';
-import type { Request, RequestDescription, RequestDriver, Status } from './request.js';
+import { Request as RequestClass, type Request, type RequestDescription, type RequestDriver, type Status } from './request.js';
 import { SendPath } from './send-path.js';
 
 export class Endpoint implements RequestDriver, ProgressHost {
@@ -56,6 +56,14 @@ export class Endpoint implements RequestDriver, ProgressHost {
   readonly background = new BackgroundTasks();
   /** Scratch buffers the collectives reuse from call to call. */
   readonly scratch = new ScratchPool();
+  /** True once this rank called finalize(): it communicates no more. */
+  finalized = false;
+  /** Peers that will send nothing more (they finalized or exited, and all they sent is in), with how they ended. */
+  private readonly ended = new Map<number, string>();
+  /** Peers announced as ended whose last frames may still be on their way (a GOODBYE, or a socket's close, follows them). */
+  private readonly ending = new Map<number, string>();
+  /** Peers whose frames come over links that deliver by events (sockets, the simulator), while those are open. */
+  private readonly eventPeers = new Set<number>();
 
   /** `progress` builds how this rank waits (and its clock) around the endpoint's polling. */
   constructor(transport: Transport, settings: Settings, progress: (host: ProgressHost) => Progress) {
@@ -74,7 +82,11 @@ export class Endpoint implements RequestDriver, ProgressHost {
         this.engine.progressed();
       },
       closed: (link, error) => {
-        failLink(this.rank, link, error, this.sends, this.receives);
+        this.eventPeers.delete(link.peer);
+        // A peer that ended cleanly closes its sockets after its last frame: no failure.
+        const how = this.ending.get(link.peer);
+        if (how !== undefined) this.peerEnded(link.peer, how);
+        else if (!this.ended.has(link.peer)) failLink(this.rank, link, error, this.sends, this.receives);
         this.engine.kick();
       },
     };
@@ -122,6 +134,7 @@ export class Endpoint implements RequestDriver, ProgressHost {
    * Typed arrays are sent from the caller's memory: do not change them until the request completes.
    */
   isend(context: number, dest: number, source: number, tag: number, value: unknown, operation: string, peerRank: number, synchronous = false): Request<void> {
+    if (this.ended.size > 0 && this.ended.has(dest)) return this.endedRequest(context, dest, peerRank, tag, operation) as Request<void>;
     const raw = rawKindOf(value);
     if (raw >= 0) return this.sends.isend(context, dest, source, tag, raw, bytesOf(value as ArrayBufferView), operation, peerRank, synchronous);
     const encoded = encodeValue(value, this.rank, operation);
@@ -130,6 +143,7 @@ export class Endpoint implements RequestDriver, ProgressHost {
 
   /** {@link isend} of a value encoded already (collectives encode once and send many times). */
   isendEncoded(context: number, dest: number, source: number, tag: number, encoded: Encoded, operation: string, peerRank: number): Request<void> {
+    if (this.ended.size > 0 && this.ended.has(dest)) return this.endedRequest(context, dest, peerRank, tag, operation) as Request<void>;
     return this.sends.isend(context, dest, source, tag, encoded.kind, encoded.bytes, operation, peerRank);
   }
 
@@ -137,7 +151,15 @@ export class Endpoint implements RequestDriver, ProgressHost {
 
   /** Posts a receive; see ReceivePath.irecv. */
   irecv(context: number, source: number, sourceWorld: number, tag: number, into: Uint8Array | null, operation: string, encoded = false): Request<unknown> {
-    return this.receives.irecv(context, source, sourceWorld, tag, into, operation, encoded);
+    const request = this.receives.irecv(context, source, sourceWorld, tag, into, operation, encoded);
+    if (this.ended.size > 0 && !request.done) {
+      // Nothing that arrived matches, and nothing more can come from an ended peer. (A receive
+      // from any source may still be matched by this rank's own send.)
+      if (sourceWorld >= 0 && this.ended.has(sourceWorld)) {
+        this.receives.cancel(request, this.endedError(request, sourceWorld));
+      }
+    }
+    return request;
   }
 
   /** The status of the earliest unexpected message matching (source, tag), after one poll. */
@@ -172,8 +194,11 @@ export class Endpoint implements RequestDriver, ProgressHost {
   // ---- frames ---------------------------------------------------------------------------------
 
   private onFrame(link: Link, frame: InboundFrame): void {
+    if (!link.limits.polled && !this.eventPeers.has(link.peer)) this.eventPeers.add(link.peer);
     const word0 = frame.words[frame.headerIndex + H_TYPE]!;
     switch (frameType(word0)) {
+      case FrameType.Goodbye:
+        return this.peerEnded(link.peer, this.ending.get(link.peer) ?? 'finalized');
       case FrameType.Eager:
         return this.receives.onEager(link, frame);
       case FrameType.Rts:
@@ -207,6 +232,69 @@ export class Endpoint implements RequestDriver, ProgressHost {
     if (p2p && collective) this.names.unregister(context);
   }
 
+  // ---- ranks that ended -----------------------------------------------------------------------
+
+  /**
+   * The job says world rank `rank` ended: it finalized (`linked`: the peers it had links to, each
+   * of which gets a GOODBYE behind its last frame) or exited with code 0 (`linked` unknown). Once
+   * everything it sent has arrived, what this rank expects from it or owes it fails (a wait that
+   * could never complete), and so does every later call that needs it.
+   */
+  peerGone(rank: number, how: string, linked?: readonly number[]): void {
+    if (rank === this.rank || this.ended.has(rank)) return;
+    // Frames may still be on their way in the link's order: a GOODBYE ends them, or the socket's
+    // close does. A ring holds everything its writer wrote: one full poll reads it.
+    const inBand = linked !== undefined ? linked.includes(this.rank) : this.eventPeers.has(rank);
+    if (inBand) {
+      this.ending.set(rank, how);
+      return;
+    }
+    this.pollFully();
+    this.peerEnded(rank, how);
+  }
+
+  /** True once world rank `rank` ended and all it sent has arrived. */
+  hasEnded(rank: number): boolean {
+    return this.ended.has(rank);
+  }
+
+  /** Writes a GOODBYE behind everything sent, to every peer this rank talked to (finalize); returns them. */
+  sayGoodbye(): number[] {
+    return this.sends.sayGoodbye();
+  }
+
+  private peerEnded(rank: number, how: string): void {
+    this.ending.delete(rank);
+    if (this.ended.has(rank)) return;
+    this.ended.set(rank, how);
+    this.sends.peerEnded(rank, (request) => this.endedError(request, rank));
+    this.receives.failPeer(rank, (request) => this.endedError(request, rank));
+    this.engine.progressed();
+  }
+
+  /** The error of a call that waits for (or sends to) `peer`, which ended. */
+  private endedError(request: Request<unknown>, peer: number): TsmpiError {
+    const who = `world rank ${peer} ${this.ended.get(peer) ?? 'ended'}`;
+    const what = request.context >= 0 ? describeWait(request, this.names) : request.operation;
+    return new TsmpiError(ErrorCode.PeerGone, `${what}: ${who}, so this can never complete`, {
+      rank: this.rank,
+      operation: request.operation,
+      hint: 'a rank must send everything the others receive from it (and receive what they send it) before it calls finalize() or ends',
+    });
+  }
+
+  /** The error of a probe that waited for a rank that ended. */
+  endedProbe(description: RequestDescription, peer: number): TsmpiError {
+    return this.endedError(new RequestClass<unknown>(this, description.operation, description.peer, description.tag, description.context), peer);
+  }
+
+  /** A send to an ended peer: failed at once. */
+  private endedRequest(context: number, dest: number, peerRank: number, tag: number, operation: string): Request<unknown> {
+    const request = new RequestClass<unknown>(this, operation, peerRank, tag, context);
+    request.fail(this.endedError(request, dest));
+    return request;
+  }
+
   // ---- the rank's state -----------------------------------------------------------------------
 
   /** Links this rank has created (one per peer it has talked to, itself included). */
@@ -217,6 +305,11 @@ export class Endpoint implements RequestDriver, ProgressHost {
   /** Opens the link to every peer now (TSMPI_TCP_CONNECT=eager) instead of on first use. */
   connectAll(): void {
     for (let r = 0; r < this.size; r++) this.sends.peer(r);
+  }
+
+  /** Calls `fn` once every send this rank started has left it, without waiting (a rank that ended). */
+  whenSendsIdle(fn: () => void): void {
+    this.sends.whenIdle(fn);
   }
 
   /** Resolves when every send this rank started has left it (finalize). */

@@ -34,6 +34,10 @@
  * CANCEL asks the receiver to withdraw a send it has been announced (an RTS) but has not
  * matched; it keeps the link's order, so it arrives after the announcement it names. The reply
  * is found by the sender's request id.
+ *
+ * GOODBYE (word 0 only) is the last frame a rank sends on each of its links when it finalizes
+ * (or, under the simulator, ends): in the link's order, after everything it sent, so a receiver
+ * that reads it knows nothing more will come from that rank.
  */
 import { FRAME_HANDSHAKE, FRAME_UNORDERED } from '../transport/link.js';
 
@@ -56,6 +60,7 @@ export const FrameType = {
   EagerData: 5,
   Cancel: 6,
   CancelReply: 7,
+  Goodbye: 8,
 } as const;
 
 export function frameType(word0: number): number {
@@ -86,3 +91,6 @@ export const CANCEL_WORD = FrameType.Cancel;
 
 /** Word 0 of the answer to a CANCEL: found by the sender's request id. */
 export const CANCEL_REPLY_WORD = FrameType.CancelReply | FRAME_UNORDERED;
+
+/** Word 0 of the last frame of a link (its sender finalized): in the link's order. */
+export const GOODBYE_WORD = FrameType.Goodbye;

@@ -20,5 +20,5 @@ export function failLink(rank: number, link: Link, error: Error | undefined, sen
       hint: `world rank ${peerRank} exited or failed: look for its error above`,
     });
   if (link.direction !== 'receive') sends.failPeer(peerRank, link, failure);
-  if (link.direction !== 'send') receives.failPeer(peerRank, failure);
+  if (link.direction !== 'send') receives.failPeer(peerRank, (request) => failure(request.operation));
 }

@@ -100,11 +100,14 @@ export class ReceivePath {
     return new Status(m.source, m.tag, m.bytes);
   }
 
-  /** Withdraws a posted receive that has not matched; false when it has (or is not a receive). */
-  cancel(request: Request<unknown>): boolean {
+  /**
+   * Withdraws a posted receive that has not matched, failing it with `error` (a cancellation by
+   * default); false when it has matched (or is not a receive).
+   */
+  cancel(request: Request<unknown>, error?: TsmpiError): boolean {
     const queues = this.contexts[request.context];
     if (queues === undefined || !queues.removePosted(request)) return false;
-    request.fail(new TsmpiError(ErrorCode.Cancelled, 'the receive was cancelled', { rank: this.host.rank, operation: request.operation }));
+    request.fail(error ?? new TsmpiError(ErrorCode.Cancelled, 'the receive was cancelled', { rank: this.host.rank, operation: request.operation }));
     return true;
   }
 
@@ -389,19 +392,20 @@ export class ReceivePath {
   }
 
   /**
-   * The link from world rank `peerRank` failed: what this rank expects from it fails with the
-   * error `failure` makes (a receive from any source keeps waiting: another rank may match it).
+   * The link from world rank `peerRank` failed, or the rank ended: what this rank expects from it
+   * fails with the error `failure` makes for each receive (a receive from any source keeps
+   * waiting: another rank may match it).
    */
-  failPeer(peerRank: number, failure: (operation: string) => TsmpiError): void {
+  failPeer(peerRank: number, failure: (request: Request<unknown>) => TsmpiError): void {
     for (const [id, posted] of [...this.receives]) {
       if (posted.peerWorld !== peerRank) continue;
       this.receives.delete(id);
-      posted.fail(failure(posted.operation));
+      posted.fail(failure(posted));
     }
     for (const [key, message] of [...this.incoming]) {
       if (message.peer !== peerRank) continue;
       this.incoming.delete(key);
-      message.receiver?.fail(failure(message.receiver.operation));
+      if (message.receiver !== null) message.receiver.fail(failure(message.receiver));
       if (message.entry !== null) {
         const queues = this.contexts.find((q) => q !== undefined && q.unexpected.indexOf(message.entry!) >= 0);
         if (queues !== undefined) queues.unexpected.removeAt(queues.unexpected.indexOf(message.entry));
@@ -409,7 +413,7 @@ export class ReceivePath {
     }
     for (const queues of this.contexts) {
       if (queues === undefined) continue;
-      for (const posted of queues.posted.removeWhere((p) => p.peerWorld === peerRank)) posted.fail(failure(posted.operation));
+      for (const posted of queues.posted.removeWhere((p) => p.peerWorld === peerRank)) posted.fail(failure(posted));
     }
   }
 }

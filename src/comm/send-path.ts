@@ -13,7 +13,7 @@ import { FRAME_HEADER_WORDS, FRAME_SPLITTABLE, FRAME_UNORDERED, type InboundFram
 import type { Progress } from '../transport/progress.js';
 import type { Transport } from '../transport/transport.js';
 import { copyOut, isUnchanging } from '../transport/copy-bytes.js';
-import { CANCEL_WORD, CTS_DISCARD, FrameType, rtsWord, H_AUX, H_CONTEXT, H_LENGTH, H_SEQ, H_SOURCE, H_TAG, H_TOTAL, H_TYPE, typeWord } from './frame-header.js';
+import { CANCEL_WORD, CTS_DISCARD, FrameType, GOODBYE_WORD, rtsWord, H_AUX, H_CONTEXT, H_LENGTH, H_SEQ, H_SOURCE, H_TAG, H_TOTAL, H_TYPE, typeWord } from './frame-header.js';
 import { Request, type RequestDriver } from './request.js';
 
 /** A frame waiting for room in its link. */
@@ -94,6 +94,18 @@ export class SendPath {
     return this.sends.size === 0 && this.backlog.length === 0;
   }
 
+  private idleWaiters: (() => void)[] = [];
+
+  /** Calls `fn` once every send started has left this rank (at once when none is left). */
+  whenIdle(fn: () => void): void {
+    if (this.idle) fn();
+    else this.idleWaiters.push(fn);
+  }
+
+  private checkIdle(): void {
+    if (this.idleWaiters.length > 0 && this.idle) for (const fn of this.idleWaiters.splice(0)) fn();
+  }
+
   /** Links made so far (one per peer talked to, itself included). */
   linkCount(): number {
     let n = 0;
@@ -124,7 +136,7 @@ export class SendPath {
     const peer = this.peer(dest);
     if (peer.failed !== undefined) {
       // The link to that rank is gone (it exited or failed): a frame queued on it would wait for ever.
-      request.fail(new TsmpiError(ErrorCode.Transport, peer.failed.detail, { rank: this.host.rank, operation, hint: peer.failed.hint }));
+      request.fail(new TsmpiError(peer.failed.code, peer.failed.detail, { rank: this.host.rank, operation, hint: peer.failed.hint }));
       return request;
     }
     const length = bytes.length;
@@ -223,6 +235,42 @@ export class SendPath {
     this.host.engine.release();
   }
 
+  /**
+   * Writes a GOODBYE, behind everything already sent, on the link to every peer this rank has
+   * talked to (finalize); returns those peers' world ranks.
+   */
+  sayGoodbye(): number[] {
+    const header = this.header;
+    header.fill(0);
+    header[H_TYPE] = GOODBYE_WORD;
+    const peers: number[] = [];
+    this.peers.forEach((peer, rank) => {
+      if (peer === undefined || rank === this.host.rank || peer.failed !== undefined) return;
+      this.write(peer, header, null, 0, null);
+      peers.push(rank);
+    });
+    return peers;
+  }
+
+  /**
+   * World rank `peerRank` finalized or exited: the sends it would have to take fail, and so does
+   * every later send to it (`failure` makes the error of each).
+   */
+  peerEnded(peerRank: number, failure: (request: Request<unknown>) => TsmpiError): void {
+    const engine = this.host.engine;
+    for (const send of [...this.sends.values()]) {
+      if (send.peer !== peerRank || send.detached === true || send.dataType !== FrameType.Data || send.receiverId !== 0) continue;
+      // Announced, never matched: it can never be.
+      this.sends.delete(send.id);
+      send.request.fail(failure(send.request));
+      engine.countCompletion();
+      engine.release();
+    }
+    const peer = this.peers[peerRank];
+    if (peer === undefined) return;
+    peer.failed ??= failure(new Request(this.host.driver, 'send', -1, -1, -1));
+  }
+
   /** Sends a frame without payload to world rank `peer` (the receive path's clear-to-send). */
   control(peer: number, header: Int32Array): void {
     this.write(this.peer(peer), header, null, 0, null);
@@ -273,6 +321,7 @@ export class SendPath {
       if (peer.head !== before || !peer.backlogged) progressed = true;
     }
     this.backlog.length = kept;
+    if (kept === 0) this.checkIdle();
     return progressed;
   }
 
@@ -342,6 +391,7 @@ export class SendPath {
     if (!send.detached) send.request.complete(undefined);
     this.host.engine.countCompletion();
     this.host.engine.release();
+    this.checkIdle();
   }
 
   /**

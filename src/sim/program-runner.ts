@@ -12,6 +12,7 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { prepareApp } from '../bootstrap/app-loader.js';
+import { notifyPeerGone } from '../bootstrap/peer-notices.js';
 import { nodeLocal, type JobInfo } from '../bootstrap/job-info.js';
 import { setRankResolver, type LauncherChannel, type RankContext } from '../bootstrap/rank-context.js';
 import { describeWait, type ContextNames } from '../comm/context-names.js';
@@ -228,6 +229,16 @@ export async function runProgram(options: ProgramRunOptions): Promise<SimRunResu
   };
   process.on('uncaughtException', onStray);
   process.on('unhandledRejection', onStray);
+  /**
+   * Rank `rank` ended: every other rank hears of it (Endpoint.peerGone), as a real job's host
+   * tells them, once the last frame the rank sent it has arrived (no frame on the wire for it).
+   */
+  const announceEnd = (rank: number, how: string): void => {
+    for (let other = 0; other < stores.length; other++) {
+      if (other === rank) continue;
+      fabric.whenDelivered(rank, other, () => notifyPeerGone(stores[other]!.cache, { type: 'peer-gone', rank, how, linked: [] }));
+    }
+  };
   // A rank's own setTimeout / setInterval wait in its virtual clock (once init() gave it one).
   const restoreTimers = installVirtualTimers(() => {
     const context = storeNow()?.context;
@@ -241,7 +252,10 @@ export async function runProgram(options: ProgramRunOptions): Promise<SimRunResu
     const unstarted = new Set<number>();
     for (let r = 0; r < options.np; r++) {
       const simRank = world.ranks[r]!;
-      const store: RankStore = { context: { kind: 'sim', rank: r, size: options.np, transport: new SimTransport(fabric, r), job, env, now: () => world.rankNow(simRank) }, cache: new Map() };
+      const store: RankStore = {
+        context: { kind: 'sim', rank: r, size: options.np, transport: new SimTransport(fabric, r), job, env, now: () => world.rankNow(simRank), onEnd: (how) => announceEnd(r, how) },
+        cache: new Map(),
+      };
       stores.push(store);
       unstarted.add(r);
       simRank.resume = () => {
@@ -264,6 +278,14 @@ export async function runProgram(options: ProgramRunOptions): Promise<SimRunResu
           }
           world.finishRank(simRank);
           finished++;
+          // The others then fail a wait for it instead of deadlocking, as in a real run, once its
+          // last sends (detached ones may still wait for their receives) have left it.
+          const endpoint = (stores[r]!.cache.get('runtime') as { endpoint?: { finalized: boolean; whenSendsIdle(fn: () => void): void } } | undefined)?.endpoint;
+          // A turn of the event loop first: a promise the rank left rejected is reported by then
+          // (it failed: it did not end cleanly).
+          if (endpoint !== undefined && !endpoint.finalized) {
+            endpoint.whenSendsIdle(() => setImmediate(() => failures.some((f) => f.rank === r) || announceEnd(r, 'exited (code 0)')));
+          }
         };
         evaluation.then(ended, (error: unknown) => {
           if (error instanceof RankExit && error.code === 0) return ended();

@@ -37,6 +37,8 @@ export class SimFabric {
 
   /** Bytes/s of each rail's network cards (0: unknown), for TSMPI_RAILS left empty. */
   readonly railRates: readonly number[];
+  /** The links each rank sends on (every rail), made as it first talks to a peer. */
+  readonly linksFrom: SimLink[][];
 
   constructor(world: SimWorld, rails = 1, railRates: readonly number[] = []) {
     this.world = world;
@@ -44,6 +46,21 @@ export class SimFabric {
     this.railRates = railRates;
     this.events = Array.from({ length: rails }, () => new Array(world.ranks.length));
     this.waitingFor = Array.from({ length: rails }, () => world.ranks.map(() => new Set<SimLink>()));
+    this.linksFrom = world.ranks.map(() => []);
+  }
+
+  /**
+   * Calls `fn` once every frame `from` has sent to `to` so far has been handed to `to` (at once
+   * when none is on its way): a rank that ended is told of to each peer only after its last frame.
+   */
+  whenDelivered(from: number, to: number, fn: () => void): void {
+    const busy = this.linksFrom[from]!.filter((link) => link.peer === to && link.framesInFlight > 0);
+    let left = busy.length;
+    if (left === 0) {
+      fn();
+      return;
+    }
+    for (const link of busy) link.whenEmpty(() => --left === 0 && fn());
   }
 
   /** A rank's endpoint (or its multi-rail receiver) listens on `rail`: hand it the frames that arrived before. */
@@ -121,7 +138,8 @@ export class SimLink implements Link {
   /** Frames that arrived ahead of `nextDeliver`, by sequence number. */
   private held: Map<number, HeldFrame> | undefined;
   private readonly frame: InboundFrame = { words: NO_WORDS, headerIndex: 0, bytes: EMPTY, payloadOffset: 0, payloadLength: 0, pieceOffset: 0 };
-  private readonly reverse: { peer: number };
+  /** What the receiver sees as the frame's link: the sender's rank, and the link's limits. */
+  private readonly reverse: { peer: number; limits: LinkLimits };
   /**
    * Borrowed payloads still crossing the network, and who waits for them. Loans are numbered in
    * order; a waiter waits for every loan numbered below its mark. The lowest loan still out moves
@@ -134,6 +152,9 @@ export class SimLink implements Link {
   private releaseHead = 0;
 
   private readonly rail: number;
+  /** Frames sent and not yet handed to the receiver, and who waits for there to be none. */
+  framesInFlight = 0;
+  private emptyWaiters: (() => void)[] | undefined;
 
   constructor(fabric: SimFabric, from: SimRank, to: SimRank, eagerLimit: number, rail = 0) {
     this.fabric = fabric;
@@ -143,7 +164,14 @@ export class SimLink implements Link {
     this.peer = to.rank;
     this.limits = simLimits(eagerLimit);
     // Frames reach the receiver as coming from `from`.
-    this.reverse = { peer: from.rank };
+    this.reverse = { peer: from.rank, limits: this.limits };
+    fabric.linksFrom[from.rank]?.push(this);
+  }
+
+  /** Calls `fn` once no frame of this link is on its way (see SimFabric.whenDelivered). */
+  whenEmpty(fn: () => void): void {
+    if (this.framesInFlight === 0) fn();
+    else (this.emptyWaiters ??= []).push(fn);
   }
 
   trySend(header: Int32Array, payload: Uint8Array | null, offset: number, length: number, borrow = false): boolean {
@@ -156,6 +184,7 @@ export class SimLink implements Link {
     const loan = borrowed ? this.nextLoan++ : -1;
     if (loan >= 0) (this.onLoan ??= new Set()).add(loan);
     const wire = world.envelopeBytes + length;
+    this.framesInFlight++;
     this.from.stats.messagesSent++;
     this.from.stats.bytesSent += length;
     world.chargeSend(this.from, this.to);
@@ -265,6 +294,7 @@ export class SimLink implements Link {
     // The frame is the receiver's only during the call: hold no payload until the next one.
     frame.words = NO_WORDS;
     frame.bytes = EMPTY;
+    if (--this.framesInFlight === 0 && this.emptyWaiters !== undefined) for (const fn of this.emptyWaiters.splice(0)) fn();
   }
 
   poll(): number {

@@ -23,6 +23,7 @@ const expectedCodes: Record<string, string> = {
   Group: 'TSMPI_ERR_GROUP',
   Aborted: 'TSMPI_ERR_ABORTED',
   Hang: 'TSMPI_ERR_HANG',
+  PeerGone: 'TSMPI_ERR_PEER_GONE',
   Transport: 'TSMPI_ERR_TRANSPORT',
   Task: 'TSMPI_ERR_TASK',
   Internal: 'TSMPI_ERR_INTERNAL',
