@@ -10,12 +10,16 @@
  *  process -> launcher  {"type":"abort","code":n,"message":"..."}  a rank failed: the job ends with n
  *  process -> launcher  {"type":"peer-gone","rank":r,...}       a rank ended (finalized, exited 0)
  *  launcher -> process  {"type":"peer-gone","rank":r,...}       relayed to every other process
+ *  process -> launcher  {"type":"progress","total":n,"live":l,"waiting":w}   its ranks' progress
+ *  launcher -> process  {"type":"describe"}                     what do your ranks wait for?
+ *  process -> launcher  {"type":"waits","lines":[[rank,"  rank r: ..."],...]}
  * ```
  * A process that fails before the exchange connects just to send its abort.
  */
 import { createServer, connect as netConnect, type Server, type Socket } from 'node:net';
 import { ErrorCode, TsmpiError } from '../errors.js';
 import { acceptHandshake, connectHandshake, jobTag } from '../transport/handshake.js';
+import type { ProcessProgress } from './job-watch.js';
 import type { PeerGoneNotice } from './rank-context.js';
 import type { Rendezvous } from './rendezvous.js';
 
@@ -51,6 +55,9 @@ export class RendezvousServer {
   private readonly log: (line: string) => void;
 
   private readonly onAbort: (process: number, code: number, consequence: boolean) => void;
+  /** What processes report of their ranks' progress, and their answers to describe(). */
+  onProgress: ((process: number, progress: ProcessProgress) => void) | undefined;
+  onWaits: ((process: number, lines: [number, string][]) => void) | undefined;
   /** Authenticated connections of each process, until they close. */
   private readonly connections = new Map<number, Set<Socket>>();
   private readonly closeWaiters = new Map<number, (() => void)[]>();
@@ -100,6 +107,14 @@ export class RendezvousServer {
             this.onAbort(peer, Number.isInteger(code) && code > 0 ? code : 1, message.consequence === true);
             return;
           }
+          if (message.type === 'progress') {
+            this.onProgress?.(peer, { total: Number(message.total), live: Number(message.live), waiting: Number(message.waiting) });
+            return;
+          }
+          if (message.type === 'waits') {
+            this.onWaits?.(peer, message.lines as [number, string][]);
+            return;
+          }
           if (message.type === 'peer-gone') {
             const line = `${JSON.stringify(message)}\n`;
             this.notices.push({ from: peer, line });
@@ -124,6 +139,12 @@ export class RendezvousServer {
         socket.destroy();
       },
     );
+  }
+
+  /** Asks every process that joined what its ranks wait for (they answer with "waits"). */
+  describe(): void {
+    const line = `${JSON.stringify({ type: 'describe' })}\n`;
+    for (const socket of this.waiting.values()) if (!socket.destroyed) socket.write(line);
   }
 
   /**
@@ -158,6 +179,16 @@ export class LauncherRendezvous implements Rendezvous {
   private socket: Socket | undefined;
   private table: Record<string, string> | undefined;
   private noticeHandler: ((notice: PeerGoneNotice) => void) | undefined;
+  private describeHandler: (() => void) | undefined;
+  private lostHandler: (() => void) | undefined;
+  private closing = false;
+  readonly watch = {
+    progress: (report: ProcessProgress): void => this.send({ type: 'progress', ...report }),
+    onDescribe: (handler: () => void): void => {
+      this.describeHandler = handler;
+    },
+    answer: (lines: [number, string][]): void => this.send({ type: 'waits', lines }),
+  };
 
   constructor(address: string, secret: Buffer, jobId: string, index: number) {
     this.address = address;
@@ -191,6 +222,7 @@ export class LauncherRendezvous implements Rendezvous {
       lines(socket, rest, (message) => {
         if (message.type === 'table') resolve(message.entries as Record<string, string>);
         else if (message.type === 'peer-gone') this.noticeHandler?.(message as unknown as PeerGoneNotice);
+        else if (message.type === 'describe') this.describeHandler?.();
       });
       socket.once('close', () => reject(new TsmpiError(ErrorCode.Init, 'the launcher closed the rendezvous before every process arrived', { operation: 'init', hint: 'another process of the job failed to start: see its error' })));
     });
@@ -198,6 +230,15 @@ export class LauncherRendezvous implements Rendezvous {
     socket.write(`${JSON.stringify({ type: 'exchange', entries })}\n`);
     this.table = await table;
     socket.unref();
+    // The launcher keeps this connection open until every process has ended: if it closes first,
+    // the launcher is gone (killed), and nobody would stop this process.
+    socket.once('close', () => {
+      if (!this.closing) this.lostHandler?.();
+    });
+  }
+
+  onLost(handler: () => void): void {
+    this.lostHandler = handler;
   }
 
   async get(key: string): Promise<string | undefined> {
@@ -205,8 +246,13 @@ export class LauncherRendezvous implements Rendezvous {
   }
 
   announce(notice: PeerGoneNotice): void {
+    this.send(notice);
+  }
+
+  /** A line to the launcher on the exchange's connection (nothing before the exchange). */
+  private send(message: object): void {
     const socket = this.socket;
-    if (socket !== undefined && !socket.destroyed) socket.write(`${JSON.stringify(notice)}\n`);
+    if (socket !== undefined && !socket.destroyed) socket.write(`${JSON.stringify(message)}\n`);
   }
 
   onNotice(handler: (notice: PeerGoneNotice) => void): void {
@@ -229,6 +275,7 @@ export class LauncherRendezvous implements Rendezvous {
   }
 
   close(): void {
+    this.closing = true;
     this.socket?.destroy();
   }
 }

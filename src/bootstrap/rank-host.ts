@@ -55,6 +55,8 @@ export const HANG_EXIT_CODE = 124;
 /** The rendezvous key under which resource 0 publishes a secret it generated. */
 export const SECRET_KEY = 'tsmpi-secret';
 const MONITOR_INTERVAL_MS = 250;
+/** A watched process reports its progress at least this often, unchanged or not (ms). */
+const HEARTBEAT_MS = 1000;
 const TERMINATE_GRACE_MS = 1500;
 /** How long a rank's failure that another's likely caused waits for that one's own (ms). */
 const CONSEQUENCE_GRACE_MS = 500;
@@ -82,6 +84,7 @@ export class RankHost {
   private failureCode: number | undefined;
   private lastProgress = -1;
   private lastProgressAt = 0;
+  private lastReportAt = 0;
   private warned = false;
   private reporting = false;
   private readonly waitReports = new Map<number, RankToHost & { type: 'waits' }>();
@@ -171,6 +174,13 @@ export class RankHost {
     }
     if (this.options.remote && localMembers.length === 0) this.exchanging = this.exchange();
     this.options.remote?.rendezvous.onNotice?.((notice) => this.tellLocal(notice));
+    const watch = this.options.remote?.rendezvous.watch;
+    watch?.onDescribe(() => void this.waitLines().then((lines) => watch.answer(lines)));
+    this.options.remote?.rendezvous.onLost?.(() => {
+      if (this.aborting || this.ranks.every((r) => r.exitCode !== undefined)) return;
+      this.options.log('tsmpi: the launcher is gone (its connection closed): ending the ranks of this process');
+      this.stop(1);
+    });
     // Stopped by a signal (the launcher stopping the others, srun, Ctrl-C): end the ranks so that
     // what they printed still reaches the terminal, then exit as the signal would (128 + n).
     const onSignal = (signal: NodeJS.Signals): void => this.stop(signal === 'SIGINT' ? 130 : 143);
@@ -351,6 +361,16 @@ export class RankHost {
       if (state === RankState.Waiting) waiting++;
     }
     const now = performance.now();
+    const watch = this.options.remote?.rendezvous.watch;
+    if (watch !== undefined) {
+      // The job manager judges hangs job-wide: report (on change, and now and then), decide nothing here.
+      if (progress !== this.lastProgress || now - this.lastReportAt >= HEARTBEAT_MS) {
+        this.lastProgress = progress;
+        this.lastReportAt = now;
+        watch.progress({ total: progress, live, waiting });
+      }
+      return;
+    }
     if (progress !== this.lastProgress) {
       this.lastProgress = progress;
       this.lastProgressAt = now;
@@ -369,6 +389,16 @@ export class RankHost {
 
   private async reportHang(headline: string, fatal: boolean): Promise<void> {
     this.reporting = true;
+    const lines = [headline, ...(await this.waitLines()).map(([, line]) => line)];
+    if (fatal) lines.push(`tsmpi: aborting the job (exit code ${HANG_EXIT_CODE}); raise --hang-timeout if the ranks were just slow`);
+    else lines.push('tsmpi: the job keeps running; set --hang-timeout S to abort such jobs');
+    this.options.log(lines.join('\n'));
+    this.reporting = false;
+    if (fatal) this.fail(HANG_EXIT_CODE, 'hang timeout');
+  }
+
+  /** What each local rank waits for, a line each (rank order), after asking them (1 s at most). */
+  private async waitLines(): Promise<[rank: number, line: string][]> {
     this.waitReports.clear();
     const live = this.ranks.filter((r) => r.exitCode === undefined && r.rank >= 0);
     for (const r of live) r.worker.postMessage({ type: 'describe-waits' } satisfies HostToRank);
@@ -376,24 +406,20 @@ export class RankHost {
     while (this.waitReports.size < live.length && performance.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
-    const lines = [headline];
-    for (const r of this.ranks) {
+    const lines: [number, string][] = [];
+    for (const r of [...this.ranks].sort((a, b) => a.rank - b.rank)) {
       if (r.rank < 0) continue;
       if (r.exitCode !== undefined) {
-        lines.push(`  rank ${r.rank}: exited with code ${r.exitCode}`);
+        lines.push([r.rank, `  rank ${r.rank}: exited with code ${r.exitCode}`]);
         continue;
       }
       const report = this.waitReports.get(r.resourceId);
       const state = RANK_STATE_NAMES[this.control!.state(r.slot)] ?? 'unknown';
-      if (report === undefined) lines.push(`  rank ${r.rank}: ${state}, busy (did not answer: a long computation or a busy loop)`);
-      else if (report.waits.length === 0) lines.push(`  rank ${r.rank}: ${state}, not waiting in tsmpi`);
-      else for (const wait of report.waits) lines.push(`  rank ${r.rank}: waiting in ${wait}`);
+      if (report === undefined) lines.push([r.rank, `  rank ${r.rank}: ${state}, busy (did not answer: a long computation or a busy loop)`]);
+      else if (report.waits.length === 0) lines.push([r.rank, `  rank ${r.rank}: ${state}, not waiting in tsmpi`]);
+      else for (const wait of report.waits) lines.push([r.rank, `  rank ${r.rank}: waiting in ${wait}`]);
     }
-    if (fatal) lines.push(`tsmpi: aborting the job (exit code ${HANG_EXIT_CODE}); raise --hang-timeout if the ranks were just slow`);
-    else lines.push('tsmpi: the job keeps running; set --hang-timeout S to abort such jobs');
-    this.options.log(lines.join('\n'));
-    this.reporting = false;
-    if (fatal) this.fail(HANG_EXIT_CODE, 'hang timeout');
+    return lines;
   }
 }
 

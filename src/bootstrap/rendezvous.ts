@@ -5,6 +5,7 @@
  * reach it); under `tsmpi run --procs` it is the launcher (launcher-rendezvous.ts, HMAC
  * authenticated); a single process needs none (LocalRendezvous).
  */
+import type { ProcessProgress } from './job-watch.js';
 import type { PeerGoneNotice } from './rank-context.js';
 export interface Rendezvous {
   /** Publishes this process's entries and resolves once every process of the job has (a fence). */
@@ -20,6 +21,18 @@ export interface Rendezvous {
   announce?(notice: PeerGoneNotice): void;
   /** Hears what other processes announce. */
   onNotice?(handler: (notice: PeerGoneNotice) => void): void;
+  /**
+   * Present when the job manager watches the whole job for hangs (the launcher of `tsmpi run
+   * --procs`): the process reports its ranks' progress and answers when asked what they wait
+   * for, instead of judging hangs by its own ranks alone.
+   */
+  readonly watch?: {
+    progress(report: ProcessProgress): void;
+    onDescribe(handler: () => void): void;
+    answer(lines: [rank: number, line: string][]): void;
+  };
+  /** Hears that the job manager itself is gone (its connection closed): the process must end. */
+  onLost?(handler: () => void): void;
   close(): void;
 }
 

@@ -72,7 +72,7 @@ export async function runSimulation(programPath: string | undefined, args: strin
     printWorkloads();
     return 0;
   }
-  if (flags.hangTimeout !== undefined && !flags.quiet) {
+  if (flags.hangTimeout !== undefined) {
     process.stderr.write('tsmpi sim: --hang-timeout is not needed: the simulator finds a deadlock itself, in virtual time, and exits 124 with what every rank waits for\n');
   }
   if (flags.compute !== 'measured' && flags.compute !== 'declared') throw simError(`--compute ${flags.compute} is not a compute mode`, 'use measured or declared');

@@ -1,7 +1,8 @@
 // A deliberate deadlock with a hang timeout: the job prints what every rank waits for and exits 124.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { explain, runFixture, tsmpi, fixture } from '../helpers/run-job.ts';
+import { spawn, spawnSync } from 'node:child_process';
+import { cli, explain, runFixture, tsmpi, fixture } from '../helpers/run-job.ts';
 
 test('a deadlock with --hang-timeout prints both ranks\' waits and exits 124', { timeout: 60_000 }, async () => {
   const result = await tsmpi(['run', '-n', '3', '--hang-timeout', '1', fixture('deadlock.ts')], { timeoutMs: 30_000 });
@@ -34,4 +35,44 @@ test('without a hang timeout a deadlock is reported once and the job keeps waiti
   assert.match(result.stderr, /every rank has waited \d+ s without progress \(a deadlock\?\)/);
   assert.match(result.stderr, /rank 1: waiting in recv from rank 0, tag 8/);
   assert.equal(result.stderr.match(/a deadlock\?/g)?.length, 1, 'reported once');
+});
+
+// Issue 22: one job-wide report across processes: the launcher gathers every rank's state from
+// every process and prints it once, in rank order, then ends the job with 124.
+for (const launch of [['--procs'], ['--ranks-per-proc', '2']]) {
+  test(`a deadlock across processes (${launch.join(' ')}) gives one report of every rank, in rank order, and exits 124`, { timeout: 60_000 }, async () => {
+    const result = await tsmpi(['run', ...launch, '-n', '4', '--hang-timeout', '2', fixture('deadlock.ts')], { timeoutMs: 40_000 });
+    assert.equal(result.code, 124, explain(result));
+    assert.equal(result.stderr.match(/no rank made progress for 2 s/g)?.length, 1, `one report\n${explain(result)}`);
+    const lines = result.stderr.split('\n').filter((l) => /^ {2}rank \d+: /.test(l));
+    assert.deepEqual(
+      lines.map((l) => l.replace(/barrier from rank \d/, 'barrier from rank N')),
+      ['  rank 0: waiting in recv from rank 1, tag 7, on world', '  rank 1: waiting in recv from rank 0, tag 8, on world', '  rank 2: waiting in barrier from rank N on world', '  rank 3: waiting in barrier from rank N on world'],
+      explain(result),
+    );
+    assert.match(result.stderr, /aborting the job \(exit code 124\)/);
+  });
+}
+
+test('without a hang timeout, a deadlock across processes is reported once for the whole job', { timeout: 60_000 }, async () => {
+  const result = await tsmpi(['run', '--procs', '-n', '3', fixture('deadlock.ts')], { env: { TSMPI_HANG_WARN: '1' }, timeoutMs: 8_000 });
+  assert.equal(result.signal, 'SIGKILL', `the job must still be waiting when the test kills it\n${explain(result)}`);
+  assert.equal(result.stderr.match(/every rank has waited \d+ s without progress \(a deadlock\?\)/g)?.length, 1, explain(result));
+  assert.match(result.stderr, /rank 0: waiting in recv from rank 1, tag 7, on world\n {2}rank 1: waiting in recv from rank 0, tag 8, on world\n {2}rank 2: waiting in barrier/);
+});
+
+test('a launcher killed outright (SIGKILL) leaves no rank process running', { timeout: 60_000 }, async () => {
+  const token = `orphan-check-${process.pid}-${Date.now()}`;
+  const running = (): number => {
+    const ps = spawnSync('pgrep', ['-f', token], { encoding: 'utf8' });
+    return ps.stdout.split('\n').filter((l) => l.trim() !== '').length;
+  };
+  const launcher = spawn(process.execPath, [cli, 'run', '--procs', '-n', '3', fixture('deadlock.ts'), token], { stdio: 'ignore' });
+  const started = Date.now();
+  while (running() < 4 && Date.now() - started < 20_000) await new Promise((resolve) => setTimeout(resolve, 200));
+  assert.equal(running(), 4, 'the launcher and its 3 processes run');
+  launcher.kill('SIGKILL');
+  const killed = Date.now();
+  while (running() > 0 && Date.now() - killed < 10_000) await new Promise((resolve) => setTimeout(resolve, 200));
+  assert.equal(running(), 0, 'every rank process ended with its launcher');
 });

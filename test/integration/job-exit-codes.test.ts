@@ -19,6 +19,8 @@ const failures = [
   { how: 'reject', code: 1, says: /tsmpi: rank 2 failed:\n.*deliberate rejection on rank 2/ },
   { how: 'exit3-barrier', code: 3, says: /tsmpi: rank 2 exited with code 3/ },
   { how: 'abort5', code: 5, says: /rank 2 (called abort\(5\)|exited with code 5)/ },
+  // Issue 22: a rank out of range, at once, while the others wait in a barrier.
+  { how: 'range', code: 1, says: /rank 2, send: rank \d+ is out of range for a communicator of size 4/ },
 ];
 
 for (const [mode, command] of Object.entries(modes)) {
@@ -33,7 +35,7 @@ for (const [mode, command] of Object.entries(modes)) {
         assert.match(result.stderr, says);
         if (how === 'throw') {
           // The stack points at the program's line, once, in every mode (not the compiled bundle).
-          assert.ok(result.stderr.includes(`${fixture('fail-throw.ts')}:18:`), `the stack names fail-throw.ts:18\n${result.stderr}`);
+          assert.ok(result.stderr.includes(`${fixture('fail-throw.ts')}:23:`), `the stack names fail-throw.ts:23\n${result.stderr}`);
           assert.doesNotMatch(result.stderr, /app\.mjs/);
           assert.equal(result.stderr.match(/deliberate failure on rank 2/g)?.length, 1, `said once\n${result.stderr}`);
         }
@@ -55,4 +57,13 @@ test('sim: a deadlock exits 124, as a hang timeout does', { timeout: 60_000 }, a
   const result = await tsmpi(['sim', '-n', '3', '--quiet', fixture('deadlock.ts')]);
   assert.equal(result.code, 124, explain(result));
   assert.match(result.stderr, /deadlock/);
+});
+
+// Issue 22: a hang timeout ends every mode with 124 (the simulator finds the deadlock itself).
+test('a hang ends the job with 124 in every mode', { timeout: 120_000 }, async () => {
+  for (const [mode, command] of Object.entries(modes)) {
+    const result = await tsmpi([...command, '--hang-timeout', '2', fixture('deadlock.ts')], { timeoutMs: 40_000 });
+    assert.equal(result.code, 124, `${mode}: ${explain(result)}`);
+    if (mode === 'sim') assert.match(result.stderr, /--hang-timeout is not needed: the simulator finds a deadlock itself/, explain(result));
+  }
 });
