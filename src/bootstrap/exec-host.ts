@@ -10,7 +10,8 @@ import { ErrorCode, TsmpiError } from '../errors.js';
 import { readSettings } from '../config/tunables.js';
 import { prepareApp } from './app-loader.js';
 import { launcherJobInfo, slurmJobInfo } from './job-info.js';
-import { LauncherRendezvous } from './launcher-rendezvous.js';
+import { COORDINATOR_KEY, CoordinatedRendezvous } from './coordinated-rendezvous.js';
+import { LauncherRendezvous, RendezvousServer } from './launcher-rendezvous.js';
 import { listenAddress } from './listen-address.js';
 import { participation, ruleFromEnv } from './participation.js';
 import { Pmi2Rendezvous } from './pmi2.js';
@@ -43,6 +44,7 @@ export async function runExec(options: ExecOptions): Promise<number> {
   const localMembers = Array.from({ length: job.count }, (_, i) => job.first + i).filter((id) => part.rankOf[id]! >= 0).length;
   const settings = readSettings(env, { localRanks: Math.max(1, localMembers), cores: availableParallelism(), remotePeers: true });
   let rendezvous: Rendezvous;
+  let coordinator: RendezvousServer | undefined;
   let secret: string | undefined = env.TSMPI_JOB_SECRET ? secretKey(env.TSMPI_JOB_SECRET) : undefined;
   const publish: Record<string, string> = {};
   if (job.launcher === 'slurm') {
@@ -64,11 +66,19 @@ export async function runExec(options: ExecOptions): Promise<number> {
         hint: 'run one tsmpi exec per srun task',
       });
     }
-    rendezvous = pmi;
     if (secret === undefined && job.first === 0) {
       // Only the job's own tasks can read srun's key-value store: resource 0 deals the secret.
       publish[SECRET_KEY] = randomBytes(32).toString('hex');
     }
+    const key = secret ?? publish[SECRET_KEY];
+    if (job.first === 0 && key !== undefined) {
+      // Task 0's process also serves the job's coordinator: notices of ranks that end, and the
+      // job-wide hang watch (coordinated-rendezvous.ts).
+      coordinator = new RendezvousServer(Buffer.from(key, 'hex'), job.jobId, job.size, log);
+      publish[COORDINATOR_KEY] = await coordinator.listen(listenAddress(settings.tcpAddress, false));
+    }
+    const known = secret;
+    rendezvous = new CoordinatedRendezvous(pmi, job.jobId, job.first, async () => known ?? (await pmi.get(SECRET_KEY)), log);
   } else {
     if (secret === undefined || env.TSMPI_RENDEZVOUS === undefined) {
       throw new TsmpiError(ErrorCode.Init, 'TSMPI_RENDEZVOUS and TSMPI_JOB_SECRET are missing', { operation: 'tsmpi exec', hint: 'processes of a tsmpi job are started by `tsmpi run --procs`' });
@@ -77,7 +87,7 @@ export async function runExec(options: ExecOptions): Promise<number> {
   }
   const app = await prepareApp(options.program, 'tsmpi exec');
   try {
-    return await new RankHost({
+    const code = await new RankHost({
       app,
       args: options.args,
       env,
@@ -87,9 +97,14 @@ export async function runExec(options: ExecOptions): Promise<number> {
       tagOutput: options.tagOutput,
       layout: settings.memoryBalance === 'shared' ? 'node-shared' : 'per-receiver',
       remote: { rendezvous, listenHost: listenAddress(settings.tcpAddress, job.launcher === 'processes'), ...(secret ? { secret } : {}), publish },
+      ...(coordinator !== undefined ? { coordinator } : {}),
       log,
     }).run();
+    // The coordinator stays until every task's process has ended (they talk through it).
+    await coordinator?.allClosed();
+    return code;
   } finally {
+    coordinator?.close();
     app.cleanup();
   }
 }

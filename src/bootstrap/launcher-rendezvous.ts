@@ -141,6 +141,16 @@ export class RendezvousServer {
     );
   }
 
+  /** True while process `index` has a connection open. */
+  isConnected(index: number): boolean {
+    return (this.connections.get(index)?.size ?? 0) > 0;
+  }
+
+  /** Resolves once no process has a connection open (every one has ended). */
+  async allClosed(): Promise<void> {
+    for (const index of [...this.connections.keys()]) await this.drained(index, 2 ** 31 - 1);
+  }
+
   /** Asks every process that joined what its ranks wait for (they answer with "waits"). */
   describe(): void {
     const line = `${JSON.stringify({ type: 'describe' })}\n`;
@@ -182,13 +192,19 @@ export class LauncherRendezvous implements Rendezvous {
   private describeHandler: (() => void) | undefined;
   private lostHandler: (() => void) | undefined;
   private closing = false;
-  readonly watch = {
+  private readonly watcher = {
     progress: (report: ProcessProgress): void => this.send({ type: 'progress', ...report }),
-    onDescribe: (handler: () => void): void => {
-      this.describeHandler = handler;
-    },
     answer: (lines: [number, string][]): void => this.send({ type: 'waits', lines }),
   };
+
+  /** The job's watch, while the connection to the job manager is open. */
+  get watch(): { progress(report: ProcessProgress): void; answer(lines: [number, string][]): void } | undefined {
+    return this.socket !== undefined && !this.socket.destroyed ? this.watcher : undefined;
+  }
+
+  onDescribe(handler: () => void): void {
+    this.describeHandler = handler;
+  }
 
   constructor(address: string, secret: Buffer, jobId: string, index: number) {
     this.address = address;

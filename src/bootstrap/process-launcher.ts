@@ -16,8 +16,7 @@ import { secretKey } from './exec-host.js';
 import { FailureArbiter } from './first-failure.js';
 import { RendezvousServer } from './launcher-rendezvous.js';
 import { withAllocatorDefaults } from './allocator-env.js';
-import { JobWatch, jobWaitLines } from './job-watch.js';
-import { HANG_EXIT_CODE } from './rank-host.js';
+import { HANG_EXIT_CODE, JobMonitor } from './job-monitor.js';
 import { readSettings } from '../config/tunables.js';
 
 export interface ProcessJobOptions {
@@ -40,8 +39,6 @@ const KILL_GRACE_MS = 1500;
 const CONSEQUENCE_GRACE_MS = 1000;
 /** How long the exit of a process waits for the rest of its rendezvous connection (ms). */
 const DRAIN_WAIT_MS = 200;
-/** How often the launcher looks at the job's progress (ms). */
-const WATCH_INTERVAL_MS = 250;
 /** The launcher's own failures (a hang) in the failure arbiter. */
 const LAUNCHER_INDEX = -1;
 
@@ -88,39 +85,18 @@ export async function runProcessJob(options: ProcessJobOptions): Promise<number>
   // One hang report for the whole job: the processes report their ranks' progress, the launcher
   // judges, and every rank of every process says what it waits for, in rank order.
   const settings = readSettings(options.env, { localRanks: options.ranksPerProcess });
-  const watch = new JobWatch(settings.hangTimeout, settings.hangWarn, performance.now());
-  let reporting = false;
-  server.onProgress = (index, progress) => watch.report(index, progress, performance.now());
-  const reportHang = async (headline: string, fatal: boolean): Promise<void> => {
-    reporting = true;
-    const answers: [number, string][] = [];
-    const answered = new Set<number>();
-    server.onWaits = (index, lines) => {
-      answered.add(index);
-      answers.push(...lines);
-    };
-    server.describe();
-    const running = (): number => codes.filter((c) => c === undefined).length;
-    const deadline = performance.now() + 1500;
-    while (answered.size < running() && performance.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
-    for (let index = 0; index < processes; index++) {
-      if (codes[index] === undefined || answered.has(index)) continue;
-      const first = index * options.ranksPerProcess;
-      for (let rank = first; rank < Math.min(first + options.ranksPerProcess, options.np); rank++) answers.push([rank, `  rank ${rank}: exited with code ${codes[index]}`]);
-    }
-    const footer = fatal ? `tsmpi: aborting the job (exit code ${HANG_EXIT_CODE}); raise --hang-timeout if the ranks were just slow` : 'tsmpi: the job keeps running; set --hang-timeout S to abort such jobs';
-    log([headline, ...jobWaitLines(answers, options.np), footer].join('\n'));
-    watch.restart(performance.now());
-    reporting = false;
-    if (fatal) arbiter.report(LAUNCHER_INDEX, HANG_EXIT_CODE, 'hang timeout', false);
-  };
-  const watching = setInterval(() => {
-    if (reporting || arbiter.verdict !== undefined) return;
-    const verdict = watch.check(performance.now());
-    if (verdict.act === 'abort') void reportHang(`tsmpi: no rank made progress for ${settings.hangTimeout} s (--hang-timeout ${settings.hangTimeout}); what each rank waits for:`, true);
-    else if (verdict.act === 'warn') void reportHang(`tsmpi: every rank has waited ${Math.round(verdict.stalledSeconds)} s without progress (a deadlock?); what each rank waits for:`, false);
-  }, WATCH_INTERVAL_MS);
-  watching.unref();
+  const monitor = new JobMonitor({
+    server,
+    hangTimeout: settings.hangTimeout,
+    hangWarn: settings.hangWarn,
+    size: options.np,
+    processes,
+    ranksOf: (index) => Array.from({ length: Math.min(options.ranksPerProcess, options.np - index * options.ranksPerProcess) }, (_, k) => index * options.ranksPerProcess + k),
+    endOf: (index) => codes[index],
+    log,
+    onHang: () => arbiter.report(LAUNCHER_INDEX, HANG_EXIT_CODE, 'hang timeout', false),
+    isOver: () => arbiter.verdict !== undefined,
+  });
   for (let index = 0; index < processes; index++) {
     const first = index * options.ranksPerProcess;
     const env: Record<string, string | undefined> = {
@@ -144,7 +120,7 @@ export async function runProcessJob(options: ProcessJobOptions): Promise<number>
       // What the process said before it died arrives on its rendezvous connection: read it first.
       void server.drained(index, DRAIN_WAIT_MS).then(() => {
         codes[index] = value;
-        watch.ended(index, performance.now());
+        monitor.ended(index);
         if (value !== 0) arbiter.exited(index, value, signal ? `was killed by ${signal}` : `exited with code ${value}`);
         if (codes.every((c) => c !== undefined)) resolveDone(arbiter.finish()?.code ?? 0);
       });
@@ -158,7 +134,7 @@ export async function runProcessJob(options: ProcessJobOptions): Promise<number>
   try {
     return await done;
   } finally {
-    clearInterval(watching);
+    monitor.stop();
     process.off('SIGINT', forward);
     process.off('SIGTERM', forward);
     server.close();

@@ -26,6 +26,8 @@ import type { Settings } from '../config/tunables.js';
 import { ControlArea, RankState } from '../transport/control-block.js';
 import { allocateShmArena, type ArenaLayout } from '../transport/shm-arena.js';
 import type { PreparedApp } from './app-loader.js';
+import { HANG_EXIT_CODE, JobMonitor } from './job-monitor.js';
+import type { RendezvousServer } from './launcher-rendezvous.js';
 import { nodeLocal, type JobInfo } from './job-info.js';
 import { compact, whyNotMember, type Participation } from './participation.js';
 import type { HostToRank, PeerGoneNotice, RankContext, RankToHost } from './rank-context.js';
@@ -48,10 +50,12 @@ export interface RankHostOptions {
    * (known to this process, or published at the exchange by resource 0 under `SECRET_KEY`).
    */
   remote?: { rendezvous: Rendezvous; listenHost: string; secret?: string; publish?: Record<string, string> };
+  /** Under SLURM, in task 0's process: the job's coordinator, whose hang watch this host runs. */
+  coordinator?: RendezvousServer;
   log: (line: string) => void;
 }
 
-export const HANG_EXIT_CODE = 124;
+export { HANG_EXIT_CODE };
 /** The rendezvous key under which resource 0 publishes a secret it generated. */
 export const SECRET_KEY = 'tsmpi-secret';
 const MONITOR_INTERVAL_MS = 250;
@@ -174,8 +178,24 @@ export class RankHost {
     }
     if (this.options.remote && localMembers.length === 0) this.exchanging = this.exchange();
     this.options.remote?.rendezvous.onNotice?.((notice) => this.tellLocal(notice));
-    const watch = this.options.remote?.rendezvous.watch;
-    watch?.onDescribe(() => void this.waitLines().then((lines) => watch.answer(lines)));
+    const rendezvous = this.options.remote?.rendezvous;
+    rendezvous?.onDescribe?.(() => void this.waitLines().then((lines) => rendezvous.watch?.answer(lines)));
+    const coordinator = this.options.coordinator;
+    const jobMonitor =
+      coordinator === undefined
+        ? undefined
+        : new JobMonitor({
+            server: coordinator,
+            hangTimeout: settings.hangTimeout,
+            hangWarn: settings.hangWarn,
+            size: participation.members.length,
+            processes: job.size,
+            ranksOf: (index) => (participation.rankOf[index]! >= 0 ? [participation.rankOf[index]!] : []),
+            endOf: (index) => (coordinator.isConnected(index) ? undefined : 'ended'),
+            log: this.options.log,
+            onHang: () => this.fail(HANG_EXIT_CODE, 'hang timeout'),
+            isOver: () => this.aborting,
+          });
     this.options.remote?.rendezvous.onLost?.(() => {
       if (this.aborting || this.ranks.every((r) => r.exitCode !== undefined)) return;
       this.options.log('tsmpi: the launcher is gone (its connection closed): ending the ranks of this process');
@@ -194,6 +214,7 @@ export class RankHost {
         return code;
       })
       .finally(() => {
+        jobMonitor?.stop();
         clearInterval(monitor);
         process.off('SIGTERM', onSignal);
         process.off('SIGINT', onSignal);

@@ -22,15 +22,16 @@ export interface Rendezvous {
   /** Hears what other processes announce. */
   onNotice?(handler: (notice: PeerGoneNotice) => void): void;
   /**
-   * Present when the job manager watches the whole job for hangs (the launcher of `tsmpi run
-   * --procs`): the process reports its ranks' progress and answers when asked what they wait
-   * for, instead of judging hangs by its own ranks alone.
+   * Present while the job manager watches the whole job for hangs (the launcher of `tsmpi run
+   * --procs`, the coordinator under SLURM): the process reports its ranks' progress and answers
+   * when asked what they wait for, instead of judging hangs by its own ranks alone.
    */
   readonly watch?: {
     progress(report: ProcessProgress): void;
-    onDescribe(handler: () => void): void;
     answer(lines: [rank: number, line: string][]): void;
   };
+  /** Hears the job manager ask what this process's ranks wait for (answered with watch.answer). */
+  onDescribe?(handler: () => void): void;
   /** Hears that the job manager itself is gone (its connection closed): the process must end. */
   onLost?(handler: () => void): void;
   close(): void;

@@ -28,6 +28,24 @@ describe('SLURM, one node', { skip }, () => {
     assert.equal(result.stdout.split('\n').filter((l) => l.startsWith('cco ok ')).length, 48, explain(result));
   });
 
+  test('under srun: one job-wide hang report in rank order, from the coordinator in task 0 (issue 22)', { timeout: 120_000 }, async () => {
+    const result = await srunExec(['-n', '4'], fixture('deadlock.ts'), [], { TSMPI_HANG_TIMEOUT: '3' }, 90_000);
+    assert.notEqual(result.code, 0, explain(result));
+    const output = result.stdout + result.stderr;
+    assert.equal(output.match(/no rank made progress for 3 s/g)?.length, 1, `one report\n${explain(result)}`);
+    const lines = output.split('\n').filter((l) => /^ {2}rank \d+: /.test(l)).map((l) => l.replace(/barrier from rank \d/, 'barrier from rank N'));
+    assert.deepEqual(lines, ['  rank 0: waiting in recv from rank 1, tag 7, on world', '  rank 1: waiting in recv from rank 0, tag 8, on world', '  rank 2: waiting in barrier from rank N on world', '  rank 3: waiting in barrier from rank N on world'], explain(result));
+  });
+
+  test('under srun: a wait for a task that ended fails at once, naming both (issue 22)', { timeout: 120_000 }, async () => {
+    const result = await srunExec(['-n', '3'], fixture('peer-gone.ts'), ['exit'], {}, 60_000);
+    assert.notEqual(result.code, 0, explain(result));
+    assert.match(result.stdout + result.stderr, /rank 0, recv: recv from rank 1, tag 5, on world: world rank 1 exited \(code 0\), so this can never complete/, explain(result));
+    const delivered = await srunExec(['-n', '3'], fixture('peer-gone.ts'), ['delivered'], {}, 60_000);
+    assert.equal(delivered.code, 0, explain(delivered));
+    assert.match(delivered.stdout, /rank 0 received first, 131072 doubles of 1\.5, \{"last":true\}/, explain(delivered));
+  });
+
   test('srun -n 4 tsmpi exec examples/pi.ts --pool: the task pool under SLURM', { timeout: 120_000 }, async () => {
     const result = await srunExec(['-n', '4'], 'examples/pi.ts', ['--pool', '2000000', '100']);
     assert.equal(result.code, 0, explain(result));

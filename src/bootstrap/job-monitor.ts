@@ -1,0 +1,89 @@
+/**
+ * The job-wide hang watch of a job manager (the launcher of `tsmpi run --procs`, or under SLURM
+ * the coordinator in task 0's process): processes report their ranks' progress on their
+ * connection to it (launcher-rendezvous.ts); when no rank anywhere has progressed for the hang
+ * timeout while one waits, it asks every process what its ranks wait for and prints one report,
+ * every rank in rank order, then has the job ended with 124 (a warning once, without a timeout).
+ */
+import { JobWatch, jobWaitLines } from './job-watch.js';
+import type { RendezvousServer } from './launcher-rendezvous.js';
+
+export const HANG_EXIT_CODE = 124;
+/** How often the monitor looks at the job's progress (ms). */
+const WATCH_INTERVAL_MS = 250;
+/** How long the processes have to answer what their ranks wait for (ms). */
+const ANSWER_MS = 1500;
+
+export interface JobMonitorOptions {
+  readonly server: RendezvousServer;
+  readonly hangTimeout: number;
+  readonly hangWarn: number;
+  /** World size, and the world ranks process `index` hosts. */
+  readonly size: number;
+  readonly processes: number;
+  ranksOf(index: number): number[];
+  /** How process `index` ended (its exit code, or 'ended' when only its connection's close tells), undefined while it runs. */
+  endOf(index: number): number | 'ended' | undefined;
+  log(line: string): void;
+  /** The job hung past the timeout (the report is printed): end it with 124. */
+  onHang(): void;
+  /** True once the job is ending anyway: stop judging. */
+  isOver(): boolean;
+}
+
+export class JobMonitor {
+  private readonly options: JobMonitorOptions;
+  private readonly watch: JobWatch;
+  private reporting = false;
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(options: JobMonitorOptions) {
+    this.options = options;
+    this.watch = new JobWatch(options.hangTimeout, options.hangWarn, performance.now());
+    options.server.onProgress = (index, progress) => this.watch.report(index, progress, performance.now());
+    this.timer = setInterval(() => this.tick(), WATCH_INTERVAL_MS);
+    this.timer.unref();
+  }
+
+  /** A process ended: its ranks no longer count. */
+  ended(index: number): void {
+    this.watch.ended(index, performance.now());
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+  }
+
+  private tick(): void {
+    if (this.reporting || this.options.isOver()) return;
+    const verdict = this.watch.check(performance.now());
+    const { hangTimeout } = this.options;
+    if (verdict.act === 'abort') void this.report(`tsmpi: no rank made progress for ${hangTimeout} s (--hang-timeout ${hangTimeout}); what each rank waits for:`, true);
+    else if (verdict.act === 'warn') void this.report(`tsmpi: every rank has waited ${Math.round(verdict.stalledSeconds)} s without progress (a deadlock?); what each rank waits for:`, false);
+  }
+
+  private async report(headline: string, fatal: boolean): Promise<void> {
+    this.reporting = true;
+    const { server, processes } = this.options;
+    const answers: [number, string][] = [];
+    const answered = new Set<number>();
+    server.onWaits = (index, lines) => {
+      answered.add(index);
+      answers.push(...lines);
+    };
+    server.describe();
+    const running = (): number => Array.from({ length: processes }, (_, i) => this.options.endOf(i)).filter((end) => end === undefined).length;
+    const deadline = performance.now() + ANSWER_MS;
+    while (answered.size < running() && performance.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    for (let index = 0; index < processes; index++) {
+      const end = this.options.endOf(index);
+      if (end === undefined || answered.has(index)) continue;
+      for (const rank of this.options.ranksOf(index)) answers.push([rank, `  rank ${rank}: ${end === 'ended' ? 'ended' : `exited with code ${end}`}`]);
+    }
+    const footer = fatal ? `tsmpi: aborting the job (exit code ${HANG_EXIT_CODE}); raise --hang-timeout if the ranks were just slow` : 'tsmpi: the job keeps running; set --hang-timeout S to abort such jobs';
+    this.options.log([headline, ...jobWaitLines(answers, this.options.size), footer].join('\n'));
+    this.watch.restart(performance.now());
+    this.reporting = false;
+    if (fatal) this.options.onHang();
+  }
+}
