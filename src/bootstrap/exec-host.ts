@@ -9,7 +9,8 @@ import { availableParallelism } from 'node:os';
 import { ErrorCode, TsmpiError } from '../errors.js';
 import { readSettings } from '../config/tunables.js';
 import { prepareApp } from './app-loader.js';
-import { launcherJobInfo, slurmJobInfo } from './job-info.js';
+import { launcherJobInfo, slurmJobInfo, type JobInfo } from './job-info.js';
+import { sourceAddressToward } from './host-addresses.js';
 import { COORDINATOR_KEY, CoordinatedRendezvous } from './coordinated-rendezvous.js';
 import { LauncherRendezvous, RendezvousServer } from './launcher-rendezvous.js';
 import { listenAddress } from './listen-address.js';
@@ -24,12 +25,51 @@ export interface ExecOptions {
   args: string[];
   env: Record<string, string | undefined>;
   tagOutput: boolean;
+  /**
+   * The job secret is the first line of stdin (`tsmpi run --hostfile`: never in the arguments or
+   * the environment of a process on another host), and stdin's end means the launcher is gone.
+   */
+  secretFromStdin?: boolean;
   log?: (line: string) => void;
+}
+
+/** The first line of stdin; then `onEnd` once stdin closes. */
+function readSecretLine(onEnd: () => void): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let text = '';
+    let got = false;
+    process.stdin.setEncoding('utf8');
+    process.stdin.on('data', (chunk: string) => {
+      if (got) return;
+      text += chunk;
+      const nl = text.indexOf('\n');
+      if (nl >= 0) {
+        got = true;
+        // Still heard (its end), but no reason to keep the process alive.
+        (process.stdin as { unref?: () => void }).unref?.();
+        resolve(text.slice(0, nl).trim());
+      }
+    });
+    process.stdin.once('end', () => {
+      if (!got) reject(new TsmpiError(ErrorCode.Init, 'stdin closed before the job secret arrived', { operation: 'tsmpi exec', hint: '--secret-stdin is for processes started by `tsmpi run --hostfile`' }));
+      else onEnd();
+    });
+  });
 }
 
 /** Any secret text becomes a 32-byte key (hex), the same in every process. */
 export function secretKey(text: string): string {
   return createHash('sha256').update(text).digest('hex');
+}
+
+/**
+ * Where this process's ranks listen: TSMPI_TCP_ADDRESS when set; with hosts, the address this
+ * host reaches the launcher from (the one its peers reach it by, on the same network); else
+ * loopback for --procs and the first non-loopback address under SLURM.
+ */
+async function rankAddress(configured: string, launcher: JobInfo['launcher'], rendezvous: string | undefined): Promise<string> {
+  if (configured !== '' || launcher !== 'hosts' || rendezvous === undefined) return listenAddress(configured, launcher === 'processes');
+  return (await sourceAddressToward(rendezvous.slice(0, rendezvous.lastIndexOf(':')))) ?? listenAddress('', false);
 }
 
 export async function runExec(options: ExecOptions): Promise<number> {
@@ -45,7 +85,16 @@ export async function runExec(options: ExecOptions): Promise<number> {
   const settings = readSettings(env, { localRanks: Math.max(1, localMembers), cores: availableParallelism(), remotePeers: true });
   let rendezvous: Rendezvous;
   let coordinator: RendezvousServer | undefined;
-  let secret: string | undefined = env.TSMPI_JOB_SECRET ? secretKey(env.TSMPI_JOB_SECRET) : undefined;
+  let launcherGone: ((why: string) => void) | undefined;
+  let goneEarly = false;
+  const stdinSecret = options.secretFromStdin
+    ? await readSecretLine(() => {
+        if (launcherGone !== undefined) launcherGone('its channel, stdin, closed');
+        else goneEarly = true;
+      })
+    : undefined;
+  const secretText = stdinSecret ?? env.TSMPI_JOB_SECRET;
+  let secret: string | undefined = secretText ? secretKey(secretText) : undefined;
   const publish: Record<string, string> = {};
   if (job.launcher === 'slurm') {
     const pmi = await Pmi2Rendezvous.connect(env);
@@ -81,9 +130,16 @@ export async function runExec(options: ExecOptions): Promise<number> {
     rendezvous = new CoordinatedRendezvous(pmi, job.jobId, job.first, async () => known ?? (await pmi.get(SECRET_KEY)), log);
   } else {
     if (secret === undefined || env.TSMPI_RENDEZVOUS === undefined) {
-      throw new TsmpiError(ErrorCode.Init, 'TSMPI_RENDEZVOUS and TSMPI_JOB_SECRET are missing', { operation: 'tsmpi exec', hint: 'processes of a tsmpi job are started by `tsmpi run --procs`' });
+      throw new TsmpiError(ErrorCode.Init, 'TSMPI_RENDEZVOUS and TSMPI_JOB_SECRET are missing', { operation: 'tsmpi exec', hint: 'processes of a tsmpi job are started by `tsmpi run --procs` or `tsmpi run --hostfile`' });
     }
-    rendezvous = new LauncherRendezvous(env.TSMPI_RENDEZVOUS, Buffer.from(secret, 'hex'), job.jobId, Number(env.TSMPI_PROC_INDEX ?? 0));
+    const client = new LauncherRendezvous(env.TSMPI_RENDEZVOUS, Buffer.from(secret, 'hex'), job.jobId, Number(env.TSMPI_PROC_INDEX ?? 0), {
+      silenceSeconds: settings.hostTimeout,
+      ...(env.TSMPI_NODE ? { host: env.TSMPI_NODE } : {}),
+      ...(job.launcher === 'hosts' ? { hint: 'the launcher serves the rendezvous on --rendezvous-address (default: its address toward each host); it must be reachable from every host: check routes and firewalls' } : {}),
+    });
+    launcherGone = (why) => client.lost(why);
+    if (goneEarly) client.lost('its channel, stdin, closed');
+    rendezvous = client;
   }
   const app = await prepareApp(options.program, 'tsmpi exec');
   try {
@@ -96,7 +152,7 @@ export async function runExec(options: ExecOptions): Promise<number> {
       participation: part,
       tagOutput: options.tagOutput,
       layout: settings.memoryBalance === 'shared' ? 'node-shared' : 'per-receiver',
-      remote: { rendezvous, listenHost: listenAddress(settings.tcpAddress, job.launcher === 'processes'), ...(secret ? { secret } : {}), publish },
+      remote: { rendezvous, listenHost: await rankAddress(settings.tcpAddress, job.launcher, env.TSMPI_RENDEZVOUS), ...(secret ? { secret } : {}), publish },
       ...(coordinator !== undefined ? { coordinator } : {}),
       log,
     }).run();

@@ -10,7 +10,7 @@ import { expandHostlist, expandTaskCounts } from './hostlist.js';
 
 export interface JobInfo {
   /** Who started the job. */
-  readonly launcher: 'threads' | 'processes' | 'slurm' | 'singleton';
+  readonly launcher: 'threads' | 'processes' | 'hosts' | 'slurm' | 'singleton';
   readonly jobId: string;
   /** Tasks in the job (the seed's tasksize). */
   readonly size: number;
@@ -88,18 +88,42 @@ export function slurmJobInfo(env: NodeJS.ProcessEnv): JobInfo | undefined {
   };
 }
 
-/** The job as `tsmpi run --procs` describes it to one process (TSMPI_* variables). */
+/**
+ * The job as `tsmpi run --procs` or `--hostfile` describes it to one process (TSMPI_* variables):
+ * with hosts, TSMPI_JOB_NODES names them and TSMPI_JOB_NODE_OF_RANK gives each rank's, so that
+ * local ranks are known before the rendezvous.
+ */
 export function launcherJobInfo(env: NodeJS.ProcessEnv): JobInfo | undefined {
-  if (env.TSMPI_LAUNCHER !== 'processes') return undefined;
+  const launcher = env.TSMPI_LAUNCHER;
+  if (launcher !== 'processes' && launcher !== 'hosts') return undefined;
   const size = intVar(env, 'TSMPI_SIZE');
   const first = intVar(env, 'TSMPI_PROC_FIRST');
   const count = intVar(env, 'TSMPI_PROC_COUNT');
   if (size === undefined || first === undefined || count === undefined) {
-    throw initError('TSMPI_LAUNCHER=processes without TSMPI_SIZE, TSMPI_PROC_FIRST and TSMPI_PROC_COUNT', 'start processes with `tsmpi run --procs`');
+    throw initError(`TSMPI_LAUNCHER=${launcher} without TSMPI_SIZE, TSMPI_PROC_FIRST and TSMPI_PROC_COUNT`, 'start processes with `tsmpi run --procs` or `tsmpi run --hostfile`');
+  }
+  const named = env.TSMPI_JOB_NODES?.split(',').filter((n) => n !== '');
+  const nodeOfRank = env.TSMPI_JOB_NODE_OF_RANK?.split(',').map(Number);
+  if (named !== undefined && nodeOfRank !== undefined) {
+    if (nodeOfRank.length !== size || nodeOfRank.some((n) => !Number.isInteger(n) || n < 0 || n >= named.length)) {
+      throw initError(`TSMPI_JOB_NODE_OF_RANK does not give one of ${named.length} nodes for each of ${size} ranks`, 'start processes with `tsmpi run --hostfile`');
+    }
+    return {
+      launcher,
+      jobId: env.TSMPI_JOB_ID ?? '0',
+      size,
+      first,
+      count,
+      nodes: named,
+      nodeOfRank,
+      localRankOf: nodeLocal(nodeOfRank).localRank,
+      pids: new Array<number>(size).fill(0),
+      addresses: new Array<string>(size).fill(''),
+    };
   }
   const node = env.TSMPI_NODE ?? hostname();
   return {
-    launcher: 'processes',
+    launcher,
     jobId: env.TSMPI_JOB_ID ?? '0',
     size,
     first,

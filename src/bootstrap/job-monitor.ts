@@ -18,13 +18,19 @@ export interface JobMonitorOptions {
   readonly server: RendezvousServer;
   readonly hangTimeout: number;
   readonly hangWarn: number;
+  /** Seconds a process may go unheard before its host counts as lost (0: never). */
+  readonly hostTimeout: number;
   /** World size, and the world ranks process `index` hosts. */
   readonly size: number;
   readonly processes: number;
   ranksOf(index: number): number[];
   /** How process `index` ended (its exit code, or 'ended' when only its connection's close tells), undefined while it runs. */
   endOf(index: number): number | 'ended' | undefined;
+  /** A process in words, e.g. "process 3 (ranks 6..7 on node4)". */
+  describe?(index: number): string;
   log(line: string): void;
+  /** A process went unheard for the host timeout (said in the log): end the job. */
+  onLost?(): void;
   /** The job hung past the timeout (the report is printed): end it with 124. */
   onHang(): void;
   /** True once the job is ending anyway: stop judging. */
@@ -56,7 +62,19 @@ export class JobMonitor {
 
   private tick(): void {
     if (this.reporting || this.options.isOver()) return;
-    const verdict = this.watch.check(performance.now());
+    const now = performance.now();
+    const lost = this.options.onLost === undefined ? [] : this.watch.silent(now, this.options.hostTimeout);
+    if (lost.length > 0) {
+      const describe = this.options.describe ?? ((index: number) => `process ${index}`);
+      for (const { process, seconds } of lost) {
+        this.options.log(
+          `tsmpi: ${describe(process)} has not been heard from for ${Math.round(seconds)} s (TSMPI_HOST_TIMEOUT ${this.options.hostTimeout}): its host is cut off (a link down?) or stopped; ending the job`,
+        );
+      }
+      this.options.onLost!();
+      return;
+    }
+    const verdict = this.watch.check(now);
     const { hangTimeout } = this.options;
     if (verdict.act === 'abort') void this.report(`tsmpi: no rank made progress for ${hangTimeout} s (--hang-timeout ${hangTimeout}); what each rank waits for:`, true);
     else if (verdict.act === 'warn') void this.report(`tsmpi: every rank has waited ${Math.round(verdict.stalledSeconds)} s without progress (a deadlock?); what each rank waits for:`, false);

@@ -21,6 +21,8 @@ export type WatchVerdict = { readonly act: 'none' } | { readonly act: 'warn' | '
 
 export class JobWatch {
   private readonly reports = new Map<number, ProcessProgress>();
+  /** When each running process last reported (ms). */
+  private readonly heard = new Map<number, number>();
   private lastChange: number;
   private warned = false;
 
@@ -38,11 +40,25 @@ export class JobWatch {
     const before = this.reports.get(process);
     if (before === undefined || before.total !== progress.total) this.lastChange = now;
     this.reports.set(process, progress);
+    this.heard.set(process, now);
   }
 
   /** A process ended: its ranks no longer count. */
   ended(process: number, now: number): void {
     if (this.reports.delete(process)) this.lastChange = now;
+    this.heard.delete(process);
+  }
+
+  /**
+   * Processes that reported once and then nothing for `timeoutSeconds` (0: never): they report
+   * every second whatever their ranks do, so such silence means their host is cut off or stopped.
+   * Each, with the seconds since it was last heard.
+   */
+  silent(now: number, timeoutSeconds: number): { process: number; seconds: number }[] {
+    if (timeoutSeconds <= 0) return [];
+    const out: { process: number; seconds: number }[] = [];
+    for (const [process, at] of this.heard) if (now - at >= timeoutSeconds * 1000) out.push({ process, seconds: (now - at) / 1000 });
+    return out;
   }
 
   /** Abort when a rank waits and nothing progressed for the timeout; warn once when every live rank has waited for the warning time. */

@@ -13,7 +13,10 @@
  *  process -> launcher  {"type":"progress","total":n,"live":l,"waiting":w}   its ranks' progress
  *  launcher -> process  {"type":"describe"}                     what do your ranks wait for?
  *  process -> launcher  {"type":"waits","lines":[[rank,"  rank r: ..."],...]}
+ *  launcher -> process  {"type":"alive"}                       every second: the launcher is there
  * ```
+ * Both sides speak every second (the process's progress reports, the launcher's alive), so each
+ * can tell when the other's host is cut off.
  * A process that fails before the exchange connects just to send its abort.
  */
 import { createServer, connect as netConnect, type Server, type Socket } from 'node:net';
@@ -24,6 +27,8 @@ import type { PeerGoneNotice } from './rank-context.js';
 import type { Rendezvous } from './rendezvous.js';
 
 export const LAUNCHER_RANK = -1;
+/** How often the launcher says it is alive (ms). */
+const ALIVE_INTERVAL_MS = 1000;
 
 function lines(socket: Socket, first: Buffer, onMessage: (message: Record<string, unknown>) => void): void {
   let pending = first.toString('utf8');
@@ -64,6 +69,7 @@ export class RendezvousServer {
   /** Every rank-ended notice so far (from, line): processes that join later get them with the table. */
   private readonly notices: { from: number; line: string }[] = [];
   private tableSent = false;
+  private alive: NodeJS.Timeout | undefined;
 
   /**
    * `onAbort` hears each process that reports a failed rank: its index, the code, and whether the
@@ -83,8 +89,16 @@ export class RendezvousServer {
       this.server.once('error', reject);
       this.server.listen({ host, port: 0 }, () => {
         const address = this.server.address();
-        if (address === null || typeof address === 'string') reject(new Error('the rendezvous has no TCP address'));
-        else resolve(`${host}:${address.port}`);
+        if (address === null || typeof address === 'string') {
+          reject(new Error('the rendezvous has no TCP address'));
+          return;
+        }
+        const line = `${JSON.stringify({ type: 'alive' })}\n`;
+        this.alive = setInterval(() => {
+          for (const socket of this.waiting.values()) if (!socket.destroyed) socket.write(line);
+        }, ALIVE_INTERVAL_MS);
+        this.alive.unref();
+        resolve(`${host}:${address.port}`);
       });
     });
   }
@@ -175,9 +189,20 @@ export class RendezvousServer {
   }
 
   close(): void {
+    clearInterval(this.alive);
     for (const s of this.waiting.values()) s.destroy();
     this.server.close();
   }
+}
+
+/** How a process reaches its launcher. */
+export interface LauncherRendezvousOptions {
+  /** Seconds without a word from the launcher after which it counts as gone (0: never). */
+  readonly silenceSeconds?: number;
+  /** This host's name, for errors. */
+  readonly host?: string;
+  /** What to do when the launcher cannot be reached. */
+  readonly hint?: string;
 }
 
 /** A process's side. */
@@ -186,12 +211,16 @@ export class LauncherRendezvous implements Rendezvous {
   private readonly secret: Buffer;
   private readonly jobId: string;
   private readonly index: number;
+  private readonly options: LauncherRendezvousOptions;
   private socket: Socket | undefined;
   private table: Record<string, string> | undefined;
   private noticeHandler: ((notice: PeerGoneNotice) => void) | undefined;
   private describeHandler: (() => void) | undefined;
-  private lostHandler: (() => void) | undefined;
+  private lostHandler: ((why: string) => void) | undefined;
+  private lostWhy: string | undefined;
   private closing = false;
+  private lastHeard = 0;
+  private silenceTimer: NodeJS.Timeout | undefined;
   private readonly watcher = {
     progress: (report: ProcessProgress): void => this.send({ type: 'progress', ...report }),
     answer: (lines: [number, string][]): void => this.send({ type: 'waits', lines }),
@@ -206,11 +235,12 @@ export class LauncherRendezvous implements Rendezvous {
     this.describeHandler = handler;
   }
 
-  constructor(address: string, secret: Buffer, jobId: string, index: number) {
+  constructor(address: string, secret: Buffer, jobId: string, index: number, options: LauncherRendezvousOptions = {}) {
     this.address = address;
     this.secret = secret;
     this.jobId = jobId;
     this.index = index;
+    this.options = options;
   }
 
   /** Connects and authenticates a new connection (the exchange's, or one for an early abort). */
@@ -218,12 +248,25 @@ export class LauncherRendezvous implements Rendezvous {
     const colon = this.address.lastIndexOf(':');
     const host = this.address.slice(0, colon);
     const port = Number(this.address.slice(colon + 1));
+    // A host cut off from the launcher would otherwise retry its SYN for two minutes.
+    const timeoutMs = (this.options.silenceSeconds ?? 0) > 0 ? this.options.silenceSeconds! * 1000 : 30_000;
     const socket = await new Promise<Socket>((resolve, reject) => {
       const s = netConnect({ host, port, noDelay: true });
-      s.once('connect', () => resolve(s));
-      s.once('error', (e) =>
-        reject(new TsmpiError(ErrorCode.Init, `cannot reach the launcher's rendezvous at ${this.address}: ${e.message}`, { operation: 'init', hint: 'start the processes with `tsmpi run --procs`' })),
-      );
+      const timer = setTimeout(() => s.destroy(new Error(`no answer within ${Math.round(timeoutMs / 1000)} s`)), timeoutMs);
+      s.once('connect', () => {
+        clearTimeout(timer);
+        resolve(s);
+      });
+      s.once('error', (e) => {
+        clearTimeout(timer);
+        const from = this.options.host === undefined ? '' : ` from ${this.options.host}${s.localAddress ? ` (${s.localAddress})` : ''}`;
+        reject(
+          new TsmpiError(ErrorCode.Init, `cannot reach the launcher's rendezvous at ${this.address}${from}: ${e.message}`, {
+            operation: 'init',
+            hint: this.options.hint ?? 'start the processes with `tsmpi run --procs`',
+          }),
+        );
+      });
     });
     socket.on('error', () => socket.destroy());
     const { rest } = await connectHandshake(socket, this.secret, this.index, LAUNCHER_RANK, jobTag(this.jobId));
@@ -236,6 +279,7 @@ export class LauncherRendezvous implements Rendezvous {
     socket.unref();
     const table = new Promise<Record<string, string>>((resolve, reject) => {
       lines(socket, rest, (message) => {
+        this.lastHeard = performance.now();
         if (message.type === 'table') resolve(message.entries as Record<string, string>);
         else if (message.type === 'peer-gone') this.noticeHandler?.(message as unknown as PeerGoneNotice);
         else if (message.type === 'describe') this.describeHandler?.();
@@ -248,13 +292,30 @@ export class LauncherRendezvous implements Rendezvous {
     socket.unref();
     // The launcher keeps this connection open until every process has ended: if it closes first,
     // the launcher is gone (killed), and nobody would stop this process.
-    socket.once('close', () => {
-      if (!this.closing) this.lostHandler?.();
-    });
+    socket.once('close', () => this.lost('its connection closed'));
+    const silence = this.options.silenceSeconds ?? 0;
+    if (silence > 0) {
+      this.lastHeard = performance.now();
+      this.silenceTimer = setInterval(() => {
+        const quiet = (performance.now() - this.lastHeard) / 1000;
+        if (quiet >= silence) this.lost(`no word from it at ${this.address} for ${Math.round(quiet)} s (TSMPI_HOST_TIMEOUT ${silence})`);
+      }, 500);
+      this.silenceTimer.unref();
+    }
   }
 
-  onLost(handler: () => void): void {
+  /** The launcher is gone (`why`): the process must end. Said once, to a handler set before or after. */
+  lost(why: string): void {
+    clearInterval(this.silenceTimer);
+    if (this.closing) return;
+    this.closing = true;
+    this.lostWhy = why;
+    this.lostHandler?.(why);
+  }
+
+  onLost(handler: (why: string) => void): void {
     this.lostHandler = handler;
+    if (this.lostWhy !== undefined) handler(this.lostWhy);
   }
 
   async get(key: string): Promise<string | undefined> {
@@ -292,6 +353,7 @@ export class LauncherRendezvous implements Rendezvous {
 
   close(): void {
     this.closing = true;
+    clearInterval(this.silenceTimer);
     this.socket?.destroy();
   }
 }

@@ -188,17 +188,20 @@ export class RankHost {
             server: coordinator,
             hangTimeout: settings.hangTimeout,
             hangWarn: settings.hangWarn,
+            hostTimeout: settings.hostTimeout,
             size: participation.members.length,
             processes: job.size,
             ranksOf: (index) => (participation.rankOf[index]! >= 0 ? [participation.rankOf[index]!] : []),
             endOf: (index) => (coordinator.isConnected(index) ? undefined : 'ended'),
             log: this.options.log,
+            describe: (index) => `task ${index} (${job.nodes[job.nodeOfRank[index] ?? 0] ?? 'its node'})`,
             onHang: () => this.fail(HANG_EXIT_CODE, 'hang timeout'),
+            onLost: () => this.fail(1, 'a lost host'),
             isOver: () => this.aborting,
           });
-    this.options.remote?.rendezvous.onLost?.(() => {
+    this.options.remote?.rendezvous.onLost?.((why) => {
       if (this.aborting || this.ranks.every((r) => r.exitCode !== undefined)) return;
-      this.options.log('tsmpi: the launcher is gone (its connection closed): ending the ranks of this process');
+      this.options.log(`tsmpi: the launcher is gone (${why}): ending the ranks of this process`);
       this.stop(1);
     });
     // Stopped by a signal (the launcher stopping the others, srun, Ctrl-C): end the ranks so that

@@ -32,8 +32,8 @@ export interface Rendezvous {
   };
   /** Hears the job manager ask what this process's ranks wait for (answered with watch.answer). */
   onDescribe?(handler: () => void): void;
-  /** Hears that the job manager itself is gone (its connection closed): the process must end. */
-  onLost?(handler: () => void): void;
+  /** Hears that the job manager itself is gone (`why`: its connection closed, or it went silent): the process must end. */
+  onLost?(handler: (why: string) => void): void;
   close(): void;
 }
 

@@ -1,6 +1,7 @@
 /**
  * `tsmpi exec app.ts [args...]`: runs this process's ranks of a job started by an external
- * launcher (`srun --mpi=pmi2 tsmpi exec app.ts`) or by `tsmpi run --procs`.
+ * launcher (`srun --mpi=pmi2 tsmpi exec app.ts`), by `tsmpi run --procs`, or over ssh by
+ * `tsmpi run --hostfile`.
  */
 import type { Command } from 'commander';
 import { applyExports, collect } from './options.js';
@@ -8,14 +9,15 @@ import { applyExports, collect } from './options.js';
 export function registerExec(program: Command): void {
   program
     .command('exec')
-    .description('run this process\'s ranks of a job started by SLURM (srun --mpi=pmi2) or by tsmpi run --procs')
+    .description('run this process\'s ranks of a job started by SLURM (srun --mpi=pmi2), tsmpi run --procs or tsmpi run --hostfile')
     .option('-x <VAR[=value]>', 'export VAR to the ranks (repeatable)', collect, [])
     .option('--tag-output', 'prefix every output line with [1,rank]<stdout>:', false)
+    .option('--secret-stdin', 'read the job secret from the first line of stdin, and end when stdin closes (how tsmpi run --hostfile starts processes)', false)
     .argument('<program>', 'the program: a .ts or .js file')
     .argument('[args...]', 'arguments for the program')
     .passThroughOptions()
-    .action(async (programPath: string, args: string[], flags: { x: string[]; tagOutput: boolean }) => {
+    .action(async (programPath: string, args: string[], flags: { x: string[]; tagOutput: boolean; secretStdin: boolean }) => {
       const env = applyExports({ ...process.env }, flags.x);
-      process.exitCode = await (await import('../bootstrap/exec-host.js')).runExec({ program: programPath, args, env, tagOutput: flags.tagOutput });
+      process.exitCode = await (await import('../bootstrap/exec-host.js')).runExec({ program: programPath, args, env, tagOutput: flags.tagOutput, secretFromStdin: flags.secretStdin });
     });
 }

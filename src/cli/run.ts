@@ -1,12 +1,13 @@
 /**
  * `tsmpi run -n N [options] app.ts [args...]`: starts N ranks of a program, as mpirun does.
  */
+import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { ErrorCode, TsmpiError } from '../errors.js';
 import { applyExports, collect, nonNegativeNumber, positiveInteger } from './options.js';
 
 interface RunFlags {
-  np: number;
+  np?: number;
   x: string[];
   tagOutput: boolean;
   hangTimeout?: number;
@@ -16,13 +17,26 @@ interface RunFlags {
   ranksPerProc?: number;
   netns?: string;
   rendezvousAddress?: string;
+  hostfile?: string;
+  host?: string;
+  mapBy: string;
+  oversubscribe: boolean;
+  launchAgent?: string;
+}
+
+async function readHostfile(path: string): Promise<string> {
+  try {
+    return await readFile(path, 'utf8');
+  } catch (error) {
+    throw new TsmpiError(ErrorCode.Arg, `cannot read the hostfile ${path}: ${(error as Error).message}`, { operation: 'tsmpi run', hint: 'give the path of a file with a "host slots=N" line per host' });
+  }
 }
 
 export function registerRun(program: Command): void {
   program
     .command('run')
-    .description('start N ranks of a program (worker threads of one process, talking through shared memory)')
-    .requiredOption('-n, --np <N>', 'number of ranks', positiveInteger('-n/--np'))
+    .description('start N ranks of a program (worker threads of one process, talking through shared memory; with --hostfile or -H, on several machines)')
+    .option('-n, --np <N>', 'number of ranks (with --hostfile or -H: one per slot when absent)', positiveInteger('-n/--np'))
     .option('-x <VAR[=value]>', 'export VAR to the ranks (repeatable); without a value, the launcher\'s own', collect, [])
     .option('--tag-output', 'prefix every output line with [1,rank]<stdout>:', false)
     .option('--hang-timeout <S>', 'abort with a report of what every rank waits for when no rank makes progress for S seconds (TSMPI_HANG_TIMEOUT)', nonNegativeNumber('--hang-timeout'))
@@ -31,11 +45,16 @@ export function registerRun(program: Command): void {
     .option('--procs', 'one process per rank (ranks of different processes talk TCP)', false)
     .option('--ranks-per-proc <K>', 'K worker-thread ranks per process: shared memory inside a process, TCP across', positiveInteger('--ranks-per-proc'))
     .option('--netns <NS,...>', 'with --procs/--ranks-per-proc: process i runs in network namespace NS[i mod count] (ip netns exec), e.g. shaped test networks', )
-    .option('--rendezvous-address <ADDR>', 'address the launcher serves the address exchange on (reachable from every process)', '127.0.0.1')
+    .option('--rendezvous-address <ADDR>', 'address the launcher serves the address exchange on (reachable from every process); default 127.0.0.1, with hosts this machine\'s address toward them')
+    .option('--hostfile <FILE>', 'run on these hosts (Open MPI syntax: "host slots=N" per line, # comments), one process per host over ssh')
+    .option('-H, --host <LIST>', 'run on these hosts: host[:slots],... (1 slot when absent)')
+    .option('--map-by <POLICY>', 'with hosts: slot (fill each host\'s slots in turn) or node (one rank per host in turn)', 'slot')
+    .option('--oversubscribe', 'with hosts: allow more ranks than slots', false)
+    .option('--launch-agent <CMD>', 'with hosts: the command that starts a process on a host, given the host and a shell command (TSMPI_LAUNCH_AGENT)')
     .argument('<program>', 'the program: a .ts or .js file')
     .argument('[args...]', 'arguments for the program')
     .passThroughOptions()
-    .action(async (programPath: string, args: string[], flags: RunFlags) => {
+    .action(async (programPath: string, args: string[], flags: RunFlags, command: Command) => {
       const env = applyExports({ ...process.env }, flags.x);
       if (flags.hangTimeout !== undefined) env.TSMPI_HANG_TIMEOUT = String(flags.hangTimeout);
       if (flags.spinUs !== undefined) env.TSMPI_SPIN_US = String(flags.spinUs);
@@ -48,12 +67,46 @@ export function registerRun(program: Command): void {
       if (namespaces.length > 0 && ranksPerProcess === undefined) {
         throw new TsmpiError(ErrorCode.Arg, '--netns needs processes', { operation: 'tsmpi run', hint: 'add --procs or --ranks-per-proc K' });
       }
+      if (flags.mapBy !== 'slot' && flags.mapBy !== 'node') {
+        throw new TsmpiError(ErrorCode.Arg, `--map-by ${flags.mapBy} is not a mapping tsmpi knows`, { operation: 'tsmpi run', hint: '--map-by slot (the default) or --map-by node' });
+      }
+      const hosts = flags.hostfile !== undefined || flags.host !== undefined;
+      if (!hosts) {
+        for (const [given, name] of [[flags.mapBy !== 'slot', '--map-by'], [flags.oversubscribe, '--oversubscribe'], [flags.launchAgent !== undefined, '--launch-agent']] as const) {
+          if (given) throw new TsmpiError(ErrorCode.Arg, `${name} needs hosts`, { operation: 'tsmpi run', hint: 'add --hostfile FILE or -H host[:slots],...' });
+        }
+      }
+      // As commander says it of a required option (-n is optional only with hosts).
+      if (!hosts && flags.np === undefined) command.error("error: required option '-n, --np <N>' not specified (or name hosts with --hostfile FILE or -H host[:slots],...)");
+      if (hosts) {
+        if (flags.hostfile !== undefined && flags.host !== undefined) throw new TsmpiError(ErrorCode.Arg, '--hostfile and -H both name the hosts', { operation: 'tsmpi run', hint: 'give one of them' });
+        if (namespaces.length > 0) throw new TsmpiError(ErrorCode.Arg, '--netns and hosts conflict', { operation: 'tsmpi run', hint: 'the hosts say where processes run' });
+        const { parseHostfile, parseHostList } = await import('../bootstrap/mpirun-hosts.js');
+        const { DEFAULT_LAUNCH_AGENT, parseLaunchAgent } = await import('../bootstrap/launch-agent.js');
+        const agentText = flags.launchAgent ?? env.TSMPI_LAUNCH_AGENT;
+        process.exitCode = await (await import('../bootstrap/host-launcher.js')).runHostJob({
+          np: flags.np,
+          hosts: flags.hostfile !== undefined ? parseHostfile(await readHostfile(flags.hostfile), flags.hostfile) : parseHostList(flags.host!),
+          mapBy: flags.mapBy,
+          oversubscribe: flags.oversubscribe,
+          ranksPerProcess,
+          program: programPath,
+          args,
+          env,
+          exports: flags.x.map((entry) => entry.split('=')[0]!),
+          tagOutput: flags.tagOutput,
+          launchAgent: agentText !== undefined && agentText !== '' ? parseLaunchAgent(agentText) : DEFAULT_LAUNCH_AGENT,
+          rendezvousAddress: flags.rendezvousAddress,
+        });
+        return;
+      }
+      const np = flags.np!;
       // The launchers load on demand: `tsmpi sim` and `tsmpi --help` need neither.
       const code =
         ranksPerProcess === undefined
-          ? await (await import('../bootstrap/thread-launcher.js')).runThreadJob({ np: flags.np, program: programPath, args, env, tagOutput: flags.tagOutput })
+          ? await (await import('../bootstrap/thread-launcher.js')).runThreadJob({ np, program: programPath, args, env, tagOutput: flags.tagOutput })
           : await (await import('../bootstrap/process-launcher.js')).runProcessJob({
-              np: flags.np,
+              np,
               ranksPerProcess,
               program: programPath,
               args,

@@ -165,6 +165,14 @@ export const tunables = {
     defaultValue: () => 60,
     parse: (text) => parseNonNegative('TSMPI_HANG_WARN', text),
   } satisfies Tunable<number>,
+  hostTimeout: {
+    env: 'TSMPI_HOST_TIMEOUT',
+    description:
+      "Seconds a job's process (under tsmpi run with processes or hosts, or srun) may go unheard by its launcher, or its launcher by it, before its host counts as lost (a link down, a stopped machine): the launcher ends the job naming the host, the process ends its ranks. Both sides speak every second. 0 turns it off.",
+    defaultText: '30',
+    defaultValue: () => 30,
+    parse: (text) => parseNonNegative('TSMPI_HOST_TIMEOUT', text),
+  } satisfies Tunable<number>,
   memoryBalance: {
     env: 'TSMPI_MEMORY_BALANCE',
     description:

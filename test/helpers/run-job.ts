@@ -1,7 +1,7 @@
 /**
  * Runs the real `tsmpi` command (dist/cli/main.js) as a child process and collects its output.
  */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 export const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
@@ -27,6 +27,8 @@ export interface RunOptions {
   cwd?: string;
   /** Called with each piece of the job's stdout as it comes (to act in the middle of a run). */
   onStdout?: (text: string) => void;
+  /** Called with the launcher's process once started (to signal it). */
+  onSpawn?: (child: ChildProcess) => void;
 }
 
 /** Runs `tsmpi <args>`. */
@@ -38,6 +40,7 @@ export function tsmpi(args: string[], options: RunOptions = {}): Promise<JobResu
       env: { ...process.env, TSMPI_HANG_WARN: '0', ...options.env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
+    options.onSpawn?.(child);
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => {

@@ -32,45 +32,9 @@ MAX_RAILS=64
 
 say() { echo "rails: $*" >&2; }
 die() { say "$*"; exit 1; }
+. "$(dirname "$0")/netns-lib.sh"
 usage() { sed -n '6,10p' "$0" | sed 's/^#  *//' >&2; exit 2; }
-ns_exists() { [ -e "/run/netns/$1" ]; }
 valid_rate() { [[ $1 =~ ^[0-9]+([.][0-9]+)?([kKmMgGtT]i?)?(bit|bps)$ ]]; }
-
-lock() {
-  mkdir -p /run/lock
-  exec 9>/run/lock/tsmpi-rails.lock
-  flock -w 30 9 || die "another rails.sh is still running (lock /run/lock/tsmpi-rails.lock)"
-}
-
-# Waits until `ip [-n NS] link show dev DEV` reports state UP (it can read DOWN just after `set up`).
-wait_up() { # ns-or-empty dev
-  local i
-  for i in $(seq 500); do
-    if [ -n "$1" ]; then ip -n "$1" -o link show dev "$2" 2>/dev/null; else ip -o link show dev "$2" 2>/dev/null; fi | grep -q ' state UP ' && return 0
-    sleep 0.01
-  done
-  die "${1:-root}/$2 did not come up within 5 s"
-}
-
-# Kills every process in a namespace: TERM, up to 2 s grace, then KILL.
-kill_ns() { # ns
-  local pids i
-  pids=$(ip netns pids "$1" 2>/dev/null || true)
-  [ -n "$pids" ] || return 0
-  say "killing processes left in $1: $(echo $pids)"
-  kill -TERM $pids 2>/dev/null || true
-  for i in $(seq 20); do
-    [ -n "$(ip netns pids "$1" 2>/dev/null || true)" ] || return 0
-    sleep 0.1
-  done
-  pids=$(ip netns pids "$1" 2>/dev/null || true)
-  [ -n "$pids" ] && kill -KILL $pids 2>/dev/null || true
-  for i in $(seq 20); do
-    [ -n "$(ip netns pids "$1" 2>/dev/null || true)" ] || return 0
-    sleep 0.1
-  done
-  say "warning: processes still in $1 after SIGKILL"
-}
 
 # Tolerates any half-built state; never fails.
 do_down() {
@@ -82,9 +46,7 @@ do_down() {
   ip link del "$BR-b" 2>/dev/null || true
   ip link del "$BR" 2>/dev/null || true
   for ns in "$NS_A" "$NS_B"; do
-    if ns_exists "$ns"; then
-      ip netns del "$ns" 2>/dev/null || { umount "/run/netns/$ns" 2>/dev/null || true; rm -f "/run/netns/$ns"; }
-    fi
+    del_ns "$ns"
   done
   return 0
 }
@@ -200,9 +162,9 @@ do_check() {
 cmd=${1:-}
 [ $# -gt 0 ] && shift
 case "$cmd" in
-  up) lock; do_up "$@" ;;
-  down) lock; do_down; echo "rails: down" ;;
-  rate) lock; do_rate "$@" ;;
+  up) lock tsmpi-rails; do_up "$@" ;;
+  down) lock tsmpi-rails; do_down; echo "rails: down" ;;
+  rate) lock tsmpi-rails; do_rate "$@" ;;
   status) do_status ;;
   check) do_check ;;
   *) usage ;;
