@@ -17,6 +17,7 @@ export class CoordinatedRendezvous implements Rendezvous {
   private client: LauncherRendezvous | undefined;
   private noticeHandler: ((notice: PeerGoneNotice) => void) | undefined;
   private describeHandler: (() => void) | undefined;
+  private lostHandler: ((why: string) => void) | undefined;
 
   /**
    * `store`: the PMI-2 exchange; `secret`: the job key once known (hex; read from the store
@@ -28,6 +29,8 @@ export class CoordinatedRendezvous implements Rendezvous {
     private readonly index: number,
     private readonly secret: () => Promise<string | undefined>,
     private readonly log: (line: string) => void,
+    /** Seconds without a word from the coordinator after which this node counts as cut off (0: never). */
+    private readonly silenceSeconds = 0,
   ) {}
 
   async exchange(entries: Readonly<Record<string, string>>): Promise<void> {
@@ -35,7 +38,7 @@ export class CoordinatedRendezvous implements Rendezvous {
     const address = await this.store.get(COORDINATOR_KEY);
     const secret = await this.secret();
     if (address === undefined || secret === undefined) return;
-    const client = new LauncherRendezvous(address, Buffer.from(secret, 'hex'), this.jobId, this.index);
+    const client = new LauncherRendezvous(address, Buffer.from(secret, 'hex'), this.jobId, this.index, { silenceSeconds: this.silenceSeconds });
     try {
       await client.exchange({});
     } catch (error) {
@@ -45,6 +48,11 @@ export class CoordinatedRendezvous implements Rendezvous {
     }
     if (this.noticeHandler !== undefined) client.onNotice(this.noticeHandler);
     if (this.describeHandler !== undefined) client.onDescribe(this.describeHandler);
+    // Cut off from the coordinator (its node's link down): end this process's ranks, as srun
+    // cannot reach them either. Its connection closing is not that: task 0 ends when the job does.
+    client.onLost((why) => {
+      if (why.startsWith('no word')) this.lostHandler?.(`the job's coordinator: ${why}`);
+    });
     this.client = client;
   }
 
@@ -72,6 +80,10 @@ export class CoordinatedRendezvous implements Rendezvous {
   onDescribe(handler: () => void): void {
     this.describeHandler = handler;
     this.client?.onDescribe(handler);
+  }
+
+  onLost(handler: (why: string) => void): void {
+    this.lostHandler = handler;
   }
 
   close(): void {

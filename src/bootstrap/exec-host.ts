@@ -127,7 +127,7 @@ export async function runExec(options: ExecOptions): Promise<number> {
       publish[COORDINATOR_KEY] = await coordinator.listen(listenAddress(settings.tcpAddress, false));
     }
     const known = secret;
-    rendezvous = new CoordinatedRendezvous(pmi, job.jobId, job.first, async () => known ?? (await pmi.get(SECRET_KEY)), log);
+    rendezvous = new CoordinatedRendezvous(pmi, job.jobId, job.first, async () => known ?? (await pmi.get(SECRET_KEY)), log, settings.hostTimeout);
   } else {
     if (secret === undefined || env.TSMPI_RENDEZVOUS === undefined) {
       throw new TsmpiError(ErrorCode.Init, 'TSMPI_RENDEZVOUS and TSMPI_JOB_SECRET are missing', { operation: 'tsmpi exec', hint: 'processes of a tsmpi job are started by `tsmpi run --procs` or `tsmpi run --hostfile`' });

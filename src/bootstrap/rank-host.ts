@@ -194,7 +194,7 @@ export class RankHost {
             ranksOf: (index) => (participation.rankOf[index]! >= 0 ? [participation.rankOf[index]!] : []),
             endOf: (index) => (coordinator.isConnected(index) ? undefined : 'ended'),
             log: this.options.log,
-            describe: (index) => `task ${index} (${job.nodes[job.nodeOfRank[index] ?? 0] ?? 'its node'})`,
+            describe: (index) => `task ${index} (${participation.rankOf[index]! >= 0 ? `rank ${participation.rankOf[index]} ` : ''}on ${job.nodes[job.nodeOfRank[index] ?? 0] ?? 'its node'})`,
             onHang: () => this.fail(HANG_EXIT_CODE, 'hang timeout'),
             onLost: () => this.fail(1, 'a lost host'),
             isOver: () => this.aborting,

@@ -1,7 +1,8 @@
 /**
  * A real SLURM for the tests: Debian's slurmctld, slurmd and munge, started by
- * test/infra/slurm-up.sh (one node, or four nodes on this machine). Ranks listen on loopback
- * (TSMPI_TCP_ADDRESS=lo): tests use no other address.
+ * test/infra/slurm-up.sh (one node, four nodes on this machine, or a node per test host of
+ * test/infra/hosts.sh). Ranks listen on loopback (TSMPI_TCP_ADDRESS=lo) unless a test gives
+ * TSMPI_TCP_ADDRESS '' (on the test hosts: each node's own 198.18.64.K).
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -24,7 +25,7 @@ export function slurmMissing(): string | undefined {
 /** The tests' cluster has its own directory and ports, apart from a developer's own (16817). */
 const slurmEnv = { TSMPI_SLURM_DIR: slurmDir, TSMPI_SLURM_PORT: '26817' };
 
-export function startSlurm(mode: 'single' | 'multi'): void {
+export function startSlurm(mode: 'single' | 'multi' | 'hosts'): void {
   const result = spawnSync('bash', [`${infra}slurm-up.sh`, mode], { env: { ...process.env, ...slurmEnv }, encoding: 'utf8' });
   if (result.status !== 0) throw new Error(`slurm-up.sh ${mode} failed:\n${result.stdout}\n${result.stderr}`);
 }
@@ -33,8 +34,20 @@ export function stopSlurm(): void {
   spawnSync('bash', [`${infra}slurm-down.sh`], { env: { ...process.env, ...slurmEnv } });
 }
 
+/** Cancels every job step of the tests' cluster (scancel), e.g. one srun waits for on a cut-off node. */
+export function cancelSteps(): void {
+  spawnSync('scancel', ['--signal=KILL', '--full', '--user=root'], { env: { ...process.env, SLURM_CONF: slurmConf } });
+}
+
 /** Runs `srun --immediate=30 <srunArgs> node dist/cli/main.js exec <program> <args>`. */
-export function srunExec(srunArgs: string[], program: string, args: string[] = [], env: Record<string, string> = {}, timeoutMs = 120_000): Promise<JobResult> {
+export function srunExec(
+  srunArgs: string[],
+  program: string,
+  args: string[] = [],
+  env: Record<string, string> = {},
+  timeoutMs = 120_000,
+  watch: { onStdout?: (text: string) => void; onStderr?: (text: string) => void } = {},
+): Promise<JobResult> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
     const child = spawn('srun', ['--immediate=30', ...srunArgs, process.execPath, cli, 'exec', program, ...args], {
@@ -44,8 +57,14 @@ export function srunExec(srunArgs: string[], program: string, args: string[] = [
     });
     let stdout = '';
     let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.stdout.setEncoding('utf8').on('data', (d: string) => {
+      stdout += d;
+      watch.onStdout?.(d);
+    });
+    child.stderr.setEncoding('utf8').on('data', (d: string) => {
+      stderr += d;
+      watch.onStderr?.(d);
+    });
     const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
     child.on('error', reject);
     child.on('close', (code, signal) => {

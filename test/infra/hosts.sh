@@ -9,7 +9,7 @@
 #   bash test/infra/hosts.sh check            exit 0 if this machine can build them, else say why
 # Topology: bridge tsmpihbr 198.18.64.254/24 in the root namespace (where a launcher outside the
 # hosts runs); host K is namespace ${TSMPI_HOSTS_NS:-tsmpi-h}K with eth0 198.18.64.K/24 (its peer
-# tsmpihK on the bridge) and lo. Programs run in a host with `ip netns exec tsmpi-hK ...`
+# tsmpihK on the bridge) and lo; what its sshd starts also has host name tsmpi-hK. Programs run in a host with `ip netns exec tsmpi-hK ...`
 # (daemons that need the real /sys, such as slurmd, with `nsenter --net=/run/netns/tsmpi-hK`).
 # Files in $TSMPI_HOSTS_DIR (default /tmp/tsmpi-hosts): hostfile ("198.18.64.K slots=S", S from
 # $TSMPI_HOSTS_SLOTS, default 2), names (address and namespace per line), the client key
@@ -39,7 +39,12 @@ hosts_up() { # the namespaces that exist, in host order
 
 # Tolerates any half-built state; never fails.
 do_down() {
-  local k
+  local k pid
+  for k in $(hosts_up); do
+    # Each host's sshd first, quietly; then anything left (a test's processes) is named.
+    pid=$(cat "$DIR/h$k/sshd.pid" 2>/dev/null || true)
+    if [ -n "$pid" ] && grep -q sshd "/proc/$pid/comm" 2>/dev/null; then kill "$pid" 2>/dev/null || true; fi
+  done
   for k in $(hosts_up); do kill_ns "$NS$k"; done
   for k in $(seq "$MAX_HOSTS"); do ip link del "tsmpih$k" 2>/dev/null || true; done
   ip link del "$BR" 2>/dev/null || true
@@ -96,7 +101,9 @@ MaxStartups 64
 MaxSessions 64
 LogLevel ERROR
 CONF
-  ip netns exec "$NS$k" /usr/sbin/sshd -f "$d/sshd_config" -E "$d/sshd.log"
+  # A host name of its own (a UTS namespace): programs that name files after the host name, as
+  # Open MPI's shared-memory segments in the /dev/shm all hosts share, must not collide.
+  ip netns exec "$NS$k" unshare --uts sh -c "hostname $NS$k && exec /usr/sbin/sshd -f '$d/sshd_config' -E '$d/sshd.log'"
 }
 
 do_up() {

@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
 # Starts a SLURM cluster on this machine for the tests (Debian's slurmctld, slurmd, munge; no
 # systemd needed: the daemons fork by themselves).
-#   bash test/infra/slurm-up.sh [single|multi]      (default: single)
+#   bash test/infra/slurm-up.sh [single|multi|hosts]      (default: single)
 #   single: one node "localhost" with CPUs=16 (config_overrides), so srun -n 16 needs no flags
 #   multi:  four nodes n1..n4 (several slurmd on one machine, MULTIPLE_SLURMD), 16 CPUs each
+#   hosts:  a node per test host of test/infra/hosts.sh (run `hosts.sh up N` first): node hK is
+#           namespace tsmpi-hK at 198.18.64.K, its slurmd started inside it (nsenter --net, which
+#           keeps the real /sys that slurmd needs), slurmctld in the root namespace reached at
+#           198.18.64.254; tasks run inside their node's namespace and see only its address
 # State lives in $TSMPI_SLURM_DIR (default /tmp/tsmpi-slurm); the daemons listen on ports from
 # $TSMPI_SLURM_PORT (default 16817: slurmctld there, slurmd one above, multi-mode slurmd at +100..).
 # Idempotent: stops a running cluster of the same directory first. Prints the slurm.conf path; export SLURM_CONF to it (the script also writes
@@ -30,7 +34,22 @@ if ! munge -n 2>/dev/null | unmunge >/dev/null 2>&1; then
 fi
 
 host=$(hostname -s)
-if [ "$mode" = multi ]; then
+ctld=localhost
+if [ "$mode" = hosts ]; then
+  names_file=${TSMPI_HOSTS_DIR:-/tmp/tsmpi-hosts}/names
+  [ -s "$names_file" ] || { echo "slurm-up: no test hosts ($names_file is missing): run test/infra/hosts.sh up N first" >&2; exit 2; }
+  ctld="localhost(198.18.64.254)"
+  nodes=""
+  names=""
+  declare -A namespace_of
+  while read -r addr ns; do
+    namespace_of[h${ns##*-h}]=$ns
+    k=${ns##*-h}
+    nodes="$nodes
+NodeName=h$k NodeHostname=$host NodeAddr=$addr CPUs=16 State=UNKNOWN"
+    names="$names h$k"
+  done < "$names_file"
+elif [ "$mode" = multi ]; then
   nodes="NodeName=n[1-4] NodeHostname=$host NodeAddr=127.0.0.1 Port=[$((port + 101))-$((port + 104))] CPUs=16 State=UNKNOWN"
   names="n1 n2 n3 n4"
 else
@@ -39,7 +58,7 @@ else
 fi
 cat > "$dir/slurm.conf" <<CONF
 ClusterName=tsmpi
-SlurmctldHost=localhost
+SlurmctldHost=$ctld
 SlurmUser=root
 SlurmdUser=root
 AuthType=auth/munge
@@ -71,7 +90,10 @@ CONF
 export SLURM_CONF="$dir/slurm.conf"
 echo "export SLURM_CONF=$dir/slurm.conf" > "$dir/env.sh"
 slurmctld
-for name in $names; do mkdir -p "$dir/spool/$name"; slurmd -N "$name"; done
+for name in $names; do
+  mkdir -p "$dir/spool/$name"
+  if [ "$mode" = hosts ]; then nsenter --net="/run/netns/${namespace_of[$name]}" -- slurmd -N "$name"; else slurmd -N "$name"; fi
+done
 count=$(echo $names | wc -w)
 for _ in $(seq 100); do
   idle=$(sinfo -h -o '%t %D' 2>/dev/null | awk '$1=="idle"{n+=$2} END{print n+0}')

@@ -1,16 +1,31 @@
 // tsmpi under a real SLURM (Debian's slurmctld, slurmd, munge, started by test/infra/slurm-up.sh):
-// srun -n 4 tsmpi exec runs the semantics suites, a four-node layout (four slurmd on this machine)
-// gets its nodes right, a failing task ends the job, partial initialisation works, and a job
-// without PMI-2 fails loudly instead of running N one-rank jobs.
+// srun -n 4 tsmpi exec runs the semantics suites, a failing task ends the job, partial
+// initialisation works, and a job without PMI-2 fails loudly instead of running N one-rank jobs;
+// four nodes (a slurmd in each of four test hosts, network namespaces with their own addresses:
+// test/infra/hosts.sh) get their layout right, run the examples across real interfaces, and a
+// node cut off mid-job is named while its tasks end on their own.
 // Set TSMPI_REQUIRE_SLURM=1 (.ci/run does) to make a missing SLURM a failure, not a skip.
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { explain, fixture } from '../helpers/run-job.ts';
-import { slurmMissing, srunExec, startSlurm, stopSlurm } from '../helpers/slurm.ts';
+import { cancelSteps, slurmMissing, srunExec, startSlurm, stopSlurm } from '../helpers/slurm.ts';
+import { hostAddress, hosts, hostsMissing, processesOnHost } from '../helpers/hosts.ts';
 
 const missing = slurmMissing();
 if (missing !== undefined && process.env.TSMPI_REQUIRE_SLURM === '1') throw new Error(`SLURM tests required but ${missing}`);
 const skip = missing ?? false;
+const hostsUnavailable = hostsMissing();
+if (hostsUnavailable !== undefined && process.env.TSMPI_REQUIRE_HOSTS === '1') throw new Error(`multi-host tests required but ${hostsUnavailable}`);
+const hostsSkip = hostsUnavailable ?? false;
+
+function commOf(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+  } catch {
+    return '';
+  }
+}
 
 describe('SLURM, one node', { skip }, () => {
   before(() => startSlurm('single'));
@@ -96,12 +111,20 @@ describe('SLURM, one node', { skip }, () => {
   });
 });
 
-describe('SLURM, four nodes on one machine', { skip }, () => {
-  before(() => startSlurm('multi'));
-  after(() => stopSlurm());
+describe('SLURM, four hosts (a slurmd in each test host\'s namespace, its own address)', { skip: skip || hostsSkip }, () => {
+  before(() => {
+    hosts('up', '4');
+    startSlurm('hosts');
+  });
+  after(() => {
+    stopSlurm();
+    hosts('down');
+  });
+  /** On the hosts, ranks listen on their node's own address (the default), not loopback. */
+  const onHosts = { TSMPI_TCP_ADDRESS: '' };
 
   test('srun -N 4 --ntasks-per-node=2: every rank knows its node', { timeout: 120_000 }, async () => {
-    const result = await srunExec(['-N', '4', '--ntasks-per-node=2'], fixture('slurm-layout.ts'));
+    const result = await srunExec(['-N', '4', '--ntasks-per-node=2'], fixture('slurm-layout.ts'), [], onHosts);
     assert.equal(result.code, 0, explain(result));
     const out = JSON.parse(result.stdout.trim()) as {
       size: number;
@@ -114,17 +137,79 @@ describe('SLURM, four nodes on one machine', { skip }, () => {
     assert.equal(out.size, 8);
     assert.equal(out.sum, 28);
     assert.equal(out.launcher, 'slurm');
-    assert.deepStrictEqual(out.nodes, ['n1', 'n2', 'n3', 'n4']);
+    assert.deepStrictEqual(out.nodes, ['h1', 'h2', 'h3', 'h4']);
     assert.deepStrictEqual(out.nodeOfRank, [0, 0, 1, 1, 2, 2, 3, 3]);
     for (const r of out.all) assert.equal(r.slurmNode, out.nodes[out.nodeOfRank[r.rank]!], `rank ${r.rank}`);
     // TSMPI_LOCAL_RANK is the rank's place on its node, as SLURM_LOCALID (issue 22).
     for (const r of out.all) assert.deepEqual([r.localRank, r.localSize], [r.localId, '2'], `rank ${r.rank}`);
   });
 
+  test('srun -N 4: each task runs in its node\'s namespace and listens on that node\'s address (issue 17)', { timeout: 120_000 }, async () => {
+    const result = await srunExec(['-N', '4', '--ntasks-per-node=2'], fixture('hosts-job.ts'), ['layout'], onHosts);
+    assert.equal(result.code, 0, explain(result));
+    const out = JSON.parse(result.stdout.trim()) as { all: { rank: number; reachedAt: string; hostAddresses: string[] }[] };
+    for (const r of out.all) {
+      const address = hostAddress(Math.floor(r.rank / 2) + 1);
+      assert.deepEqual(r.hostAddresses, [address], `rank ${r.rank}`);
+      assert.equal(r.reachedAt.split(':')[0], address, `rank ${r.rank}`);
+    }
+  });
+
+  test('srun -N 4: pi, the stencil (heat.ts) and pi --pool across the hosts (issue 17)', { timeout: 180_000 }, async () => {
+    const pi = await srunExec(['-N', '4', '--ntasks-per-node=2'], 'examples/pi.ts', [], onHosts);
+    assert.equal(pi.code, 0, explain(pi));
+    assert.match(pi.stdout, /pi is approximately 3\.14159265358\d+/, explain(pi));
+    const heat = await srunExec(['-N', '4', '--ntasks-per-node=2'], 'examples/heat.ts', ['48', '45', '50'], onHosts);
+    assert.equal(heat.code, 0, explain(heat));
+    assert.match(heat.stdout, /^heat 48x45 on 8 ranks: 50 iterations \(iteration limit\), residual 4\.847423e-1, checksum 15661\.8130632$/m, explain(heat));
+    const pool = await srunExec(['-N', '4', '--ntasks-per-node=2'], 'examples/pi.ts', ['--pool', '2000000', '100'], onHosts);
+    assert.equal(pool.code, 0, explain(pool));
+    const counts = /tasks per rank \(central\): (.*)$/m.exec(pool.stdout);
+    assert.ok(counts, explain(pool));
+    assert.equal([...counts[1]!.matchAll(/rank \d+: (\d+)/g)].reduce((a, m) => a + Number(m[1]), 0), 100, explain(pool));
+  });
+
   test('srun -N 2 --ntasks-per-node=2: splitType(SHARED) gives each node its tasks, a process each (issue 20)', { timeout: 120_000 }, async () => {
-    const result = await srunExec(['-N', '2', '--ntasks-per-node=2'], fixture('comm-management.ts'), ['splitTypes']);
+    const result = await srunExec(['-N', '2', '--ntasks-per-node=2'], fixture('comm-management.ts'), ['splitTypes'], onHosts);
     assert.equal(result.code, 0, explain(result));
     assert.match(result.stdout, /^manage placement shared 2,2,2,2 process 1,1,1,1$/m, explain(result));
     assert.equal(result.stdout.split('\n').filter((l) => l.startsWith('manage ok splitTypes ')).length, 2, explain(result));
+  });
+
+  // Last here: SLURM itself cannot reach the cut-off node's step, and srun waits for it.
+  test('a node whose link goes down mid-job: the coordinator names its tasks within the host timeout, and they end on their own (issue 17)', { timeout: 180_000 }, async () => {
+    let cut = false;
+    let named: () => void = () => {};
+    const namedSoon = new Promise<void>((resolve) => (named = resolve));
+    let stderrSoFar = '';
+    const job = srunExec(['-N', '4', '--ntasks-per-node=2'], fixture('hosts-job.ts'), ['ring', '100'], { ...onHosts, TSMPI_HOST_TIMEOUT: '4' }, 150_000, {
+      onStdout: (text) => {
+        if (!cut && text.includes('ready')) {
+          cut = true;
+          setTimeout(() => void hosts('link', '4', 'down'), 500);
+        }
+      },
+      onStderr: (text) => {
+        stderrSoFar += text;
+        if (/has not been heard from/.test(stderrSoFar)) named();
+      },
+    });
+    try {
+      const timer = new Promise<void>((resolve) => setTimeout(resolve, 60_000));
+      await Promise.race([namedSoon, timer]);
+      assert.match(stderrSoFar, /task [67] \(rank [67] on h4\) has not been heard from for \d+ s \(TSMPI_HOST_TIMEOUT 4\)/, stderrSoFar);
+      // Cut off, h4's tasks end by themselves once the coordinator goes unheard.
+      const deadline = performance.now() + 20_000;
+      let left = processesOnHost(4).filter((pid) => ['node', 'esbuild'].includes(commOf(pid)));
+      while (left.length > 0 && performance.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 250));
+        left = processesOnHost(4).filter((pid) => ['node', 'esbuild'].includes(commOf(pid)));
+      }
+      assert.deepEqual(left, [], 'tsmpi processes still run on the cut-off node');
+    } finally {
+      hosts('link', '4', 'up');
+      cancelSteps();
+      await job;
+    }
   });
 });
