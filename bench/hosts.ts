@@ -6,7 +6,8 @@
  *      machine without ssh (`--ranks-per-proc 2`), and against Open MPI's `mpirun --hostfile`
  *      over the same ssh (its default configuration);
  *   2. ping-pong between ranks on two hosts (TCP across veth and a bridge) against two processes
- *      on 127.0.0.1 (`--procs`), and against Open MPI across the same two hosts (defaults).
+ *      on 127.0.0.1 (`--procs`), and against Open MPI across the same two hosts (its defaults, and
+ *      --bind-to none: the test hosts share this machine's cores, see below).
  *   npm run bench -- hosts [--with-openmpi]
  */
 import { spawnSync } from 'node:child_process';
@@ -64,7 +65,15 @@ try {
     },
     peers: [
       { name: 'tsmpi --procs on 127.0.0.1', run: () => tsmpiRun(2, 'bench/ranks/p2p.ts', ['pingpong', ...sizes], {}, ['--procs']) },
-      ...(mpi ? [{ name: 'Open MPI across the hosts', run: () => mpi.run(2, 'p2p', ['pingpong', ...sizes], ['-H', pair]) }] : []),
+      // Open MPI binds each rank to a core by default; the test hosts share this machine's cores
+      // and each believes it owns them, so both ranks land on core 0 and take turns by the
+      // scheduler's tick. Both rows: the default, and without binding (as on real machines).
+      ...(mpi
+        ? [
+            { name: 'Open MPI across the hosts (default: --bind-to core)', run: () => mpi.run(2, 'p2p', ['pingpong', ...sizes], ['-H', pair]) },
+            { name: 'Open MPI across the hosts, --bind-to none', run: () => mpi.run(2, 'p2p', ['pingpong', ...sizes], ['-H', pair, '--bind-to', 'none']) },
+          ]
+        : []),
     ],
   });
 } finally {

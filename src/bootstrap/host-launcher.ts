@@ -134,8 +134,14 @@ export async function runHostJob(options: HostJobOptions): Promise<number> {
     log,
     explainExit: (index, code, signal) => {
       const p = placements[index]!;
-      if (hosts[p.host]!.local || signal !== null || code !== 255) return undefined;
-      return `ended with ssh's 255: it could not connect, the connection dropped, or the process on ${hosts[p.host]!.entry.name} was killed`;
+      const name = hosts[p.host]!.entry.name;
+      if (hosts[p.host]!.local || signal !== null) return undefined;
+      if (code === 255) return `ended with ssh's 255: it could not connect, the connection dropped, or the process on ${name} was killed`;
+      // The remote shell's codes for a command it could not find or run: the paths differ there.
+      if (code === 126 || code === 127) {
+        return `exited with code ${code}: ${name} could not run ${process.execPath} ${cliPath}; every host needs Node and tsmpi at the same paths as this machine (a shared file system, or the same install)`;
+      }
+      return undefined;
     },
     start: (index, job) => {
       const p = placements[index]!;

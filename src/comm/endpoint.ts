@@ -74,6 +74,9 @@ export class Endpoint implements RequestDriver, ProgressHost {
     this.creations = new CreationTurns(this, () => this.engine.progressed());
     this.events = {
       frame: (link, frame) => this.onFrame(link, frame),
+      // From now on the peer's end is told in band (its socket closes after its last frame),
+      // even when the job's notice of that end comes before the first frame is read.
+      opened: (link) => void this.eventPeers.add(link.peer),
       drain: () => this.engine.kick(),
       arrived: () => {
         this.background.advance();

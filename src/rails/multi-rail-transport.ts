@@ -86,6 +86,10 @@ export class MultiRailTransport implements LinkSource {
   private receiveEvents(rail: number, events: LinkEvents): LinkEvents {
     return {
       frame: (link, frame) => this.onFrame(link, frame, events),
+      // Rail 0 carries the peer's control frames and ends with it (as `closed` below).
+      opened: (link) => {
+        if (rail === 0) events.opened?.(link);
+      },
       arrived: (link) => events.arrived(link),
       drain: (link) => events.drain(link),
       closed: (link, error) => {

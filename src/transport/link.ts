@@ -90,6 +90,11 @@ export interface InboundFrame {
 
 export interface LinkEvents {
   frame(link: Link, frame: InboundFrame): void;
+  /**
+   * An event-driven link from a peer opened (an accepted socket, authenticated): its frames will
+   * come, and its close after them. Called before its first frame.
+   */
+  opened?(link: Link): void;
   /** Event-driven links: frames were delivered outside poll(). */
   arrived(link: Link): void;
   /** Room appeared after a refused `trySend` (event-driven links; polled links are re-tried). */

@@ -174,6 +174,7 @@ export class TcpReceiveLink implements Link {
     socket.on('data', (chunk: Buffer) => this.receive(chunk));
     socket.on('error', (error) => this.fail(error));
     socket.on('close', () => this.fail(this.parser.idle ? undefined : new Error('the connection closed in the middle of a frame')));
+    events.opened?.(this);
     if (first.length > 0) this.receive(first);
   }
 

@@ -177,7 +177,7 @@ describe('tsmpi run on 4 hosts over ssh', { skip }, () => {
         process.kill(ranks.find((r) => r.rank === 2)!.pid, 'SIGKILL');
       },
     });
-    assert.notEqual(result.code, 0, explain(result));
+    assert.equal(result.code, 255, explain(result));
     assert.match(result.stderr, /process 1 \(ranks 2\.\.3 on 198\.18\.64\.2\) ended with ssh's 255/, explain(result));
     await nothingLeft();
   });
@@ -191,7 +191,7 @@ describe('tsmpi run on 4 hosts over ssh', { skip }, () => {
           if (text.includes('ready')) setTimeout(() => void hosts('link', '4', 'down'), 500);
         },
       });
-      assert.notEqual(result.code, 0, explain(result));
+      assert.equal(result.code, 1, explain(result));
       assert.match(result.stderr, /process 3 \(ranks 6\.\.7 on 198\.18\.64\.4\) has not been heard from for \d+ s \(TSMPI_HOST_TIMEOUT 4\)/, explain(result));
       assert.ok(result.elapsedMs < 40_000, `ended after ${result.elapsedMs} ms\n${explain(result)}`);
       // Cut off, host 4's processes end on their own once the launcher goes unheard.
@@ -215,7 +215,7 @@ describe('tsmpi run on 4 hosts over ssh', { skip }, () => {
         env: { ...process.env, TSMPI_HANG_WARN: '0', TSMPI_HOST_TIMEOUT: '5' },
       });
       const text = `exit ${child.status}\n${child.stdout}\n${child.stderr}`;
-      assert.notEqual(child.status, 0, text);
+      assert.equal(child.status, 1, text);
       assert.match(child.stderr, /cannot reach the launcher's rendezvous at 198\.19\.255\.1:\d+ from 198\.18\.64\.[23]/, text);
       assert.match(child.stderr, /reachable from every host/, text);
     } finally {
@@ -241,9 +241,20 @@ describe('tsmpi run on 4 hosts over ssh', { skip }, () => {
 
   test('a host without sshd fails the job at start, naming it', { timeout: 60_000 }, async () => {
     const result = await tsmpi(['run', '-H', `${hostAddress(1)}:1,${hostAddress(99)}:1`, 'examples/pi.ts'], { timeoutMs: 50_000 });
-    assert.notEqual(result.code, 0, explain(result));
+    assert.equal(result.code, 255, explain(result));
     assert.match(result.stderr, /198\.18\.64\.99/, explain(result));
     assert.match(result.stderr, /process 1 \(rank 1 on 198\.18\.64\.99\) ended with ssh's 255/, explain(result));
+    await nothingLeft();
+  });
+
+  test('a host without Node at the launcher\'s path fails the job at start, saying what each host needs', { timeout: 60_000 }, async () => {
+    const agent = `bash ${repoRoot}/test/helpers/elsewhere-agent.sh`;
+    const result = await tsmpi(['run', '-H', `${hostAddress(2)}:1`, '--launch-agent', agent, 'examples/pi.ts'], {
+      timeoutMs: 50_000,
+      env: { HOSTS_TEST_NODE: process.execPath },
+    });
+    assert.equal(result.code, 127, explain(result));
+    assert.match(result.stderr, /process 0 \(rank 0 on 198\.18\.64\.2\) exited with code 127: 198\.18\.64\.2 could not run .*node .*; every host needs Node and tsmpi at the same paths/, explain(result));
     await nothingLeft();
   });
 });
