@@ -10,6 +10,11 @@ export interface Clock {
   schedule(seconds: number, fn: () => void): TimerHandle;
   /** Cancels a timer; cancelling a fired or cancelled timer does nothing. */
   cancel(handle: TimerHandle): void;
+  /**
+   * Seconds since the Unix epoch at `now() === 0`, for clocks that follow the wall clock (so
+   * that timelines of several threads and processes line up); absent for virtual clocks.
+   */
+  readonly epoch?: number;
 }
 
 /** An opaque timer handle. */
@@ -24,6 +29,8 @@ interface RealTimer extends TimerHandle {
 /** The wall clock: `performance.now()` and `setTimeout` (timers do not keep the process alive). */
 export class RealClock implements Clock {
   private nextId = 1;
+  /** Each thread's `performance.now()` has its own origin: this one's, in epoch seconds. */
+  readonly epoch = performance.timeOrigin / 1000;
 
   now(): number {
     return performance.now() / 1000;

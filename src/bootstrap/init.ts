@@ -26,6 +26,8 @@ import { threadJobInfo, type JobInfo } from './job-info.js';
 import { notifyPeerGone, RUNTIME, takePendingNotices } from './peer-notices.js';
 import { currentRank, type HostToRank, type LauncherChannel, type MemberContext, type RankContext } from './rank-context.js';
 import type { RankRecord } from './rendezvous.js';
+import { installCallTracing } from '../trace/call-tracing.js';
+import { RankTrace, type TraceChunk } from '../trace/rank-trace.js';
 
 
 /** The largest frame a rank accepts from a TCP peer (a DATA chunk is far smaller). */
@@ -236,6 +238,8 @@ async function buildRuntime(context: RankContext, channel: LauncherChannel | und
     const transport = context.transport;
     const endpoint = new Endpoint(transport, settings, (host) => transport.createProgress!(host, settings));
     endpoint.nodeOfWorld = context.job.nodeOfRank;
+    const sink = context.onTrace;
+    if (settings.trace !== '' && sink !== undefined) startTrace(endpoint, context.rank, settings, sink);
     return { world: worldCommunicator(endpoint, context.size, context.rank, settings), endpoint, settings, job: context.job, arenaBytes: 0, tcp: false };
   }
   const settings = readSettings(process.env, { localRanks: context.localSize, cores: availableParallelism(), remotePeers: context.tcp !== undefined });
@@ -244,6 +248,11 @@ async function buildRuntime(context: RankContext, channel: LauncherChannel | und
   const slot = transport.slot!;
   const endpoint = new Endpoint(transport, settings, (host) => new ProgressEngine(host, control, slot, settings.spinMicros, settings.sleepLimitMs));
   endpoint.nodeOfWorld = job.nodeOfRank;
+  if (settings.trace !== '' && channel !== undefined) {
+    const trace = startTrace(endpoint, context.rank, settings, (chunk) => channel.post({ type: 'trace', chunk }));
+    // The rank's last events go to its host when its program has nothing left to do.
+    process.on('beforeExit', () => trace.flush(true));
+  }
   const arenaBytes = context.arena.control.byteLength + context.arena.rings.reduce((n, sab) => n + sab.byteLength, 0);
   return {
     world: worldCommunicator(endpoint, context.size, context.rank, settings),
@@ -254,6 +263,14 @@ async function buildRuntime(context: RankContext, channel: LauncherChannel | und
     tcp: context.tcp !== undefined,
     ...(rails ? { rails, railPolicy: settings.railPolicy } : {}),
   };
+}
+
+/** Records the rank's timeline (TSMPI_TRACE): a recorder on the endpoint, its calls wrapped. */
+function startTrace(endpoint: Endpoint, rank: number, settings: Settings, sink: (chunk: TraceChunk) => void): RankTrace {
+  installCallTracing();
+  const trace = new RankTrace(rank, endpoint.engine.clock, { chunkEvents: settings.traceChunk, limit: settings.traceLimit, sink });
+  endpoint.tracer = trace;
+  return trace;
 }
 
 /** The world communicator: every rank, context 0 (its collectives 1), SELF at 2. */

@@ -4,6 +4,7 @@
  * loaded different copies of tsmpi's modules. A runner that hosts many ranks on one thread (the
  * simulator) installs a resolver instead, which looks the context up per async call chain.
  */
+import type { TraceChunk } from '../trace/rank-trace.js';
 import type { ShmArenaDescriptor } from '../transport/shm-arena.js';
 import type { Transport } from '../transport/transport.js';
 import type { JobInfo } from './job-info.js';
@@ -52,6 +53,8 @@ export interface SimContext {
   readonly now?: () => number;
   /** The rank finalized (`linked`: the peers it wrote a GOODBYE to): the simulator tells the others. */
   readonly onEnd?: (how: string, linked: number[]) => void;
+  /** Where the rank's timeline goes when the simulation traces (TSMPI_TRACE). */
+  readonly onTrace?: (chunk: TraceChunk) => void;
 }
 
 export type RankContext = MemberContext | NonMemberContext | SimContext;
@@ -67,7 +70,9 @@ export type RankToHost =
   | { type: 'abort'; rank: number; code: number; message: string }
   | { type: 'listening'; rank: number; host: string; port: number; rails?: { host: string; port: number }[] }
   /** The rank finalized; `linked`: the peers it wrote a GOODBYE to. */
-  | { type: 'finalized'; rank: number; linked: number[] };
+  | { type: 'finalized'; rank: number; linked: number[] }
+  /** A run of the rank's timeline events (TSMPI_TRACE). */
+  | { type: 'trace'; chunk: TraceChunk };
 
 /** A rank of the job ended (finalized, or exited with code 0): see Endpoint.peerGone. */
 export interface PeerGoneNotice {

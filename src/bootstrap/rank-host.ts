@@ -20,6 +20,8 @@
  * The host's own thread never spins: it sleeps in the event loop and samples the ranks' control
  * words on one coarse timer.
  */
+import { TracePartWriter, tracePartPath } from '../trace/trace-files.js';
+import { hostname } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { ErrorCode, TsmpiError } from '../errors.js';
 import type { Settings } from '../config/tunables.js';
@@ -97,6 +99,8 @@ export class RankHost {
   /** A failure that is likely another's consequence, held back a moment for its cause. */
   private consequence: { rank: HostedRank; error: unknown; timer: NodeJS.Timeout } | undefined;
   private finish!: (code: number) => void;
+  /** This process's part of the job's timeline (TSMPI_TRACE), once a rank sent some. */
+  private traceWriter: TracePartWriter | undefined;
   /** The address exchange, once started: the process stays until it is over (PMI-2 fences count every task). */
   private exchanging: Promise<void> | undefined;
 
@@ -252,6 +256,10 @@ export class RankHost {
       this.fail(message.code || 1, `rank ${message.rank} called abort(${message.code})`);
     } else if (message.type === 'finalized') {
       this.announceEnd(from, 'finalized', message.linked);
+    } else if (message.type === 'trace') {
+      const { job, settings, env } = this.options;
+      this.traceWriter ??= new TracePartWriter(tracePartPath(settings.trace, job.jobId, job.first), env.SLURMD_NODENAME ?? env.TSMPI_NODE ?? job.nodes[job.nodeOfRank[job.first] ?? 0] ?? hostname());
+      this.traceWriter.add(message.chunk);
     } else if (message.type === 'waits') {
       this.waitReports.set(from.resourceId, message);
     } else if (message.type === 'listening') {

@@ -10,6 +10,7 @@ import { prepareApp } from './app-loader.js';
 import { threadJobInfo } from './job-info.js';
 import { participation, ruleFromEnv } from './participation.js';
 import { RankHost } from './rank-host.js';
+import { describeTrace, mergeTraceParts } from '../trace/trace-files.js';
 
 export { HANG_EXIT_CODE } from './rank-host.js';
 
@@ -34,7 +35,7 @@ export async function runThreadJob(options: ThreadJobOptions): Promise<number> {
   const settings = readSettings(options.env, { localRanks: part.members.length, cores: availableParallelism() });
   const app = await prepareApp(options.program);
   try {
-    return await new RankHost({
+    const code = await new RankHost({
       app,
       args: options.args,
       env: options.env,
@@ -45,6 +46,8 @@ export async function runThreadJob(options: ThreadJobOptions): Promise<number> {
       layout: settings.memoryBalance === 'shared' ? 'node-shared' : 'per-receiver',
       log,
     }).run();
+    if (settings.trace !== '') log(describeTrace(settings.trace, mergeTraceParts(settings.trace, job.jobId, part.members.length)));
+    return code;
   } finally {
     app.cleanup();
   }

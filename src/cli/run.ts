@@ -2,6 +2,7 @@
  * `tsmpi run -n N [options] app.ts [args...]`: starts N ranks of a program, as mpirun does.
  */
 import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { ErrorCode, TsmpiError } from '../errors.js';
 import { applyExports, collect, nonNegativeNumber, positiveInteger } from './options.js';
@@ -15,6 +16,7 @@ interface RunFlags {
   check: boolean;
   procs: boolean;
   ranksPerProc?: number;
+  trace?: string;
   netns?: string;
   rendezvousAddress?: string;
   hostfile?: string;
@@ -40,6 +42,7 @@ export function registerRun(program: Command): void {
     .option('-x <VAR[=value]>', 'export VAR to the ranks (repeatable); without a value, the launcher\'s own', collect, [])
     .option('--tag-output', 'prefix every output line with [1,rank]<stdout>:', false)
     .option('--hang-timeout <S>', 'abort with a report of what every rank waits for when no rank makes progress for S seconds (TSMPI_HANG_TIMEOUT)', nonNegativeNumber('--hang-timeout'))
+    .option('--trace <FILE>', 'write a timeline of the run to FILE (Chrome trace JSON: open it in Perfetto): a slice per call, collective rounds, arrows from sends to receives (TSMPI_TRACE)')
     .option('--check', 'every collective first checks that the ranks pass the same root, op, and kind and count of data, and fails naming the ranks that differ (TSMPI_CHECK=1)', false)
     .option('--spin-us <us>', 'microseconds a waiting rank polls before sleeping (TSMPI_SPIN_US)', nonNegativeNumber('--spin-us'))
     .option('--procs', 'one process per rank (ranks of different processes talk TCP)', false)
@@ -59,6 +62,7 @@ export function registerRun(program: Command): void {
       if (flags.hangTimeout !== undefined) env.TSMPI_HANG_TIMEOUT = String(flags.hangTimeout);
       if (flags.spinUs !== undefined) env.TSMPI_SPIN_US = String(flags.spinUs);
       if (flags.check) env.TSMPI_CHECK = '1';
+      if (flags.trace !== undefined) env.TSMPI_TRACE = resolve(flags.trace);
       if (flags.procs && flags.ranksPerProc !== undefined && flags.ranksPerProc !== 1) {
         throw new TsmpiError(ErrorCode.Arg, '--procs and --ranks-per-proc conflict', { operation: 'tsmpi run', hint: '--procs means one rank per process; give --ranks-per-proc K alone for K ranks per process' });
       }

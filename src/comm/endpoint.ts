@@ -17,6 +17,7 @@
  *
  * The endpoint never blocks: waiting belongs to the rank's Progress (transport/progress.ts).
  */
+import type { RankTrace } from '../trace/rank-trace.js';
 import type { Settings } from '../config/tunables.js';
 import { ErrorCode, TsmpiError } from '../errors.js';
 import type { InboundFrame, Link, LinkEvents } from '../transport/link.js';
@@ -64,6 +65,18 @@ export class Endpoint implements RequestDriver, ProgressHost {
   private readonly ending = new Map<number, string>();
   /** Peers whose frames come over links that deliver by events (sockets, the simulator), while those are open. */
   private readonly eventPeers = new Set<number>();
+  #tracer: RankTrace | undefined = undefined;
+
+  /** The rank's timeline recorder (`--trace`), or undefined. */
+  get tracer(): RankTrace | undefined {
+    return this.#tracer;
+  }
+
+  set tracer(tracer: RankTrace | undefined) {
+    this.#tracer = tracer;
+    this.sends.tracer = tracer;
+    this.receives.tracer = tracer;
+  }
 
   /** `progress` builds how this rank waits (and its clock) around the endpoint's polling. */
   constructor(transport: Transport, settings: Settings, progress: (host: ProgressHost) => Progress) {

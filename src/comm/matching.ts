@@ -71,6 +71,8 @@ export interface UnexpectedMessage {
   /** World rank of the sender (where a CTS goes) and its request id. */
   readonly peer: number;
   readonly senderRequest: number;
+  /** The sender's sequence number of the message to this rank (timelines pair sends and receives by it). */
+  readonly sequence: number;
   /** Set while a pipelined eager message is still arriving into `data`. */
   incoming?: IncomingMessage | undefined;
 }

@@ -5,6 +5,7 @@
  * announcements (a match answers with a clear-to-send; the DATA frames then land straight in the
  * receive's buffer). Unexpected large messages cost only their announcement, never a buffer.
  */
+import type { RankTrace } from '../trace/rank-trace.js';
 import { ErrorCode, TsmpiError } from '../errors.js';
 import { copyInto, copyOut } from '../transport/copy-bytes.js';
 import type { InboundFrame, Link } from '../transport/link.js';
@@ -28,6 +29,8 @@ export interface ReceivePathHost {
 
 export class ReceivePath {
   private readonly host: ReceivePathHost;
+  /** The rank's timeline recorder, when tracing. */
+  tracer: RankTrace | undefined = undefined;
   /** Matching queues by context id (ids are small integers handed out in order). */
   private readonly contexts: (MatchQueues | undefined)[] = [];
   /** Rendezvous receives whose data is on its way, by the id their clear-to-send carried. */
@@ -81,6 +84,7 @@ export class ReceivePath {
 
   /** A receive takes an unexpected message: deliver it, answer its announcement, or wait for its last bytes. */
   private takeMessage(posted: ReceiveRequest, message: UnexpectedMessage): void {
+    this.tracer?.matched(message.peer, message.sequence, message.bytes);
     if (message.incoming !== undefined) {
       // Still arriving: this receive takes it when its last byte is in.
       message.incoming.receiver = posted;
@@ -144,12 +148,13 @@ export class ReceivePath {
     const tag = w[h + H_TAG]!;
     const queues = this.queues(context);
     if (w[h + H_TOTAL]! > frame.payloadLength) {
-      this.startIncoming(link.peer, w[h + H_AUX]!, queues, source, tag, frameKind(word0), w[h + H_TOTAL]!);
+      this.startIncoming(link.peer, w[h + H_AUX]!, queues, source, tag, frameKind(word0), w[h + H_TOTAL]!, w[h + H_SEQ]!);
       this.onIncomingBytes(link.peer * 4294967296 + w[h + H_AUX]!, 0, frame);
       return;
     }
     const posted = queues.takePosted(source, tag);
     if (posted !== undefined) {
+      this.tracer?.matched(link.peer, w[h + H_SEQ]!, frame.payloadLength);
       this.deliverEager(posted, source, tag, frameKind(word0), frame.bytes, frame.payloadOffset, frame.payloadLength);
     } else {
       queues.unexpected.push({
@@ -160,6 +165,7 @@ export class ReceivePath {
         data: copyOut(frame.bytes, frame.payloadOffset, frame.payloadLength),
         peer: link.peer,
         senderRequest: 0,
+        sequence: w[h + H_SEQ]!,
       });
     }
   }
@@ -176,8 +182,10 @@ export class ReceivePath {
     const kind = frameKind(w[h + H_TYPE]!);
     const queues = this.queues(context);
     const posted = queues.takePosted(source, tag);
-    if (posted !== undefined) this.matchRendezvous(posted, source, tag, kind, total, link.peer, senderRequest);
-    else queues.unexpected.push({ source, tag, kind, bytes: total, data: null, peer: link.peer, senderRequest });
+    if (posted !== undefined) {
+      this.tracer?.matched(link.peer, w[h + H_SEQ]!, total);
+      this.matchRendezvous(posted, source, tag, kind, total, link.peer, senderRequest);
+    } else queues.unexpected.push({ source, tag, kind, bytes: total, data: null, peer: link.peer, senderRequest, sequence: w[h + H_SEQ]! });
   }
 
   /**
@@ -332,11 +340,12 @@ export class ReceivePath {
   }
 
   /** The first frame of a pipelined eager message: match it now, its bytes follow. */
-  private startIncoming(peer: number, id: number, queues: MatchQueues, source: number, tag: number, kind: number, total: number): void {
+  private startIncoming(peer: number, id: number, queues: MatchQueues, source: number, tag: number, kind: number, total: number, sequence: number): void {
     const key = peer * 4294967296 + id;
     const message: IncomingMessage = { key, source, tag, kind, total, peer, received: 0, dest: null, direct: false, receiver: null, entry: null };
     const posted = queues.takePosted(source, tag);
     if (posted !== undefined) {
+      this.tracer?.matched(peer, sequence, total);
       posted.peerWorld = peer;
       message.receiver = posted;
       if (posted.into !== null) {
@@ -355,7 +364,7 @@ export class ReceivePath {
       }
     } else {
       message.dest = new Uint8Array(total);
-      const entry: UnexpectedMessage = { source, tag, kind, bytes: total, data: message.dest, peer, senderRequest: 0, incoming: message };
+      const entry: UnexpectedMessage = { source, tag, kind, bytes: total, data: message.dest, peer, senderRequest: 0, sequence, incoming: message };
       message.entry = entry;
       queues.unexpected.push(entry);
     }

@@ -5,6 +5,7 @@
  * engine re-checks the conditions of its waiters after every poll, so a request costs no promise
  * unless someone awaits it.
  */
+import type { RankTrace } from '../trace/rank-trace.js';
 import { ErrorCode, TsmpiError } from '../errors.js';
 import type { WaitDescription } from '../transport/progress.js';
 import { Status, UNDEFINED } from './status.js';
@@ -24,6 +25,8 @@ export interface RequestDriver {
   waitUntil(condition: () => boolean, description: RequestDescription): Promise<void>;
   /** Cancels a pending receive; returns true when it was still unmatched. */
   cancel(request: Request<unknown>): boolean;
+  /** The rank's timeline recorder, when tracing. */
+  readonly tracer?: RankTrace | undefined;
 }
 
 const PENDING = 0;
@@ -188,6 +191,12 @@ type Results<T extends readonly Request<unknown>[]> = { -readonly [K in keyof T]
  * the engine spins (then sleeps) until the last request completes.
  */
 export function waitAll<T extends readonly Request<unknown>[]>(requests: T): Promise<Results<T>> {
+  const trace = requests[0]?.driver.tracer;
+  if (trace !== undefined && trace.mute === 0) return trace.around('waitAll', '', -1, -1, () => waitAllNow(requests));
+  return waitAllNow(requests);
+}
+
+function waitAllNow<T extends readonly Request<unknown>[]>(requests: T): Promise<Results<T>> {
   let next = 0;
   const allDone = (): boolean => {
     while (next < requests.length && requests[next]!.state !== PENDING) next++;
@@ -219,12 +228,18 @@ function settleAll<T extends readonly Request<unknown>[]>(requests: T): Promise<
  * or all inactive: REQUEST_NULL, or reported already) the index is UNDEFINED (MPI_Waitany).
  */
 export async function waitAny<T>(requests: readonly Request<T>[]): Promise<{ index: number; value: T; status: Status }> {
-  await untilOneDone(requests, 'waitAny');
+  await tracedWait('waitAny', requests, () => untilOneDone(requests, 'waitAny'));
   const index = firstDone(requests);
   if (index === UNDEFINED) return { index, value: undefined as T, status: new Status() };
   const request = requests[index]!;
   request.reported = true;
   return { index, value: await request.settled(), status: request.status! };
+}
+
+/** A wait of several requests as a slice of the timeline, when the rank traces. */
+function tracedWait(name: string, requests: readonly Request<unknown>[], run: () => Promise<void>): Promise<void> {
+  const trace = requests[0]?.driver.tracer;
+  return trace !== undefined && trace.mute === 0 ? trace.around(name, '', -1, -1, run) : run();
 }
 
 /** Polls once; true when every request has completed (all of them are then inactive). */
@@ -253,7 +268,7 @@ export function testAny(requests: readonly Request<unknown>[]): number {
  * when no request is active (MPI's outcount MPI_UNDEFINED).
  */
 export async function waitSome<T>(requests: readonly Request<T>[]): Promise<Some<T> | undefined> {
-  await untilOneDone(requests, 'waitSome');
+  await tracedWait('waitSome', requests, () => untilOneDone(requests, 'waitSome'));
   return collectSome(requests);
 }
 

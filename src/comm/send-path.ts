@@ -7,6 +7,7 @@
  * order per (source, tag, context) holds. A link that closed fails what is queued on it, and
  * every later send to that peer at once (a frame queued on a dead link would wait for ever).
  */
+import type { RankTrace } from '../trace/rank-trace.js';
 import type { Settings } from '../config/tunables.js';
 import { ErrorCode, TsmpiError } from '../errors.js';
 import { FRAME_HEADER_WORDS, FRAME_SPLITTABLE, FRAME_UNORDERED, type InboundFrame, type Link, type LinkEvents } from '../transport/link.js';
@@ -61,6 +62,8 @@ export interface PeerState {
   backlogged: boolean;
   /** Why the sending link closed: what is sent to the peer afterwards fails at once. */
   failed: TsmpiError | undefined;
+  /** Messages started to this peer: the next one's sequence number (timelines pair sends and receives by it). */
+  sent: number;
 }
 
 /** What the send path needs of its endpoint. */
@@ -83,6 +86,8 @@ export class SendPath {
   private readonly sends = new Map<number, RendezvousSend>();
   private readonly header = new Int32Array(FRAME_HEADER_WORDS);
   private nextSendId = 1;
+  /** The rank's timeline recorder, when tracing. */
+  tracer: RankTrace | undefined = undefined;
 
   constructor(host: SendPathHost, size: number) {
     this.host = host;
@@ -118,7 +123,7 @@ export class SendPath {
     let peer = this.peers[rank];
     if (peer === undefined) {
       const link = this.host.transport.createLink(rank, this.host.events);
-      peer = { link, queue: [], head: 0, backlogged: false, failed: undefined };
+      peer = { link, queue: [], head: 0, backlogged: false, failed: undefined, sent: 0 };
       this.peers[rank] = peer;
       this.host.linkMade(rank, link);
     }
@@ -144,7 +149,9 @@ export class SendPath {
     header[H_CONTEXT] = context;
     header[H_SOURCE] = source;
     header[H_TAG] = tag;
-    header[H_SEQ] = 0;
+    const sequence = ++peer.sent;
+    header[H_SEQ] = sequence;
+    this.tracer?.sent(dest, sequence, tag, length);
     const limits = peer.link.limits;
     const eagerLimit = synchronous ? -1 : (limits.eagerLimit ?? settings.eagerLimit);
     if (length <= Math.min(eagerLimit, limits.maxFramePayload)) {

@@ -300,6 +300,28 @@ export const tunables = {
     defaultValue: () => false,
     parse: (text) => parseChoice('TSMPI_CHECK', text, ['0', '1'] as const) === '1',
   } satisfies Tunable<boolean>,
+  trace: {
+    env: 'TSMPI_TRACE',
+    description:
+      'Write a timeline of the run to this file (Chrome trace JSON, opens in Perfetto): a slice per communication call, the rounds of collectives, arrows from each send to its receive. `tsmpi run --trace FILE` and `tsmpi sim --trace FILE` set it. Empty: no timeline (the hooks cost one test each).',
+    defaultText: "'' (off)",
+    defaultValue: () => '',
+    parse: (text) => text,
+  } satisfies Tunable<string>,
+  traceChunk: {
+    env: 'TSMPI_TRACE_CHUNK',
+    description: "Events a rank keeps in memory before it hands them to its process to write out (each event 33 bytes).",
+    defaultText: '65536',
+    defaultValue: () => 65536,
+    parse: (text) => Math.max(16, Math.floor(parseNonNegative('TSMPI_TRACE_CHUNK', text))),
+  } satisfies Tunable<number>,
+  traceLimit: {
+    env: 'TSMPI_TRACE_LIMIT',
+    description: "Most events recorded per rank; later ones are counted as dropped (the file's metadata says how many).",
+    defaultText: '4000000',
+    defaultValue: () => 4_000_000,
+    parse: (text) => Math.floor(parseNonNegative('TSMPI_TRACE_LIMIT', text)),
+  } satisfies Tunable<number>,
   sourceMaps: {
     env: 'TSMPI_SOURCE_MAPS',
     description:

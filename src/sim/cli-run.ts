@@ -6,7 +6,8 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { HANG_EXIT_CODE } from '../bootstrap/rank-host.js';
 import { ErrorCode, TsmpiError } from '../errors.js';
-import { writeChromeTrace } from './output/chrome-trace.js';
+import { chromeTrace } from '../trace/chrome-trace.js';
+import { describeTrace, summaryOf, writeTrace } from '../trace/trace-files.js';
 import { StatusLine } from './output/status-line.js';
 import { formatSeconds, printSummary, summarize } from './output/summary.js';
 import { parseHostfile } from './platform/hostfile.js';
@@ -178,7 +179,11 @@ export async function runSimulation(programPath: string | undefined, args: strin
   const summary = summarize(result);
   printSummary(summary);
   if (flags.json) writeFileSync(flags.json, `${JSON.stringify({ program: label, platform: flags.platform ?? 'default crossbar', network: result.network.name, ...('crosstraffic' in result.network ? { crosstraffic: result.network.crosstraffic } : {}), ...(typeof program === 'string' && flags.collectives === undefined ? {} : { collectives }), computeMode, ...summary }, null, 2)}\n`);
-  if (flags.trace) writeChromeTrace(flags.trace, result.world.spans ?? [], np);
+  if (flags.trace && result.traceChunks !== undefined) {
+    const trace = chromeTrace(result.traceChunks, (result.traceNodes ?? []).map((node) => ({ node })), { simulated: true, makespanSeconds: result.makespan }, result.world.spans ?? []);
+    writeTrace(flags.trace, trace);
+    process.stderr.write(`${describeTrace(flags.trace, summaryOf(trace))}\n`);
+  }
   return 0;
 }
 

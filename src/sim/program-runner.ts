@@ -10,6 +10,7 @@
  * nothing is left and some ranks have not finished, they are deadlocked: each one's waits are
  * reported.
  */
+import type { TraceChunk } from '../trace/rank-trace.js';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { prepareApp } from '../bootstrap/app-loader.js';
 import { notifyPeerGone } from '../bootstrap/peer-notices.js';
@@ -117,6 +118,9 @@ export interface SimRunResult {
   wallSeconds: number;
   network: NetworkModel;
   world: SimWorld;
+  /** Every rank's timeline, when recorded, and the name of each rank's host. */
+  traceChunks?: TraceChunk[][];
+  traceNodes?: string[];
 }
 
 interface RankStore {
@@ -168,7 +172,10 @@ export async function runProgram(options: ProgramRunOptions): Promise<SimRunResu
     pids: options.hostOf.map(() => process.pid),
     addresses: options.hostOf.map((h) => options.hosts.names[h] ?? ''),
   };
-  const env = options.env ?? process.env;
+  const givenEnv = options.env ?? process.env;
+  // A traced simulation: every rank records its timeline (the same recorder as a real run's).
+  const env = options.record && (givenEnv.TSMPI_TRACE ?? '') === '' ? { ...givenEnv, TSMPI_TRACE: 'sim' } : givenEnv;
+  const traceChunks: TraceChunk[][] | undefined = options.record ? Array.from({ length: options.np }, () => []) : undefined;
   const stores: RankStore[] = [];
   const failures: { rank: number; error: unknown }[] = [];
   let finished = 0;
@@ -253,7 +260,17 @@ export async function runProgram(options: ProgramRunOptions): Promise<SimRunResu
     for (let r = 0; r < options.np; r++) {
       const simRank = world.ranks[r]!;
       const store: RankStore = {
-        context: { kind: 'sim', rank: r, size: options.np, transport: new SimTransport(fabric, r), job, env, now: () => world.rankNow(simRank), onEnd: (how) => announceEnd(r, how) },
+        context: {
+          kind: 'sim',
+          rank: r,
+          size: options.np,
+          transport: new SimTransport(fabric, r),
+          job,
+          env,
+          now: () => world.rankNow(simRank),
+          onEnd: (how) => announceEnd(r, how),
+          ...(traceChunks !== undefined ? { onTrace: (chunk: TraceChunk) => traceChunks[r]!.push(chunk) } : {}),
+        },
         cache: new Map(),
       };
       stores.push(store);
@@ -356,6 +373,8 @@ export async function runProgram(options: ProgramRunOptions): Promise<SimRunResu
       });
     }
   } finally {
+    // What each rank recorded since its last chunk (a failed or stuck run keeps its timeline too).
+    if (traceChunks !== undefined) for (const store of stores) (store.cache.get('runtime') as { endpoint?: { tracer?: { flush(last: boolean): void } } } | undefined)?.endpoint?.tracer?.flush(true);
     restoreTimers();
     process.exitCode = baseExitCode;
     process.env = realEnv;
@@ -366,5 +385,5 @@ export async function runProgram(options: ProgramRunOptions): Promise<SimRunResu
     app?.cleanup();
   }
   const makespan = Math.max(0, ...world.ranks.map((r) => r.stats.end));
-  return { makespan, ranks: world.ranks.map((r) => r.stats), events: sim.processed, wallSeconds: (performance.now() - started) / 1000, network, world };
+  return { makespan, ranks: world.ranks.map((r) => r.stats), events: sim.processed, wallSeconds: (performance.now() - started) / 1000, network, world, ...(traceChunks !== undefined ? { traceChunks, traceNodes: options.hostOf.map((h) => options.hosts.names[h] ?? `host ${h}`) } : {}) };
 }

@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { after, before, describe, test } from 'node:test';
 import { explain, fixture, repoRoot, tsmpi, type JobResult } from '../helpers/run-job.ts';
 import { hostAddress, hostfile, hosts, hostsMissing, leftOnHosts } from '../helpers/hosts.ts';
+import { rankOfTrack, readTimeline } from '../helpers/trace.ts';
 
 const missing = hostsMissing();
 if (missing !== undefined && process.env.TSMPI_REQUIRE_HOSTS === '1') throw new Error(`multi-host tests required but ${missing}`);
@@ -237,6 +238,26 @@ describe('tsmpi run on 4 hosts over ssh', { skip }, () => {
     const map = await tsmpi(['run', '--hostfile', hostfile, '--map-by', 'core', 'examples/pi.ts']);
     assert.equal(map.code, 2, explain(map));
     assert.match(map.stderr, /--map-by core is not a mapping tsmpi knows/);
+  });
+
+  test('--trace across 4 hosts: one timeline, a process group per host, every rank and every arrow (issue 16)', { timeout: 120_000 }, async () => {
+    const dir = mkdtempSync(`${tmpdir()}/tsmpi-hosts-trace-`);
+    try {
+      const file = `${dir}/ring.json`;
+      const result = await tsmpi(['run', '--hostfile', hostfile, '-n', '8', '--trace', file, 'examples/ring.ts']);
+      assert.equal(result.code, 0, explain(result));
+      const t = readTimeline(file);
+      assert.deepEqual(t.other.nodes, [1, 2, 3, 4].map(hostAddress));
+      assert.deepEqual(t.other.missingRanks, []);
+      const nodeOfRank = new Map(t.slices.map((s) => [rankOfTrack(t, s), s.pid]));
+      assert.deepEqual([...nodeOfRank.keys()].sort(), [0, 1, 2, 3, 4, 5, 6, 7]);
+      for (const [rank, pid] of nodeOfRank) assert.equal(pid, Math.floor(rank / 2) + 1, `rank ${rank} under host ${pid}`);
+      assert.equal(t.flows.length, t.other.messages);
+      assert.equal(t.other.unmatchedReceives, 0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+    await nothingLeft();
   });
 
   test('a host without sshd fails the job at start, naming it', { timeout: 60_000 }, async () => {

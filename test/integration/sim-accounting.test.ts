@@ -22,7 +22,9 @@ interface PerRank {
 interface TraceEvent {
   ph: string;
   cat: string;
+  name: string;
   tid: number;
+  args?: { rank?: number };
   ts?: number;
   dur?: number;
 }
@@ -51,13 +53,13 @@ for (const mode of ['gather', 'stencil', 'waitall']) {
         if (overhead === '0') assert.equal(r.overhead, 0);
         else assert.ok(r.overhead > 0, `rank ${r.rank} sent frames but paid no overhead`);
         // The timeline: this rank's spans in order, each starting where the last ended, from 0 to end.
-        const spans = events.filter((e) => e.ph === 'X' && e.tid === r.rank).sort((a, b) => a.ts! - b.ts!);
+        const spans = events.filter((e) => e.ph === 'X' && e.cat === 'virtual' && e.args?.rank === r.rank).sort((a, b) => a.ts! - b.ts!);
         let at = 0;
         const byKind: Record<string, number> = { compute: 0, blocked: 0, overhead: 0 };
         for (const s of spans) {
-          assert.ok(Math.abs(s.ts! - at) < 1e-6, `rank ${r.rank}: a ${s.cat} span starts at ${s.ts} us, the previous ended at ${at} us`);
+          assert.ok(Math.abs(s.ts! - at) < 1e-6, `rank ${r.rank}: a ${s.name} span starts at ${s.ts} us, the previous ended at ${at} us`);
           at = s.ts! + s.dur!;
-          byKind[s.cat] = byKind[s.cat]! + s.dur! / 1e6;
+          byKind[s.name] = byKind[s.name]! + s.dur! / 1e6;
         }
         assert.ok(Math.abs(at - r.end * 1e6) < 1e-6, `rank ${r.rank}: spans end at ${at} us, the rank at ${r.end * 1e6} us`);
         for (const kind of ['compute', 'blocked', 'overhead'] as const) assert.ok(Math.abs(byKind[kind]! - r[kind]) < 1e-9, `rank ${r.rank}: ${kind} spans ${byKind[kind]} s, stats ${r[kind]} s`);

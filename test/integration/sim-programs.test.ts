@@ -122,13 +122,18 @@ test('a SimGrid trace replays, and a world size that does not match it is refuse
   assert.match(wrong.stderr, /-n 5 does not match the 3 ranks/);
 });
 
-test('--trace writes a Chrome trace with each rank as a thread', { timeout: 60_000 }, async () => {
+test('--trace of a workload: each rank a track of its calls, its virtual time accounted on a lane of its own, every message an arrow', { timeout: 60_000 }, async () => {
   const path = join(dir, 'trace.json');
   const result = await tsmpi(['sim', '--workload', 'stencil2d', '-n', '4', '--param', 'steps=2', '--quiet', '--trace', path]);
   assert.equal(result.code, 0, explain(result));
-  const trace = JSON.parse(readFileSync(path, 'utf8')) as { traceEvents: { ph: string; tid: number; name: string }[] };
-  const tids = new Set(trace.traceEvents.filter((e) => e.ph === 'X').map((e) => e.tid));
-  assert.deepEqual([...tids].sort(), [0, 1, 2, 3]);
+  const trace = JSON.parse(readFileSync(path, 'utf8')) as { traceEvents: { ph: string; tid: number; name: string; cat?: string; args?: { name?: string } }[]; otherData: { messages: number; unmatchedReceives: number } };
+  const names = trace.traceEvents.filter((e) => e.ph === 'M' && e.name === 'thread_name').map((e) => e.args!.name);
+  assert.deepEqual(names.sort(), ['rank 0', 'rank 0: virtual time', 'rank 1', 'rank 1: virtual time', 'rank 2', 'rank 2: virtual time', 'rank 3', 'rank 3: virtual time']);
+  const calls = new Set(trace.traceEvents.filter((e) => e.ph === 'X' && e.cat !== 'virtual').map((e) => e.name));
+  for (const name of ['isend', 'irecvInto', 'waitAll', 'computeFlops']) assert.ok(calls.has(name), `no ${name} slice: ${[...calls].join(', ')}`);
+  // 2 steps, 4 ranks on a 2 x 2 grid, 2 neighbours each: 16 messages, each an arrow.
+  assert.equal(trace.otherData.messages, 16);
+  assert.equal(trace.otherData.unmatchedReceives, 0);
 });
 
 test('--list-workloads names every generator with its parameters', async () => {

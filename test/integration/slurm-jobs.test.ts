@@ -6,11 +6,14 @@
 // node cut off mid-job is named while its tasks end on their own.
 // Set TSMPI_REQUIRE_SLURM=1 (.ci/run does) to make a missing SLURM a failure, not a skip.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { explain, fixture } from '../helpers/run-job.ts';
 import { cancelSteps, slurmMissing, srunExec, startSlurm, stopSlurm } from '../helpers/slurm.ts';
 import { hostAddress, hosts, hostsMissing, processesOnHost } from '../helpers/hosts.ts';
+import { rankOfTrack, readTimeline } from '../helpers/trace.ts';
 
 const missing = slurmMissing();
 if (missing !== undefined && process.env.TSMPI_REQUIRE_SLURM === '1') throw new Error(`SLURM tests required but ${missing}`);
@@ -69,6 +72,25 @@ describe('SLURM, one node', { skip }, () => {
     const counts = /tasks per rank \(central\): rank 0: (\d+), rank 1: (\d+), rank 2: (\d+), rank 3: (\d+)/.exec(result.stdout);
     assert.ok(counts, explain(result));
     assert.equal(counts.slice(1).reduce((a, b) => a + Number(b), 0), 100);
+  });
+
+  test('srun -n 4 tsmpi exec with TSMPI_TRACE: task 0 merges every task\'s timeline once all have ended (issue 16)', { timeout: 120_000 }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tsmpi-slurm-trace-'));
+    try {
+      const file = join(dir, 'ring.json');
+      const result = await srunExec(['-n', '4'], 'examples/ring.ts', [], { TSMPI_TRACE: file });
+      assert.equal(result.code, 0, explain(result));
+      const t = readTimeline(file);
+      assert.equal(t.other.ranks, 4);
+      assert.deepEqual(t.other.missingRanks, []);
+      assert.deepEqual([...new Set(t.slices.map((s) => rankOfTrack(t, s)))].sort(), [0, 1, 2, 3]);
+      assert.equal(t.flows.length, t.other.messages);
+      assert.equal(t.other.unmatchedReceives, 0);
+      for (const { from, to } of t.flows) assert.ok(to.ts! >= from.ts! - 200, `an arrow back in time: ${from.ts} -> ${to.ts}`);
+      assert.deepEqual(readdirSync(dir), ['ring.json'], 'the part files are merged and removed');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   test('a task that throws ends the job non-zero, naming its rank', { timeout: 120_000 }, async () => {

@@ -27,7 +27,7 @@ function code(path: string): string {
 }
 
 /** Layers above the link: they take time and timers from the rank's clock (comm.clock, Progress.clock). */
-const ABOVE_THE_LINK = ['comm', 'batch', 'balance', 'policy', 'rails'];
+const ABOVE_THE_LINK = ['comm', 'batch', 'balance', 'policy', 'rails', 'trace'];
 const WALL_CLOCK = /\b(performance\.now|Date\.now|setTimeout|setInterval|setImmediate)\b/;
 
 test('above the link, no file reads the wall clock or sets a real timer', () => {
@@ -65,6 +65,7 @@ const RULES: { dir: string; never: string[]; why: string }[] = [
   { dir: 'comm', never: ['rails/', 'batch/', 'balance/', 'sim/', 'bootstrap/'], why: 'the protocol sees rails only as a Link; batch and balance are built on the communicator' },
   { dir: 'policy', never: ['comm/', 'transport/', 'rails/', 'batch/', 'balance/', 'sim/', 'bootstrap/'], why: 'policies are pure' },
   { dir: 'batch', never: ['balance/', 'sim/', 'bootstrap/', 'rails/'], why: 'batch is built on the communicator' },
+  { dir: 'trace', never: ['transport/', 'rails/', 'batch/', 'balance/', 'sim/', 'bootstrap/'], why: 'the timeline records calls and messages; launchers and the simulator write it' },
 ];
 
 for (const rule of RULES) {

@@ -41,7 +41,7 @@ test('matching: every message goes to the receive MPI ordering says it goes to',
           const id = messageId++;
           const r = queues.takePosted(e.source, e.tag);
           if (r) got.push([receiveIds.get(r)!, id]);
-          else queues.unexpected.push({ source: e.source, tag: e.tag, kind: 0, bytes: 0, data: Uint8Array.of(id), peer: e.source, senderRequest: 0 });
+          else queues.unexpected.push({ source: e.source, tag: e.tag, kind: 0, bytes: 0, data: Uint8Array.of(id), peer: e.source, senderRequest: 0, sequence: id });
           const i = refPosted.findIndex((p) => fits(p.source, p.tag, e.source, e.tag));
           if (i >= 0) want.push([refPosted.splice(i, 1)[0]!.id, id]);
           else refUnexpected.push({ id, source: e.source, tag: e.tag });
@@ -69,7 +69,7 @@ test('matching: messages of one (source, tag) are taken in arrival order (non-ov
   fc.assert(
     fc.property(fc.array(fc.integer({ min: 0, max: 3 }), { minLength: 1, maxLength: 100 }), (tags) => {
       const queues = new MatchQueues();
-      tags.forEach((tag, i) => queues.unexpected.push({ source: 1, tag, kind: 0, bytes: 0, data: Uint8Array.of(i), peer: 1, senderRequest: 0 }));
+      tags.forEach((tag, i) => queues.unexpected.push({ source: 1, tag, kind: 0, bytes: 0, data: Uint8Array.of(i), peer: 1, senderRequest: 0, sequence: i }));
       for (const tag of [0, 1, 2, 3]) {
         let last = -1;
         for (;;) {

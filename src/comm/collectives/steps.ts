@@ -28,15 +28,28 @@ export function* withResult<T>(steps: Steps<unknown>, result: T): Steps<T> {
 /** Runs the steps to the end, awaiting each (a blocking collective). */
 export async function runSteps<T>(steps: Steps<T>): Promise<T> {
   let next = steps.next();
+  let round = 0;
   while (next.done !== true) {
     const awaited = next.value;
     let result: unknown;
+    const trace = (isRequest(awaited) ? awaited : awaited[0])?.driver.tracer;
+    // Each step the collective waits for is a round of its slice in the timeline.
+    const slice = trace === undefined ? 0 : trace.begin(`round ${++round}`, '', -1, -1);
     try {
-      result = isRequest(awaited) ? await awaited.wait() : await waitAll(awaited);
+      if (trace !== undefined) trace.mute++;
+      let waiting: Promise<unknown>;
+      try {
+        waiting = isRequest(awaited) ? awaited.wait() : waitAll(awaited);
+      } finally {
+        if (trace !== undefined) trace.mute--;
+      }
+      result = await waiting;
     } catch (error) {
+      trace?.end(slice);
       next = steps.throw(error);
       continue;
     }
+    trace?.end(slice);
     next = steps.next(result);
   }
   return next.value;

@@ -1,0 +1,169 @@
+/**
+ * Call slices for the timeline, interposed as MPI's profiling interface (PMPI) interposes its
+ * wrappers: when a rank traces, the communicator's and requests' public calls are wrapped once
+ * per thread, so a run without `--trace` runs the unwrapped methods and pays nothing. A wrapped
+ * call opens a slice named after it (with its communicator, peer and tag) and closes it when it
+ * returns (a nonblocking post) or its promise settles (a blocking call); what it calls itself
+ * during its synchronous part is not traced again (a blocking send's isend and wait).
+ */
+import { Communicator } from '../comm/communicator.js';
+import { Request } from '../comm/request.js';
+import type { RankTrace } from './rank-trace.js';
+
+/** How a traced method is read: where its peer and tag are among the arguments (-1: none). */
+interface CallShape {
+  readonly peer: number;
+  readonly tag: number;
+  /** The tag when the program leaves it out (sends: 0). */
+  readonly defaultTag?: number;
+}
+
+const p2p = (peer: number, tag: number): CallShape => ({ peer, tag });
+const sendShape = (peer: number, tag: number): CallShape => ({ peer, tag, defaultTag: 0 });
+const none: CallShape = { peer: -1, tag: -1 };
+const rooted = (root: number): CallShape => ({ peer: root, tag: -1 });
+
+/** Calls that return a promise: their slice lasts until it settles. */
+const BLOCKING: Record<string, CallShape> = {
+  send: sendShape(1, 2),
+  ssend: sendShape(1, 2),
+  rsend: sendShape(1, 2),
+  bsend: sendShape(1, 2),
+  recv: p2p(0, 1),
+  recvInto: p2p(1, 2),
+  sendrecv: sendShape(1, 3),
+  sendrecvReplace: sendShape(1, 3),
+  probe: p2p(0, 1),
+  mprobe: p2p(0, 1),
+  barrier: none,
+  bcast: rooted(1),
+  bcastInto: rooted(1),
+  reduce: rooted(2),
+  allreduce: none,
+  scan: none,
+  exscan: none,
+  gather: rooted(1),
+  gatherv: rooted(1),
+  scatter: rooted(1),
+  scatterv: rooted(2),
+  allgather: none,
+  allgatherv: none,
+  alltoall: none,
+  alltoallv: none,
+  split: none,
+  dup: none,
+  create: none,
+  createGroup: none,
+  splitType: none,
+  sleep: none,
+  compute: none,
+  computeFlops: none,
+  detachBuffer: none,
+  flushBuffer: none,
+};
+
+/** Calls that return a request at once: a slice of their own (short) duration. */
+const POSTS: Record<string, CallShape> = {
+  isend: sendShape(1, 2),
+  issend: sendShape(1, 2),
+  irsend: sendShape(1, 2),
+  ibsend: sendShape(1, 2),
+  irecv: p2p(0, 1),
+  irecvInto: p2p(1, 2),
+  ibarrier: none,
+  ibcast: rooted(1),
+  ibcastInto: rooted(1),
+  ireduce: rooted(2),
+  iallreduce: none,
+  iscan: none,
+  iexscan: none,
+  igather: rooted(1),
+  igatherv: rooted(1),
+  iscatter: rooted(1),
+  iscatterv: rooted(2),
+  iallgather: none,
+  iallgatherv: none,
+  ialltoall: none,
+  ialltoallv: none,
+  idup: none,
+};
+
+type Method = (this: unknown, a?: unknown, b?: unknown, c?: unknown, d?: unknown, e?: unknown, f?: unknown) => unknown;
+
+let installed = false;
+
+function argument(index: number, absent: number, a: unknown, b: unknown, c: unknown, d: unknown): number {
+  const value = index === 0 ? a : index === 1 ? b : index === 2 ? c : index === 3 ? d : undefined;
+  return typeof value === 'number' ? value : absent;
+}
+
+/** Ends a slice when a call's promise settles (one closure, no promise of its own kept). */
+function endWhenSettled(trace: RankTrace, id: number, promise: Promise<unknown>): void {
+  const end = (): void => trace.end(id);
+  promise.then(end, end);
+}
+
+function tracerOf(comm: Communicator) {
+  return comm.member ? comm.endpoint.tracer : undefined;
+}
+
+/** Wraps the traced calls of Communicator and Request (once per thread; idempotent). */
+export function installCallTracing(): void {
+  if (installed) return;
+  installed = true;
+  const proto = Communicator.prototype as unknown as Record<string, Method>;
+  for (const [name, shape] of Object.entries(BLOCKING)) {
+    const original = proto[name];
+    if (typeof original !== 'function') continue;
+    const absentTag = shape.defaultTag ?? -1;
+    // Fixed arity (no rest array): every traced method takes at most six arguments, and an
+    // absent one passed as undefined takes its default as before.
+    proto[name] = function (this: unknown, a?: unknown, b?: unknown, c?: unknown, d?: unknown, e?: unknown, f?: unknown): unknown {
+      const comm = this as Communicator;
+      const trace = tracerOf(comm);
+      if (trace === undefined || trace.mute > 0) return original.call(this, a, b, c, d, e, f);
+      const id = trace.begin(name, comm.name, argument(shape.peer, -1, a, b, c, d), argument(shape.tag, absentTag, a, b, c, d));
+      trace.mute++;
+      let promise: Promise<unknown>;
+      try {
+        promise = original.call(this, a, b, c, d, e, f) as Promise<unknown>;
+      } catch (error) {
+        trace.end(id);
+        throw error;
+      } finally {
+        trace.mute--;
+      }
+      endWhenSettled(trace, id, promise);
+      return promise;
+    };
+  }
+  for (const [name, shape] of Object.entries(POSTS)) {
+    const original = proto[name];
+    if (typeof original !== 'function') continue;
+    const absentTag = shape.defaultTag ?? -1;
+    proto[name] = function (this: unknown, a?: unknown, b?: unknown, c?: unknown, d?: unknown, e?: unknown, f?: unknown): unknown {
+      const comm = this as Communicator;
+      const trace = tracerOf(comm);
+      if (trace === undefined || trace.mute > 0) return original.call(this, a, b, c, d, e, f);
+      const id = trace.begin(name, comm.name, argument(shape.peer, -1, a, b, c, d), argument(shape.tag, absentTag, a, b, c, d));
+      trace.mute++;
+      try {
+        return original.call(this, a, b, c, d, e, f);
+      } finally {
+        trace.mute--;
+        trace.end(id);
+      }
+    };
+  }
+  const requestProto = Request.prototype as unknown as Record<string, Method>;
+  const wait = requestProto.wait!;
+  requestProto.wait = function (this: unknown): unknown {
+    const request = this as Request<unknown>;
+    const trace = request.driver.tracer;
+    if (trace === undefined || trace.mute > 0) return wait.call(this);
+    const id = trace.begin(`wait ${request.operation}`, '', request.peer, request.tag);
+    const promise = wait.call(this) as Promise<unknown>;
+    endWhenSettled(trace, id, promise);
+    return promise;
+  };
+}

@@ -1,0 +1,131 @@
+/**
+ * Where a real run's timeline goes: each process of the job appends its ranks' chunks to a part
+ * file beside the trace (`FILE.part-JOB-N`, one JSON line per chunk, written as they come so
+ * that memory stays bounded), and whoever ends the job (the launcher, or task 0 under srun)
+ * merges the parts into FILE and removes them.
+ */
+import { appendFileSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
+import { chromeTrace, type ChromeTrace } from './chrome-trace.js';
+import type { TraceChunk } from './rank-trace.js';
+
+interface PartLine {
+  rank: number;
+  node: string;
+  epoch: number;
+  dropped: number;
+  last: boolean;
+  strings: string[];
+  kinds: number[];
+  times: number[];
+  ints: number[];
+  extra: number[];
+}
+
+function partPrefix(file: string, jobId: string): string {
+  return `${basename(file)}.part-${jobId.replace(/[^A-Za-z0-9_.-]/g, '_')}-`;
+}
+
+/** The part file of one process of job `jobId` (`index`: its first resource id). */
+export function tracePartPath(file: string, jobId: string, index: number): string {
+  return join(dirname(resolve(file)), `${partPrefix(file, jobId)}${index}`);
+}
+
+/** Appends the chunks of one process's ranks to its part file. */
+export class TracePartWriter {
+  private readonly path: string;
+  private readonly node: string;
+
+  constructor(path: string, node: string) {
+    this.path = path;
+    this.node = node;
+    writeFileSync(path, '');
+  }
+
+  add(chunk: TraceChunk): void {
+    const line: PartLine = {
+      rank: chunk.rank,
+      node: this.node,
+      epoch: chunk.epoch,
+      dropped: chunk.dropped,
+      last: chunk.last,
+      strings: chunk.strings,
+      kinds: Array.from(chunk.kinds),
+      times: Array.from(chunk.times),
+      ints: Array.from(chunk.ints),
+      extra: Array.from(chunk.extra),
+    };
+    appendFileSync(this.path, `${JSON.stringify(line)}\n`);
+  }
+}
+
+function chunkOf(line: PartLine): TraceChunk {
+  return {
+    rank: line.rank,
+    count: line.kinds.length,
+    kinds: Uint8Array.from(line.kinds),
+    times: Float64Array.from(line.times),
+    ints: Int32Array.from(line.ints),
+    extra: Float64Array.from(line.extra),
+    strings: line.strings,
+    dropped: line.dropped,
+    epoch: line.epoch,
+    last: line.last,
+  };
+}
+
+/** Everything the timeline file says about the run besides its events. */
+export interface TraceSummary {
+  readonly ranks: number;
+  readonly events: number;
+  readonly dropped: number;
+  /** Ranks with no events in any part (their part was not found: another host's disk?). */
+  readonly missing: number[];
+}
+
+/**
+ * Merges the part files of job `jobId` into `file` (Chrome trace JSON) for a job of `size`
+ * ranks, removes them, and says what the file holds.
+ */
+export function mergeTraceParts(file: string, jobId: string, size: number, otherData: Record<string, unknown> = {}): TraceSummary {
+  const dir = dirname(resolve(file));
+  const prefix = partPrefix(file, jobId);
+  const parts = existsSync(dir) ? readdirSync(dir).filter((name) => name.startsWith(prefix)) : [];
+  const chunks: TraceChunk[][] = Array.from({ length: size }, () => []);
+  const places = Array.from({ length: size }, () => ({ node: '?' }));
+  for (const name of parts) {
+    const path = join(dir, name);
+    for (const text of readFileSync(path, 'utf8').split('\n')) {
+      if (text === '') continue;
+      const line = JSON.parse(text) as PartLine;
+      if (line.rank < 0 || line.rank >= size) continue;
+      chunks[line.rank]!.push(chunkOf(line));
+      places[line.rank] = { node: line.node };
+    }
+    rmSync(path, { force: true });
+  }
+  const missing = chunks.flatMap((c, rank) => (c.length === 0 ? [rank] : []));
+  const trace = chromeTrace(chunks, places, { ...otherData, missingRanks: missing });
+  writeTrace(file, trace);
+  return summaryOf(trace, missing);
+}
+
+export function summaryOf(trace: ChromeTrace, missing: number[] = []): TraceSummary {
+  const events = (trace.otherData.events as number[]).reduce((a, b) => a + b, 0);
+  const dropped = (trace.otherData.dropped as number[]).reduce((a, b) => a + b, 0);
+  return { ranks: trace.otherData.ranks as number, events, dropped, missing };
+}
+
+/** Writes the trace, one event per line (readable, and a viewer streams it just as well). */
+export function writeTrace(file: string, trace: ChromeTrace): void {
+  const lines = trace.traceEvents.map((e) => JSON.stringify(e));
+  writeFileSync(file, `{"displayTimeUnit":"ms","otherData":${JSON.stringify(trace.otherData)},"traceEvents":[\n${lines.join(',\n')}\n]}\n`);
+}
+
+/** One line for the launcher to print: where the timeline is and what it holds. */
+export function describeTrace(file: string, summary: TraceSummary): string {
+  const parts = [`tsmpi: timeline of ${summary.ranks} ranks (${summary.events} events) in ${file}: open it in https://ui.perfetto.dev`];
+  if (summary.dropped > 0) parts.push(`; ${summary.dropped} events dropped past TSMPI_TRACE_LIMIT`);
+  if (summary.missing.length > 0) parts.push(`; no events from rank(s) ${summary.missing.join(', ')} (their part files were not found beside the file)`);
+  return parts.join('');
+}

@@ -1,0 +1,117 @@
+// The timeline's recorder and layout, as properties: whatever calls a rank opens and closes (in
+// any overlap, across any chunk size), every slice comes out once with its times, slices on one
+// track nest (a viewer draws partial overlaps wrongly, so overlapping calls get lanes of their
+// own), and every matched message becomes one arrow; past the limit, events are counted dropped.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import fc from 'fast-check';
+import type { Clock } from '../../src/clock.ts';
+import { chromeTrace } from '../../src/trace/chrome-trace.ts';
+import { RankTrace, type TraceChunk } from '../../src/trace/rank-trace.ts';
+
+class StepClock implements Clock {
+  t = 0;
+  now(): number {
+    return this.t;
+  }
+  schedule(): { id: number } {
+    return { id: 0 };
+  }
+  cancel(): void {}
+}
+
+/** A rank's calls: each opens at a step and closes at a later one. */
+const callsArb = fc.array(fc.record({ open: fc.integer({ min: 0, max: 40 }), length: fc.integer({ min: 0, max: 20 }) }), { minLength: 1, maxLength: 30 });
+
+function record(rank: number, calls: { open: number; length: number }[], chunkEvents: number, limit = 1e9): TraceChunk[] {
+  const clock = new StepClock();
+  const chunks: TraceChunk[] = [];
+  const trace = new RankTrace(rank, clock, { chunkEvents, limit, sink: (c) => chunks.push(c) });
+  const ids = new Map<number, number>();
+  for (let step = 0; step <= 61; step++) {
+    clock.t = step * 1e-3;
+    // Ends before begins at one step: a call closed at t and one opened at t do not overlap.
+    calls.forEach((c, i) => {
+      if (c.length > 0 && c.open + c.length === step) trace.end(ids.get(i)!);
+    });
+    calls.forEach((c, i) => {
+      if (c.open === step) ids.set(i, trace.begin(`call ${i}`, 'world', -1, -1));
+    });
+    calls.forEach((c, i) => {
+      if (c.length === 0 && c.open === step) trace.end(ids.get(i)!);
+    });
+  }
+  trace.flush(true);
+  return chunks;
+}
+
+test('every call comes out once, with its times, on a track where slices nest', () => {
+  fc.assert(
+    fc.property(callsArb, fc.integer({ min: 16, max: 64 }), (calls, chunkEvents) => {
+      const out = chromeTrace([record(0, calls, chunkEvents)], [{ node: 'a' }]);
+      const slices = out.traceEvents.filter((e) => e.ph === 'X' && e.cat === 'call');
+      assert.equal(slices.length, calls.length);
+      for (let i = 0; i < calls.length; i++) {
+        const s = slices.find((e) => e.name === `call ${i}`)!;
+        assert.ok(Math.abs(s.dur! - calls[i]!.length * 1e3) < 1e-6, `call ${i}: ${s.dur} us`);
+      }
+      const byTrack = new Map<number, typeof slices>();
+      for (const s of slices) byTrack.set(s.tid, [...(byTrack.get(s.tid) ?? []), s]);
+      for (const [tid, list] of byTrack) {
+        for (const a of list) {
+          for (const b of list) {
+            if (a === b) continue;
+            const [aEnd, bEnd] = [a.ts! + a.dur!, b.ts! + b.dur!];
+            const disjoint = aEnd <= b.ts! + 1e-9 || bEnd <= a.ts! + 1e-9;
+            const e = 1e-6;
+            const nested = (a.ts! <= b.ts! + e && aEnd >= bEnd - e) || (b.ts! <= a.ts! + e && bEnd >= aEnd - e);
+            assert.ok(disjoint || nested, `track ${tid}: ${a.name} [${a.ts}, ${aEnd}] and ${b.name} [${b.ts}, ${bEnd}] overlap`);
+          }
+        }
+      }
+    }),
+  );
+});
+
+test('every matched message is one arrow from its send to its receive, whatever the chunking', () => {
+  fc.assert(
+    fc.property(fc.array(fc.integer({ min: 1, max: 200 }), { minLength: 1, maxLength: 50 }), fc.integer({ min: 16, max: 40 }), (sizes, chunkEvents) => {
+      const clocks = [new StepClock(), new StepClock()];
+      const chunks: TraceChunk[][] = [[], []];
+      const traces = [0, 1].map((r) => new RankTrace(r, clocks[r]!, { chunkEvents, limit: 1e9, sink: (c) => chunks[r]!.push(c) }));
+      sizes.forEach((bytes, k) => {
+        clocks[0]!.t = clocks[1]!.t = k * 1e-3;
+        const send = traces[0]!.begin('send', 'world', 1, 0);
+        traces[0]!.sent(1, k + 1, 0, bytes);
+        traces[0]!.end(send);
+        clocks[1]!.t = k * 1e-3 + 5e-4;
+        const recv = traces[1]!.begin('recv', 'world', 0, 0);
+        traces[1]!.matched(0, k + 1, bytes);
+        traces[1]!.end(recv);
+      });
+      for (const t of traces) t.flush(true);
+      const out = chromeTrace(chunks, [{ node: 'a' }, { node: 'b' }]);
+      const starts = out.traceEvents.filter((e) => e.ph === 's');
+      const ends = out.traceEvents.filter((e) => e.ph === 'f');
+      assert.equal(starts.length, sizes.length);
+      assert.deepEqual(starts.map((e) => e.id).sort(), ends.map((e) => e.id).sort());
+      assert.deepEqual(starts.map((e) => (e.args as { bytes: number }).bytes), sizes);
+      for (const e of ends) assert.equal(e.bp, 'e');
+      assert.equal(out.otherData.unmatchedReceives, 0);
+      // The bytes of each message are on the call that sent it.
+      assert.deepEqual(out.traceEvents.filter((e) => e.ph === 'X' && e.name === 'send').map((e) => e.args!.bytes), sizes);
+    }),
+  );
+});
+
+test('past the limit, events are counted as dropped and the rest is kept', () => {
+  const chunks = record(0, Array.from({ length: 20 }, (_, i) => ({ open: i, length: 1 })), 16, 15);
+  const total = chunks.reduce((n, c) => n + c.count, 0);
+  assert.equal(total, 15);
+  // Not recorded: the begins of calls 8..19 and the end of call 7 (an unrecorded call has no end to drop).
+  assert.equal(chunks.at(-1)!.dropped, 13);
+  const out = chromeTrace([chunks], [{ node: 'a' }]);
+  assert.deepEqual(out.otherData.dropped, [13]);
+  // A call whose end was dropped still shows, ended where the rank's record ends.
+  assert.equal(out.traceEvents.filter((e) => e.ph === 'X' && e.cat === 'call').length, 8);
+});
