@@ -4,7 +4,7 @@
  * ranks per process, the world found through the launcher's rendezvous). Ranks of this process
  * talk through shared memory, the others through TCP.
  */
-import { describeTrace, mergeTraceParts } from '../trace/trace-files.js';
+import { finishRecording, recording } from '../trace/trace-files.js';
 import { createHash, randomBytes } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import { ErrorCode, TsmpiError } from '../errors.js';
@@ -160,7 +160,8 @@ export async function runExec(options: ExecOptions): Promise<number> {
     // The coordinator stays until every task's process has ended (they talk through it).
     await coordinator?.allClosed();
     // Under srun no launcher outlives the tasks: task 0 merges the job's timeline once all ended.
-    if (coordinator !== undefined && settings.trace !== '') log(describeTrace(settings.trace, mergeTraceParts(settings.trace, job.jobId, part.members.length)));
+    const recorded = recording(env);
+    if (coordinator !== undefined && recorded !== undefined) for (const line of finishRecording(recorded, job.jobId, part.members.length)) log(line);
     return code;
   } finally {
     coordinator?.close();

@@ -239,7 +239,7 @@ async function buildRuntime(context: RankContext, channel: LauncherChannel | und
     const endpoint = new Endpoint(transport, settings, (host) => transport.createProgress!(host, settings));
     endpoint.nodeOfWorld = context.job.nodeOfRank;
     const sink = context.onTrace;
-    if (settings.trace !== '' && sink !== undefined) startTrace(endpoint, context.rank, settings, sink);
+    if ((settings.trace !== '' || settings.profile !== '') && sink !== undefined) startTrace(endpoint, context.rank, settings, sink);
     return { world: worldCommunicator(endpoint, context.size, context.rank, settings), endpoint, settings, job: context.job, arenaBytes: 0, tcp: false };
   }
   const settings = readSettings(process.env, { localRanks: context.localSize, cores: availableParallelism(), remotePeers: context.tcp !== undefined });
@@ -248,7 +248,7 @@ async function buildRuntime(context: RankContext, channel: LauncherChannel | und
   const slot = transport.slot!;
   const endpoint = new Endpoint(transport, settings, (host) => new ProgressEngine(host, control, slot, settings.spinMicros, settings.sleepLimitMs));
   endpoint.nodeOfWorld = job.nodeOfRank;
-  if (settings.trace !== '' && channel !== undefined) {
+  if ((settings.trace !== '' || settings.profile !== '') && channel !== undefined) {
     const trace = startTrace(endpoint, context.rank, settings, (chunk) => channel.post({ type: 'trace', chunk }));
     // The rank's last events go to its host when its program has nothing left to do.
     process.on('beforeExit', () => trace.flush(true));
@@ -268,7 +268,7 @@ async function buildRuntime(context: RankContext, channel: LauncherChannel | und
 /** Records the rank's timeline (TSMPI_TRACE): a recorder on the endpoint, its calls wrapped. */
 function startTrace(endpoint: Endpoint, rank: number, settings: Settings, sink: (chunk: TraceChunk) => void): RankTrace {
   installCallTracing();
-  const trace = new RankTrace(rank, endpoint.engine.clock, { chunkEvents: settings.traceChunk, limit: settings.traceLimit, sink });
+  const trace = new RankTrace(rank, endpoint.engine.clock, { chunkEvents: settings.traceChunk, limit: settings.traceLimit, sink, events: settings.trace !== '', profile: settings.profile !== '' });
   endpoint.tracer = trace;
   return trace;
 }

@@ -8,7 +8,7 @@
  * (first-failure.ts). A process not heard from for the host timeout is lost (its host's link is
  * down, or the host stopped): the job ends, naming it.
  */
-import { describeTrace, mergeTraceParts } from '../trace/trace-files.js';
+import { finishRecording, recording } from '../trace/trace-files.js';
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { constants as osConstantsAll } from 'node:os';
@@ -156,7 +156,7 @@ export async function superviseJob(options: SupervisorOptions): Promise<number> 
     process.off('SIGINT', forward);
     process.off('SIGTERM', forward);
     server.close();
-    const traceFile = options.env.TSMPI_TRACE;
-    if (traceFile !== undefined && traceFile !== '') log(describeTrace(traceFile, mergeTraceParts(traceFile, jobId, options.np)));
+    const recorded = recording(options.env);
+    if (recorded !== undefined) for (const line of finishRecording(recorded, jobId, options.np)) log(line);
   }
 }

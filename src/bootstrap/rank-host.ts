@@ -21,6 +21,8 @@
  * words on one coarse timer.
  */
 import { TracePartWriter, tracePartPath } from '../trace/trace-files.js';
+import { mapProfileSites } from '../trace/rank-profile.js';
+import { isOwnSource } from '../trace/call-tracing.js';
 import { hostname } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { ErrorCode, TsmpiError } from '../errors.js';
@@ -257,9 +259,9 @@ export class RankHost {
     } else if (message.type === 'finalized') {
       this.announceEnd(from, 'finalized', message.linked);
     } else if (message.type === 'trace') {
-      const { job, settings, env } = this.options;
-      this.traceWriter ??= new TracePartWriter(tracePartPath(settings.trace, job.jobId, job.first), env.SLURMD_NODENAME ?? env.TSMPI_NODE ?? job.nodes[job.nodeOfRank[job.first] ?? 0] ?? hostname());
-      this.traceWriter.add(message.chunk);
+      const { job, settings, env, app } = this.options;
+      this.traceWriter ??= new TracePartWriter(tracePartPath({ trace: settings.trace, profile: settings.profile }, job.jobId, job.first), env.SLURMD_NODENAME ?? env.TSMPI_NODE ?? job.nodes[job.nodeOfRank[job.first] ?? 0] ?? hostname());
+      this.traceWriter.add(message.chunk, (profile) => mapProfileSites(profile, (stack) => app.mapStack(stack), process.cwd(), isOwnSource));
     } else if (message.type === 'waits') {
       this.waitReports.set(from.resourceId, message);
     } else if (message.type === 'listening') {

@@ -10,7 +10,7 @@ import { prepareApp } from './app-loader.js';
 import { threadJobInfo } from './job-info.js';
 import { participation, ruleFromEnv } from './participation.js';
 import { RankHost } from './rank-host.js';
-import { describeTrace, mergeTraceParts } from '../trace/trace-files.js';
+import { finishRecording, recording } from '../trace/trace-files.js';
 
 export { HANG_EXIT_CODE } from './rank-host.js';
 
@@ -46,7 +46,8 @@ export async function runThreadJob(options: ThreadJobOptions): Promise<number> {
       layout: settings.memoryBalance === 'shared' ? 'node-shared' : 'per-receiver',
       log,
     }).run();
-    if (settings.trace !== '') log(describeTrace(settings.trace, mergeTraceParts(settings.trace, job.jobId, part.members.length)));
+    const recorded = recording(options.env);
+    if (recorded !== undefined) for (const line of finishRecording(recorded, job.jobId, part.members.length)) log(line);
     return code;
   } finally {
     app.cleanup();

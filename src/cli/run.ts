@@ -17,6 +17,8 @@ interface RunFlags {
   procs: boolean;
   ranksPerProc?: number;
   trace?: string;
+  profile: boolean;
+  profileJson?: string;
   netns?: string;
   rendezvousAddress?: string;
   hostfile?: string;
@@ -43,6 +45,8 @@ export function registerRun(program: Command): void {
     .option('--tag-output', 'prefix every output line with [1,rank]<stdout>:', false)
     .option('--hang-timeout <S>', 'abort with a report of what every rank waits for when no rank makes progress for S seconds (TSMPI_HANG_TIMEOUT)', nonNegativeNumber('--hang-timeout'))
     .option('--trace <FILE>', 'write a timeline of the run to FILE (Chrome trace JSON: open it in Perfetto): a slice per call, collective rounds, arrows from sends to receives (TSMPI_TRACE)')
+    .option('--profile', 'print a profile at the end (mpiP\'s summary): time, count and bytes per call and rank, call sites, communication matrix, collective imbalance (TSMPI_PROFILE=1)', false)
+    .option('--profile-json <FILE>', 'the profile also as JSON in FILE (implies --profile)')
     .option('--check', 'every collective first checks that the ranks pass the same root, op, and kind and count of data, and fails naming the ranks that differ (TSMPI_CHECK=1)', false)
     .option('--spin-us <us>', 'microseconds a waiting rank polls before sleeping (TSMPI_SPIN_US)', nonNegativeNumber('--spin-us'))
     .option('--procs', 'one process per rank (ranks of different processes talk TCP)', false)
@@ -63,6 +67,8 @@ export function registerRun(program: Command): void {
       if (flags.spinUs !== undefined) env.TSMPI_SPIN_US = String(flags.spinUs);
       if (flags.check) env.TSMPI_CHECK = '1';
       if (flags.trace !== undefined) env.TSMPI_TRACE = resolve(flags.trace);
+      if (flags.profileJson !== undefined) env.TSMPI_PROFILE = resolve(flags.profileJson);
+      else if (flags.profile) env.TSMPI_PROFILE = '1';
       if (flags.procs && flags.ranksPerProc !== undefined && flags.ranksPerProc !== 1) {
         throw new TsmpiError(ErrorCode.Arg, '--procs and --ranks-per-proc conflict', { operation: 'tsmpi run', hint: '--procs means one rank per process; give --ranks-per-proc K alone for K ranks per process' });
       }

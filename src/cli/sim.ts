@@ -32,6 +32,8 @@ export function registerSim(program: Command): void {
     .option('--seed <n>', 'random seed (workloads, policies)', nonNegativeNumber('--seed'), 1)
     .option('--json <file>', 'write the summary as JSON')
     .option('--trace <file>', 'write a Chrome trace (open it in Perfetto)')
+    .option('--profile', 'print a profile at the end: time, count and bytes per call and rank, call sites, communication matrix, collective imbalance')
+    .option('--profile-json <file>', 'the profile also as JSON in FILE (implies --profile)')
     .option('--hang-timeout <S>', "accepted from a `tsmpi run` command line and not needed: the simulator finds a deadlock itself, in virtual time, and exits 124 with what every rank waits for", nonNegativeNumber('--hang-timeout'))
     .option('--check', 'every collective first checks that the ranks pass the same root, op, and kind and count of data (TSMPI_CHECK=1), as tsmpi run --check')
     .option('--quiet', 'no progress bar', false)

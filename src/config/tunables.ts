@@ -308,6 +308,14 @@ export const tunables = {
     defaultValue: () => '',
     parse: (text) => text,
   } satisfies Tunable<string>,
+  profile: {
+    env: 'TSMPI_PROFILE',
+    description:
+      "Profile the run (mpiP's summary): per call and rank its count, time and bytes, the program's call sites by time, the communication matrix and each collective's imbalance, printed at the end. 1: print it; a file path: print it and write it there as JSON. `tsmpi run --profile` / `--profile-json FILE` and `tsmpi sim --profile` set it.",
+    defaultText: "'' (off)",
+    defaultValue: () => '',
+    parse: (text) => text,
+  } satisfies Tunable<string>,
   traceChunk: {
     env: 'TSMPI_TRACE_CHUNK',
     description: "Events a rank keeps in memory before it hands them to its process to write out (each event 33 bytes).",

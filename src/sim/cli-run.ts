@@ -7,7 +7,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { HANG_EXIT_CODE } from '../bootstrap/rank-host.js';
 import { ErrorCode, TsmpiError } from '../errors.js';
 import { chromeTrace } from '../trace/chrome-trace.js';
-import { describeTrace, summaryOf, writeTrace } from '../trace/trace-files.js';
+import { describeTrace, reportProfile, summaryOf, writeTrace } from '../trace/trace-files.js';
+import { jobProfile } from '../trace/job-profile.js';
 import { StatusLine } from './output/status-line.js';
 import { formatSeconds, printSummary, summarize } from './output/summary.js';
 import { parseHostfile } from './platform/hostfile.js';
@@ -42,6 +43,8 @@ export interface SimCliOptions {
   seed: number;
   json?: string;
   trace?: string;
+  profile?: boolean;
+  profileJson?: string;
   quiet: boolean;
   /** Accepted from a `tsmpi run` line; the simulator finds deadlocks itself. */
   hangTimeout?: number;
@@ -149,7 +152,7 @@ export async function runSimulation(programPath: string | undefined, args: strin
       ...(hostfile !== undefined ? { hostfile } : {}),
       ...(typeof program === 'string' && flags.collectives === undefined ? {} : { collectives }),
       referenceSpeed: flags.referenceSpeed,
-      record: flags.trace !== undefined,
+      ...(flags.trace !== undefined || flags.profile === true || flags.profileJson !== undefined ? { record: { trace: flags.trace !== undefined, profile: flags.profile === true || flags.profileJson !== undefined } } : {}),
       onProgress: (p) => {
         if (status === undefined) return;
         if (statusShown) status.update(describe(p));
@@ -179,6 +182,10 @@ export async function runSimulation(programPath: string | undefined, args: strin
   const summary = summarize(result);
   printSummary(summary);
   if (flags.json) writeFileSync(flags.json, `${JSON.stringify({ program: label, platform: flags.platform ?? 'default crossbar', network: result.network.name, ...('crosstraffic' in result.network ? { crosstraffic: result.network.crosstraffic } : {}), ...(typeof program === 'string' && flags.collectives === undefined ? {} : { collectives }), computeMode, ...summary }, null, 2)}\n`);
+  if ((flags.profile === true || flags.profileJson !== undefined) && result.traceChunks !== undefined) {
+    const profiles = result.traceChunks.map((chunks) => chunks.find((c) => c.profile !== undefined)?.profile);
+    for (const line of reportProfile(flags.profileJson ?? '1', jobProfile(np, profiles))) process.stderr.write(`${line}\n`);
+  }
   if (flags.trace && result.traceChunks !== undefined) {
     const trace = chromeTrace(result.traceChunks, (result.traceNodes ?? []).map((node) => ({ node })), { simulated: true, makespanSeconds: result.makespan }, result.world.spans ?? []);
     writeTrace(flags.trace, trace);

@@ -11,6 +11,8 @@
  * reported.
  */
 import type { TraceChunk } from '../trace/rank-trace.js';
+import { mapProfileSites } from '../trace/rank-profile.js';
+import { isOwnSource } from '../trace/call-tracing.js';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { prepareApp } from '../bootstrap/app-loader.js';
 import { notifyPeerGone } from '../bootstrap/peer-notices.js';
@@ -72,8 +74,8 @@ export interface ProgramRunOptions {
   envelopeBytes?: number;
   /** See SimWorldOptions.freeHandshakes. */
   freeHandshakes?: boolean;
-  /** Record every rank's compute and blocked spans (for a timeline). */
-  record?: boolean;
+  /** Record every rank's timeline (and the simulator's account of its time) and/or its profile. */
+  record?: { trace: boolean; profile: boolean };
   /** Environment of the simulated ranks (their TSMPI_* settings). @default process.env */
   env?: Readonly<Record<string, string | undefined>>;
   /** Called now and then with the progress of the run (for a progress bar). */
@@ -152,7 +154,7 @@ export async function runProgram(options: ProgramRunOptions): Promise<SimRunResu
     ...(options.envelopeBytes !== undefined ? { envelopeBytes: options.envelopeBytes } : {}),
     ...(options.freeHandshakes ? { freeHandshakes: true } : {}),
   });
-  if (options.record) world.spans = [];
+  if (options.record?.trace === true) world.spans = [];
   const fabric = new SimFabric(world, options.rails ?? 1, options.railRates ?? []);
   const singleFlow = typeof main !== 'string' && main.singleFlow === true;
   const als = singleFlow ? undefined : new AsyncLocalStorage<RankStore>();
@@ -174,8 +176,8 @@ export async function runProgram(options: ProgramRunOptions): Promise<SimRunResu
   };
   const givenEnv = options.env ?? process.env;
   // A traced simulation: every rank records its timeline (the same recorder as a real run's).
-  const env = options.record && (givenEnv.TSMPI_TRACE ?? '') === '' ? { ...givenEnv, TSMPI_TRACE: 'sim' } : givenEnv;
-  const traceChunks: TraceChunk[][] | undefined = options.record ? Array.from({ length: options.np }, () => []) : undefined;
+  const env = options.record !== undefined ? { ...givenEnv, TSMPI_TRACE: options.record.trace ? 'sim' : '', TSMPI_PROFILE: options.record.profile ? '1' : '' } : givenEnv;
+  const traceChunks: TraceChunk[][] | undefined = options.record !== undefined ? Array.from({ length: options.np }, () => []) : undefined;
   const stores: RankStore[] = [];
   const failures: { rank: number; error: unknown }[] = [];
   let finished = 0;
@@ -374,7 +376,18 @@ export async function runProgram(options: ProgramRunOptions): Promise<SimRunResu
     }
   } finally {
     // What each rank recorded since its last chunk (a failed or stuck run keeps its timeline too).
-    if (traceChunks !== undefined) for (const store of stores) (store.cache.get('runtime') as { endpoint?: { tracer?: { flush(last: boolean): void } } } | undefined)?.endpoint?.tracer?.flush(true);
+    if (traceChunks !== undefined) {
+      for (const store of stores) (store.cache.get('runtime') as { endpoint?: { tracer?: { flush(last: boolean): void } } } | undefined)?.endpoint?.tracer?.flush(true);
+      // Profiles name the program's .ts lines, as a real run's do.
+      const mapStack = app?.mapStack;
+      if (mapStack !== undefined) {
+        for (const chunks of traceChunks) {
+          chunks.forEach((c, i) => {
+            if (c.profile !== undefined) chunks[i] = { ...c, profile: mapProfileSites(c.profile, mapStack, process.cwd(), isOwnSource) };
+          });
+        }
+      }
+    }
     restoreTimers();
     process.exitCode = baseExitCode;
     process.env = realEnv;

@@ -64,8 +64,8 @@ export interface SimulateOptions {
    * bandwidth sharing; or the runtime's own. @default 'tsmpi'
    */
   collectives?: ReplayCollectives;
-  /** Record the timeline (for a Chrome trace). */
-  record?: boolean;
+  /** Record the timeline (for a Chrome trace) and/or the profile. */
+  record?: { trace: boolean; profile: boolean };
   onProgress?: ProgramRunOptions['onProgress'];
 }
 
@@ -225,7 +225,7 @@ export async function simulate(options: SimulateOptions): Promise<SimRunResult> 
     ...(options.messageOverhead !== undefined ? { messageOverhead: options.messageOverhead } : {}),
     ...(options.localMessageOverhead !== undefined ? { localMessageOverhead: options.localMessageOverhead } : {}),
     ...(simgrid ? { envelopeBytes: SMPI_ENVELOPE_BYTES, freeHandshakes: true } : {}),
-    ...(options.record ? { record: true } : {}),
+    ...(options.record !== undefined ? { record: options.record } : {}),
     ...(env !== undefined ? { env } : {}),
     ...(options.onProgress ? { onProgress: options.onProgress } : {}),
   });

@@ -8,6 +8,7 @@
  */
 import { Communicator } from '../comm/communicator.js';
 import { Request } from '../comm/request.js';
+import { fileURLToPath } from 'node:url';
 import type { RankTrace } from './rank-trace.js';
 
 /** How a traced method is read: where its peer and tag are among the arguments (-1: none). */
@@ -92,6 +93,38 @@ type Method = (this: unknown, a?: unknown, b?: unknown, c?: unknown, d?: unknown
 
 let installed = false;
 
+/** tsmpi's own code (the bundle and the sources): frames there are not the program's call site. */
+const HERE = fileURLToPath(import.meta.url);
+const TSMPI_ROOT = HERE.slice(0, Math.max(HERE.lastIndexOf('/dist/'), HERE.lastIndexOf('/src/')));
+const OWN_CODE = [`${TSMPI_ROOT}/dist/`, `${TSMPI_ROOT}/src/`];
+const FRAME = /\(?((?:file:\/\/)?\/[^()\s]+):(\d+):(\d+)\)?$/;
+
+/**
+ * The frames that may be the program's call into tsmpi (`file:line:column` of the compiled code,
+ * innermost first, one per line): a compiled program may carry tsmpi inside it, so which frame is
+ * the program's own is only known once they are mapped to sources (mapProfileSites).
+ */
+export function captureSite(): string {
+  const holder: { stack?: string } = {};
+  Error.captureStackTrace(holder);
+  const lines = (holder.stack ?? '').split('\n');
+  const out: string[] = [];
+  for (let i = 1; i < lines.length && out.length < 6; i++) {
+    const m = FRAME.exec(lines[i]!.trim());
+    if (m === null) continue;
+    const path = m[1]!.replace(/^file:\/\//, '');
+    if (OWN_CODE.some((own) => path.startsWith(own))) continue;
+    out.push(`${m[1]}:${m[2]}:${m[3]}`);
+  }
+  return out.join('\n');
+}
+
+/** True for a source path of tsmpi itself (not the program's). */
+export function isOwnSource(path: string): boolean {
+  const plain = path.replace(/^file:\/\//, '');
+  return OWN_CODE.some((own) => plain.startsWith(own));
+}
+
 function argument(index: number, absent: number, a: unknown, b: unknown, c: unknown, d: unknown): number {
   const value = index === 0 ? a : index === 1 ? b : index === 2 ? c : index === 3 ? d : undefined;
   return typeof value === 'number' ? value : absent;
@@ -122,7 +155,7 @@ export function installCallTracing(): void {
       const comm = this as Communicator;
       const trace = tracerOf(comm);
       if (trace === undefined || trace.mute > 0) return original.call(this, a, b, c, d, e, f);
-      const id = trace.begin(name, comm.name, argument(shape.peer, -1, a, b, c, d), argument(shape.tag, absentTag, a, b, c, d));
+      const id = trace.begin(name, comm.name, argument(shape.peer, -1, a, b, c, d), argument(shape.tag, absentTag, a, b, c, d), trace.profile !== undefined ? captureSite() : '');
       trace.mute++;
       let promise: Promise<unknown>;
       try {
@@ -145,7 +178,7 @@ export function installCallTracing(): void {
       const comm = this as Communicator;
       const trace = tracerOf(comm);
       if (trace === undefined || trace.mute > 0) return original.call(this, a, b, c, d, e, f);
-      const id = trace.begin(name, comm.name, argument(shape.peer, -1, a, b, c, d), argument(shape.tag, absentTag, a, b, c, d));
+      const id = trace.begin(name, comm.name, argument(shape.peer, -1, a, b, c, d), argument(shape.tag, absentTag, a, b, c, d), trace.profile !== undefined ? captureSite() : '');
       trace.mute++;
       try {
         return original.call(this, a, b, c, d, e, f);
@@ -161,7 +194,7 @@ export function installCallTracing(): void {
     const request = this as Request<unknown>;
     const trace = request.driver.tracer;
     if (trace === undefined || trace.mute > 0) return wait.call(this);
-    const id = trace.begin(`wait ${request.operation}`, '', request.peer, request.tag);
+    const id = trace.begin(`wait ${request.operation}`, '', request.peer, request.tag, trace.profile !== undefined ? captureSite() : '');
     const promise = wait.call(this) as Promise<unknown>;
     endWhenSettled(trace, id, promise);
     return promise;

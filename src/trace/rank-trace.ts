@@ -9,6 +9,7 @@
  * Off (no recorder), the hooks cost one property test each.
  */
 import type { Clock } from '../clock.js';
+import { RankProfile, type RankProfileData } from './rank-profile.js';
 
 export const TraceEvent = {
   /** A slice begins: ints = [slice id, name, communicator, peer], tag in `extra`. */
@@ -39,6 +40,8 @@ export interface TraceChunk {
   readonly epoch: number;
   /** True on the rank's last chunk. */
   readonly last: boolean;
+  /** On the last chunk of a profiled rank: its profile. */
+  readonly profile?: RankProfileData;
 }
 
 export class RankTrace {
@@ -63,13 +66,21 @@ export class RankTrace {
    */
   mute = 0;
   private closed = false;
+  /** The rank's profile (`--profile`), aggregated as it runs. */
+  readonly profile: RankProfile | undefined;
+  /** False when only the profile is wanted: no event is kept. */
+  private readonly events: boolean;
+  /** Where the program made the call being traced (file:line:column), when profiling. */
+  captureSite: (() => string) | undefined = undefined;
 
-  constructor(rank: number, clock: Clock, options: { chunkEvents: number; limit: number; sink: (chunk: TraceChunk) => void }) {
+  constructor(rank: number, clock: Clock, options: { chunkEvents: number; limit: number; sink: (chunk: TraceChunk) => void; events?: boolean; profile?: boolean }) {
     this.rank = rank;
     this.clock = clock;
-    this.capacity = Math.max(16, options.chunkEvents);
-    this.limit = options.limit;
+    this.events = options.events ?? true;
+    this.capacity = this.events ? Math.max(16, options.chunkEvents) : 0;
+    this.limit = this.events ? options.limit : 0;
     this.sink = options.sink;
+    this.profile = options.profile === true ? new RankProfile(rank) : undefined;
     this.kinds = new Uint8Array(this.capacity);
     this.times = new Float64Array(this.capacity);
     this.ints = new Int32Array(this.capacity * INTS_PER_EVENT);
@@ -88,6 +99,7 @@ export class RankTrace {
   }
 
   private slot(): number {
+    if (!this.events) return -1;
     if (this.closed || this.recorded >= this.limit) {
       this.dropped++;
       return -1;
@@ -97,13 +109,15 @@ export class RankTrace {
     return this.count++;
   }
 
-  /** Opens a slice; returns its id for {@link end} (0 when not recorded). */
-  begin(name: string, communicator: string, peer: number, tag: number): number {
-    const i = this.slot();
-    if (i < 0) return 0;
+  /** Opens a slice; returns its id for {@link end}. `site`: the program's file:line (profiles). */
+  begin(name: string, communicator: string, peer: number, tag: number, site = ''): number {
     const id = this.nextSlice++;
+    const time = this.clock.now();
+    this.profile?.begin(id, name, communicator, site, time);
+    const i = this.slot();
+    if (i < 0) return id;
     this.kinds[i] = TraceEvent.Begin;
-    this.times[i] = this.clock.now();
+    this.times[i] = time;
     const o = i * INTS_PER_EVENT;
     this.ints[o] = id;
     this.ints[o + 1] = this.intern(name);
@@ -114,17 +128,18 @@ export class RankTrace {
   }
 
   end(id: number): void {
-    if (id === 0) return;
+    const time = this.clock.now();
+    this.profile?.end(id, time);
     const i = this.slot();
     if (i < 0) return;
     this.kinds[i] = TraceEvent.End;
-    this.times[i] = this.clock.now();
+    this.times[i] = time;
     this.ints[i * INTS_PER_EVENT] = id;
   }
 
   /** A slice around a call that returns a promise: ends when it settles (the promise is returned as is). */
   around<T>(name: string, communicator: string, peer: number, tag: number, run: () => Promise<T>): Promise<T> {
-    const id = this.begin(name, communicator, peer, tag);
+    const id = this.begin(name, communicator, peer, tag, this.profile !== undefined && this.captureSite !== undefined ? this.captureSite() : '');
     this.mute++;
     let promise: Promise<T>;
     try {
@@ -143,6 +158,7 @@ export class RankTrace {
   }
 
   sent(dest: number, sequence: number, tag: number, bytes: number): void {
+    this.profile?.sent(dest, bytes);
     const i = this.slot();
     if (i < 0) return;
     this.kinds[i] = TraceEvent.Send;
@@ -155,6 +171,7 @@ export class RankTrace {
   }
 
   matched(source: number, sequence: number, bytes: number): void {
+    this.profile?.matched(bytes);
     const i = this.slot();
     if (i < 0) return;
     this.kinds[i] = TraceEvent.Match;
@@ -180,6 +197,7 @@ export class RankTrace {
       dropped: this.dropped,
       epoch: this.clock.epoch ?? 0,
       last,
+      ...(last && this.profile !== undefined ? { profile: this.profile.data(this.clock.epoch ?? 0) } : {}),
     });
     this.count = 0;
     if (last) this.closed = true;

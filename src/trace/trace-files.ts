@@ -5,9 +5,31 @@
  * merges the parts into FILE and removes them.
  */
 import { appendFileSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { chromeTrace, type ChromeTrace } from './chrome-trace.js';
+import { formatProfile, jobProfile, type JobProfile } from './job-profile.js';
+import type { RankProfileData } from './rank-profile.js';
 import type { TraceChunk } from './rank-trace.js';
+
+/** What a job records: its timeline file (TSMPI_TRACE) and its profile (TSMPI_PROFILE: 1 or a JSON file). */
+export interface Recording {
+  readonly trace: string;
+  readonly profile: string;
+}
+
+export function recording(env: Readonly<Record<string, string | undefined>>): Recording | undefined {
+  const trace = env.TSMPI_TRACE ?? '';
+  const profile = env.TSMPI_PROFILE ?? '';
+  return trace === '' && profile === '' ? undefined : { trace, profile };
+}
+
+/** Where the part files go: beside the timeline, or the JSON profile, or in the temporary directory. */
+export function recordingBase(r: Recording): string {
+  if (r.trace !== '') return r.trace;
+  if (r.profile !== '1') return r.profile;
+  return join(tmpdir(), 'tsmpi-profile');
+}
 
 interface PartLine {
   rank: number;
@@ -20,6 +42,7 @@ interface PartLine {
   times: number[];
   ints: number[];
   extra: number[];
+  profile?: RankProfileData;
 }
 
 function partPrefix(file: string, jobId: string): string {
@@ -27,8 +50,9 @@ function partPrefix(file: string, jobId: string): string {
 }
 
 /** The part file of one process of job `jobId` (`index`: its first resource id). */
-export function tracePartPath(file: string, jobId: string, index: number): string {
-  return join(dirname(resolve(file)), `${partPrefix(file, jobId)}${index}`);
+export function tracePartPath(r: Recording, jobId: string, index: number): string {
+  const base = recordingBase(r);
+  return join(dirname(resolve(base)), `${partPrefix(base, jobId)}${index}`);
 }
 
 /** Appends the chunks of one process's ranks to its part file. */
@@ -42,7 +66,8 @@ export class TracePartWriter {
     writeFileSync(path, '');
   }
 
-  add(chunk: TraceChunk): void {
+  /** `mapSites`: the call sites of the rank's profile, from the compiled program to its sources. */
+  add(chunk: TraceChunk, mapSites: (profile: RankProfileData) => RankProfileData = (p) => p): void {
     const line: PartLine = {
       rank: chunk.rank,
       node: this.node,
@@ -54,6 +79,7 @@ export class TracePartWriter {
       times: Array.from(chunk.times),
       ints: Array.from(chunk.ints),
       extra: Array.from(chunk.extra),
+      ...(chunk.profile !== undefined ? { profile: mapSites(chunk.profile) } : {}),
     };
     appendFileSync(this.path, `${JSON.stringify(line)}\n`);
   }
@@ -84,14 +110,17 @@ export interface TraceSummary {
 }
 
 /**
- * Merges the part files of job `jobId` into `file` (Chrome trace JSON) for a job of `size`
- * ranks, removes them, and says what the file holds.
+ * Ends a job's recording: merges the part files of job `jobId` (`size` ranks), removes them,
+ * writes the timeline and the JSON profile if asked, and returns the lines to print (where the
+ * timeline is, the profile).
  */
-export function mergeTraceParts(file: string, jobId: string, size: number, otherData: Record<string, unknown> = {}): TraceSummary {
-  const dir = dirname(resolve(file));
-  const prefix = partPrefix(file, jobId);
+export function finishRecording(r: Recording, jobId: string, size: number): string[] {
+  const base = recordingBase(r);
+  const dir = dirname(resolve(base));
+  const prefix = partPrefix(base, jobId);
   const parts = existsSync(dir) ? readdirSync(dir).filter((name) => name.startsWith(prefix)) : [];
   const chunks: TraceChunk[][] = Array.from({ length: size }, () => []);
+  const profiles: (RankProfileData | undefined)[] = new Array(size).fill(undefined);
   const places = Array.from({ length: size }, () => ({ node: '?' }));
   for (const name of parts) {
     const path = join(dir, name);
@@ -101,13 +130,29 @@ export function mergeTraceParts(file: string, jobId: string, size: number, other
       if (line.rank < 0 || line.rank >= size) continue;
       chunks[line.rank]!.push(chunkOf(line));
       places[line.rank] = { node: line.node };
+      if (line.profile !== undefined) profiles[line.rank] = line.profile;
     }
     rmSync(path, { force: true });
   }
-  const missing = chunks.flatMap((c, rank) => (c.length === 0 ? [rank] : []));
-  const trace = chromeTrace(chunks, places, { ...otherData, missingRanks: missing });
-  writeTrace(file, trace);
-  return summaryOf(trace, missing);
+  const out: string[] = [];
+  if (r.trace !== '') {
+    const missing = chunks.flatMap((c, rank) => (c.length === 0 ? [rank] : []));
+    const trace = chromeTrace(chunks, places, { missingRanks: missing });
+    writeTrace(r.trace, trace);
+    out.push(describeTrace(r.trace, summaryOf(trace, missing)));
+  }
+  if (r.profile !== '') out.push(...reportProfile(r.profile, jobProfile(size, profiles)));
+  return out;
+}
+
+/** The profile's text, and its JSON written when TSMPI_PROFILE names a file. */
+export function reportProfile(profile: string, p: JobProfile): string[] {
+  const lines = formatProfile(p);
+  if (profile !== '1') {
+    writeFileSync(profile, `${JSON.stringify(p, null, 1)}\n`);
+    lines.push(`tsmpi: profile written to ${profile}`);
+  }
+  return lines;
 }
 
 export function summaryOf(trace: ChromeTrace, missing: number[] = []): TraceSummary {

@@ -108,10 +108,10 @@ test('past the limit, events are counted as dropped and the rest is kept', () =>
   const chunks = record(0, Array.from({ length: 20 }, (_, i) => ({ open: i, length: 1 })), 16, 15);
   const total = chunks.reduce((n, c) => n + c.count, 0);
   assert.equal(total, 15);
-  // Not recorded: the begins of calls 8..19 and the end of call 7 (an unrecorded call has no end to drop).
-  assert.equal(chunks.at(-1)!.dropped, 13);
+  // 40 events (a begin and an end per call), 15 kept.
+  assert.equal(chunks.at(-1)!.dropped, 25);
   const out = chromeTrace([chunks], [{ node: 'a' }]);
-  assert.deepEqual(out.otherData.dropped, [13]);
+  assert.deepEqual(out.otherData.dropped, [25]);
   // A call whose end was dropped still shows, ended where the rank's record ends.
   assert.equal(out.traceEvents.filter((e) => e.ph === 'X' && e.cat === 'call').length, 8);
 });
