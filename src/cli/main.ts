@@ -7,6 +7,7 @@ import { TsmpiError } from '../errors.js';
 import { registerBench } from './bench.js';
 import { registerExec } from './exec.js';
 import { registerInfo } from './info.js';
+import { registerReport } from './report.js';
 import { registerRun } from './run.js';
 import { registerSim } from './sim.js';
 import { mpirunSpellings } from './options.js';
@@ -33,6 +34,7 @@ registerRun(program);
 registerExec(program);
 registerSim(program);
 registerInfo(program);
+registerReport(program);
 registerBench(program);
 // A usage error prints the error and where help is, not the whole help.
 for (const command of program.commands) command.showHelpAfterError(`(run 'tsmpi ${command.name()} --help' for its options)`).exitOverride();

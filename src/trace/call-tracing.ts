@@ -8,6 +8,8 @@
  */
 import { Communicator } from '../comm/communicator.js';
 import { Request } from '../comm/request.js';
+import { CartCommunicator } from '../comm/topology/cart-communicator.js';
+import { DistGraphCommunicator } from '../comm/topology/dist-graph-communicator.js';
 import { fileURLToPath } from 'node:url';
 import type { RankTrace } from './rank-trace.js';
 
@@ -56,11 +58,24 @@ const BLOCKING: Record<string, CallShape> = {
   create: none,
   createGroup: none,
   splitType: none,
+  createCart: none,
+  createDistGraph: none,
+  createDistGraphAdjacent: none,
   sleep: none,
   compute: none,
   computeFlops: none,
   detachBuffer: none,
   flushBuffer: none,
+};
+
+/** Calls of the topology communicators (their own methods, not inherited). */
+const TOPOLOGY: Record<string, CallShape> = {
+  sub: none,
+  dup: none,
+  neighborAllgather: none,
+  neighborAlltoall: none,
+  neighborAllgatherv: none,
+  neighborAlltoallv: none,
 };
 
 /** Calls that return a request at once: a slice of their own (short) duration. */
@@ -140,12 +155,10 @@ function tracerOf(comm: Communicator) {
   return comm.member ? comm.endpoint.tracer : undefined;
 }
 
-/** Wraps the traced calls of Communicator and Request (once per thread; idempotent). */
-export function installCallTracing(): void {
-  if (installed) return;
-  installed = true;
-  const proto = Communicator.prototype as unknown as Record<string, Method>;
-  for (const [name, shape] of Object.entries(BLOCKING)) {
+/** Wraps the calls of `shapes` that `proto` has as its own methods (blocking: a slice until the promise settles). */
+function wrapBlocking(proto: Record<string, Method>, shapes: Record<string, CallShape>): void {
+  for (const [name, shape] of Object.entries(shapes)) {
+    if (!Object.prototype.hasOwnProperty.call(proto, name)) continue;
     const original = proto[name];
     if (typeof original !== 'function') continue;
     const absentTag = shape.defaultTag ?? -1;
@@ -170,6 +183,15 @@ export function installCallTracing(): void {
       return promise;
     };
   }
+}
+
+/** Wraps the traced calls of Communicator and Request (once per thread; idempotent). */
+export function installCallTracing(): void {
+  if (installed) return;
+  installed = true;
+  const proto = Communicator.prototype as unknown as Record<string, Method>;
+  wrapBlocking(proto, BLOCKING);
+  for (const topology of [CartCommunicator.prototype, DistGraphCommunicator.prototype]) wrapBlocking(topology as unknown as Record<string, Method>, TOPOLOGY);
   for (const [name, shape] of Object.entries(POSTS)) {
     const original = proto[name];
     if (typeof original !== 'function') continue;

@@ -1,0 +1,178 @@
+/**
+ * What `tsmpi report` draws, read from a run's timeline (`--trace`, real or simulated, a replay's
+ * too) or from its profile (`--profile-json`): the tracks and their slices, each rank's time split
+ * into compute, communication and waiting, the communication matrix, the sizes of messages and
+ * the time per call. Plain data: the page gets it as JSON.
+ */
+import type { ChromeTraceEvent } from '../trace/chrome-trace.js';
+import type { JobProfile } from '../trace/job-profile.js';
+
+/** Most slices drawn in the overview (the outermost calls first, then compute). */
+const MAX_TIMELINE_SLICES = 20_000;
+
+export interface ReportData {
+  source: 'trace' | 'profile';
+  title: string;
+  ranks: number;
+  simulated: boolean;
+  /** Track names, top to bottom, and the slices on them (ms from the first event). */
+  tracks: string[];
+  slices: { track: number; name: string; category: string; start: number; end: number }[];
+  /** Per rank, ms: compute, communication (inside calls) and waiting (waits, or blocked under the simulator). */
+  breakdown: { rank: number; compute: number; communication: number; waiting: number }[];
+  matrix: number[][] | undefined;
+  sizes: { bin: string; count: number }[];
+  calls: { name: string; ms: number; count: number }[];
+  notes: string[];
+}
+
+function rankOf(name: string): number {
+  const m = /^rank (\d+)/.exec(name);
+  return m === null ? -1 : Number(m[1]);
+}
+
+function sizeBin(bytes: number): string {
+  if (bytes <= 0) return '0 B';
+  const power = Math.floor(Math.log2(bytes));
+  const low = 2 ** power;
+  return low >= 1 << 20 ? `${low / (1 << 20)} MiB` : low >= 1024 ? `${low / 1024} KiB` : `${low} B`;
+}
+
+/** Outermost slices of one track (slices sorted by start): the time a rank spent inside calls. */
+function outermost<T extends { start: number; end: number }>(sorted: readonly T[]): T[] {
+  const out: T[] = [];
+  let end = -Infinity;
+  for (const s of sorted) {
+    if (s.start >= end) {
+      out.push(s);
+      end = s.end;
+    }
+  }
+  return out;
+}
+
+export function reportFromTrace(json: { traceEvents: ChromeTraceEvent[]; otherData?: Record<string, unknown> }, title: string): ReportData {
+  const events = json.traceEvents;
+  const other = json.otherData ?? {};
+  const trackName = new Map<string, string>();
+  for (const e of events) if (e.ph === 'M' && e.name === 'thread_name') trackName.set(`${e.pid}:${e.tid}`, String(e.args?.name ?? ''));
+  const keys = [...trackName.keys()].sort((a, b) => {
+    const [ra, rb] = [rankOf(trackName.get(a)!), rankOf(trackName.get(b)!)];
+    return ra - rb || trackName.get(a)!.localeCompare(trackName.get(b)!);
+  });
+  const trackIndex = new Map(keys.map((k, i) => [k, i]));
+  const all = events
+    .filter((e) => e.ph === 'X' && e.ts !== undefined)
+    .map((e) => ({ track: trackIndex.get(`${e.pid}:${e.tid}`) ?? -1, name: e.name, category: e.cat ?? '', start: e.ts! / 1e3, end: (e.ts! + (e.dur ?? 0)) / 1e3 }))
+    .filter((s) => s.track >= 0)
+    .sort((a, b) => a.start - b.start || b.end - a.end);
+  const ranks = Number(other.ranks ?? new Set(keys.map((k) => rankOf(trackName.get(k)!))).size);
+  const simulated = other.simulated === true;
+  const breakdown = Array.from({ length: ranks }, (_, rank) => ({ rank, compute: 0, communication: 0, waiting: 0 }));
+  const byTrack = new Map<number, typeof all>();
+  for (const s of all) byTrack.set(s.track, [...(byTrack.get(s.track) ?? []), s]);
+  const virtual = all.some((s) => s.category === 'virtual');
+  for (const [track, list] of byTrack) {
+    const name = trackName.get(keys[track]!)!;
+    const b = breakdown[rankOf(name)];
+    if (b === undefined) continue;
+    if (virtual) {
+      // The simulator's own account of each rank's time.
+      if (!name.endsWith(': virtual time')) continue;
+      for (const s of list) {
+        if (s.name === 'compute') b.compute += s.end - s.start;
+        else if (s.name === 'blocked') b.waiting += s.end - s.start;
+        else b.communication += s.end - s.start;
+      }
+      continue;
+    }
+    if (name !== `rank ${rankOf(name)}`) continue;
+    for (const s of outermost(list)) {
+      if (s.category === 'compute') b.compute += s.end - s.start;
+      else if (s.category === 'wait' || s.name.startsWith('wait')) b.waiting += s.end - s.start;
+      else b.communication += s.end - s.start;
+    }
+  }
+  // Arrows: sender track at the start, receiver at the end, bytes on the start.
+  const starts = new Map<number, ChromeTraceEvent>();
+  const ends = new Map<number, ChromeTraceEvent>();
+  for (const e of events) {
+    if (e.ph === 's' && e.id !== undefined) starts.set(e.id, e);
+    if (e.ph === 'f' && e.id !== undefined) ends.set(e.id, e);
+  }
+  const matrix = Array.from({ length: ranks }, () => new Array<number>(ranks).fill(0));
+  const bins = new Map<string, { bin: string; count: number; low: number }>();
+  for (const [id, s] of starts) {
+    const f = ends.get(id);
+    const bytes = Number(s.args?.bytes ?? 0);
+    const from = rankOf(trackName.get(`${s.pid}:${s.tid}`) ?? '');
+    const to = f === undefined ? -1 : rankOf(trackName.get(`${f.pid}:${f.tid}`) ?? '');
+    if (from >= 0 && to >= 0 && from < ranks && to < ranks) matrix[from]![to]! += bytes;
+    const bin = sizeBin(bytes);
+    const entry = bins.get(bin) ?? { bin, count: 0, low: bytes <= 0 ? 0 : 2 ** Math.floor(Math.log2(bytes)) };
+    entry.count++;
+    bins.set(bin, entry);
+  }
+  const calls = new Map<string, { name: string; ms: number; count: number }>();
+  for (const [track, list] of byTrack) {
+    const name = trackName.get(keys[track]!)!;
+    if (name.endsWith(': virtual time')) continue;
+    for (const s of outermost(list)) {
+      if (s.category === 'compute') continue;
+      const c = calls.get(s.name) ?? { name: s.name, ms: 0, count: 0 };
+      c.ms += s.end - s.start;
+      c.count++;
+      calls.set(s.name, c);
+    }
+  }
+  const notes: string[] = [];
+  // The overview: outermost slices first (what each rank did), then nested ones while room is left.
+  let slices = all;
+  if (all.length > MAX_TIMELINE_SLICES) {
+    const outer = new Set<(typeof all)[number]>();
+    for (const list of byTrack.values()) for (const s of outermost(list)) outer.add(s);
+    slices = [...outer].slice(0, MAX_TIMELINE_SLICES);
+    notes.push(`The overview draws ${slices.length} of the timeline's ${all.length} slices (each rank's outermost calls); open the trace in Perfetto for all of them.`);
+  }
+  const dropped = (other.dropped as number[] | undefined)?.reduce((a, b) => a + b, 0) ?? 0;
+  if (dropped > 0) notes.push(`${dropped} events were dropped past TSMPI_TRACE_LIMIT while recording.`);
+  if (starts.size === 0) notes.push('No messages were recorded: the matrix and the size histogram are empty.');
+  return {
+    source: 'trace',
+    title,
+    ranks,
+    simulated,
+    tracks: keys.map((k) => trackName.get(k)!),
+    slices,
+    breakdown,
+    matrix: starts.size > 0 ? matrix : undefined,
+    sizes: [...bins.values()].sort((a, b) => a.low - b.low).map(({ bin, count }) => ({ bin, count })),
+    calls: [...calls.values()].sort((a, b) => b.ms - a.ms),
+    notes,
+  };
+}
+
+export function reportFromProfile(p: JobProfile, title: string): ReportData {
+  const breakdown = p.perRank.map((r) => ({ rank: r.rank, compute: (r.span - r.inCalls) * 1e3, communication: 0, waiting: 0 }));
+  for (const c of p.calls) {
+    for (const r of c.perRank) {
+      const b = breakdown.find((x) => x.rank === r.rank);
+      if (b === undefined) continue;
+      if (c.name.startsWith('wait')) b.waiting += r.seconds * 1e3;
+      else b.communication += r.seconds * 1e3;
+    }
+  }
+  return {
+    source: 'profile',
+    title,
+    ranks: p.ranks,
+    simulated: false,
+    tracks: [],
+    slices: [],
+    breakdown,
+    matrix: p.matrix.bytes,
+    sizes: [],
+    calls: p.calls.map((c) => ({ name: c.name, ms: c.seconds * 1e3, count: c.count })),
+    notes: ['From a profile: no timeline and no message sizes (record the run with --trace for those).'],
+  };
+}
