@@ -6,7 +6,8 @@
 // What only some ranks need (the TCP stack: sockets, the handshake's crypto) is a dynamic import,
 // split into its own file beside the bundle (same directory: import.meta.url paths still resolve).
 // msgpackr stays external (loaded lazily on the first encoded value).
-import { readdir, readFile, rm } from 'node:fs/promises';
+import { copyFile, readdir, readFile, rm } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { basename } from 'node:path';
 import { build } from 'esbuild';
 
@@ -37,3 +38,7 @@ await bundle({
   outdir: 'dist/bundle',
   external: Object.keys(dependencies).filter((name) => name !== 'fast-xml-parser'),
 });
+
+// tsmpi report inlines ECharts in every page it writes: the library's own minified build, copied
+// beside the report's modules at build time (dist/report/), so a page never fetches anything.
+await copyFile(createRequire(import.meta.url).resolve('echarts/dist/echarts.min.js'), 'dist/report/echarts.min.js');

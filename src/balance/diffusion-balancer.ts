@@ -108,6 +108,18 @@ export class DiffusionBalancer<T> {
     let load = 0;
     for (const task of queue) load += cost(task);
     const measured = busySeconds > 0 && load > 0 ? load / busySeconds : NaN;
+    // In a timeline: a slice per step, its tag the rank's load before it (the balance per step).
+    const trace = comm.endpoint.tracer;
+    const slice = trace?.begin('rebalance', 'balancer', -1, load) ?? 0;
+    try {
+      return await this.step(queue, load, measured, pcomm, cost);
+    } finally {
+      trace?.end(slice);
+    }
+  }
+
+  private async step(queue: readonly T[], load: number, measured: number, pcomm: Communicator, cost: (task: T) => number): Promise<RebalanceStep<T>> {
+    const comm = this.comm;
     if (Number.isFinite(measured)) this.model.observe(measured);
     const predicted = this.model.predict() ?? (Number.isFinite(measured) ? measured : NaN);
 

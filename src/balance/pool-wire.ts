@@ -4,6 +4,7 @@
  * taken between tasks without blocking) and the task runner (runs a task by its handler's index,
  * times it, turns a throw into an error record).
  */
+import type { RankTrace } from '../trace/rank-trace.js';
 import { thrownToWire } from './thrown.js';
 import type { Clock } from '../clock.js';
 import type { Communicator } from '../comm/communicator.js';
@@ -157,6 +158,9 @@ export class TaskRunner {
     private readonly handlers: readonly TaskHandler[],
     private readonly rank: number,
     private readonly clock: Clock,
+    /** Handler names (by index), and the rank's timeline recorder when it traces: a slice per task. */
+    private readonly names: readonly string[] = [],
+    private readonly tracer: RankTrace | undefined = undefined,
   ) {}
 
   /** Waits for `event` with nothing to run, counting the time as idle. */
@@ -175,6 +179,7 @@ export class TaskRunner {
     const [id, index, arg] = task;
     if (this.cancelled.delete(id)) return [id, 2];
     const started = this.clock.now();
+    const slice = this.tracer?.begin(`task ${this.names[index] ?? index}`, 'pool', -1, id) ?? 0;
     try {
       let value = this.handlers[index]!(arg as never, { id, rank: this.rank });
       if (value instanceof Promise) value = await value;
@@ -184,6 +189,7 @@ export class TaskRunner {
     } finally {
       this.tasks++;
       this.busySeconds += this.clock.now() - started;
+      this.tracer?.end(slice);
     }
   }
 }

@@ -176,6 +176,8 @@ export class TaskPool<H extends TaskHandlers> {
       this.names.map((n) => handlers[n]!),
       comm.rank,
       comm.clock,
+      this.names,
+      comm.endpoint.tracer,
     );
     const inbox = new PoolInbox(comm);
     const dispatch = { ...defaultDispatchOptions, horizon: options.horizon };

@@ -60,6 +60,11 @@ export class CoordinatedRendezvous implements Rendezvous {
     return this.store.get(key);
   }
 
+  /** This node's clock against task 0's (the coordinator answers the probes). */
+  clockOffset(): Promise<{ offsetMs: number; roundTripMs: number } | undefined> {
+    return this.client?.clockOffset() ?? Promise.resolve(undefined);
+  }
+
   abort(code: number, message: string, consequence?: boolean): void {
     this.store.abort?.(code, message, consequence);
   }

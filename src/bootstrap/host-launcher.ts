@@ -165,7 +165,8 @@ export async function runHostJob(options: HostJobOptions): Promise<number> {
         delete env.TSMPI_JOB_SECRET;
         child = spawn(argv[0]!, argv.slice(1), { env, stdio: ['pipe', 'inherit', 'inherit'] });
       } else {
-        const env = { ...(withAllocatorDefaults(forwarded) as Record<string, string>), ...jobVars };
+        // Another machine's clock: its timeline is moved onto the launcher's (measured at init).
+        const env = { ...(withAllocatorDefaults(forwarded) as Record<string, string>), ...jobVars, TSMPI_CLOCK_SYNC: '1' };
         child = spawn(agent[0]!, [...agent.slice(1), host.entry.target, remoteCommand(process.cwd(), env, argv)], { stdio: ['pipe', 'inherit', 'inherit'] });
       }
       // The secret on stdin, which stays open: its end tells the process that the launcher is gone.

@@ -250,6 +250,7 @@ async function buildRuntime(context: RankContext, channel: LauncherChannel | und
   endpoint.nodeOfWorld = job.nodeOfRank;
   if ((settings.trace !== '' || settings.profile !== '') && channel !== undefined) {
     const trace = startTrace(endpoint, context.rank, settings, (chunk) => channel.post({ type: 'trace', chunk }));
+    if (rails !== undefined && settings.trace !== '') rails.segmentObserver = (rail, peer, bytes) => trace.segment(rail, peer, bytes);
     // The rank's last events go to its host when its program has nothing left to do.
     process.on('beforeExit', () => trace.flush(true));
   }

@@ -129,6 +129,11 @@ export class RendezvousServer {
             this.onWaits?.(peer, message.lines as [number, string][]);
             return;
           }
+          if (message.type === 'clock') {
+            // A clock probe (timelines across hosts): answer at once with this machine's time.
+            socket.write(`${JSON.stringify({ type: 'clock', sent: message.sent, at: performance.timeOrigin + performance.now() })}\n`);
+            return;
+          }
           if (message.type === 'peer-gone') {
             const line = `${JSON.stringify(message)}\n`;
             this.notices.push({ from: peer, line });
@@ -281,6 +286,7 @@ export class LauncherRendezvous implements Rendezvous {
       lines(socket, rest, (message) => {
         this.lastHeard = performance.now();
         if (message.type === 'table') resolve(message.entries as Record<string, string>);
+        else if (message.type === 'clock') this.clockReply?.(Number(message.sent), Number(message.at));
         else if (message.type === 'peer-gone') this.noticeHandler?.(message as unknown as PeerGoneNotice);
         else if (message.type === 'describe') this.describeHandler?.();
       });
@@ -302,6 +308,34 @@ export class LauncherRendezvous implements Rendezvous {
       }, 500);
       this.silenceTimer.unref();
     }
+  }
+
+  private clockReply: ((sent: number, at: number) => void) | undefined;
+
+  /**
+   * How far the launcher's wall clock is ahead of this machine's (ms), as NTP estimates it: a few
+   * probes on the exchange's connection, the one with the shortest round trip taken (its error is
+   * at most half that round trip). Undefined before the exchange or when no answer comes.
+   */
+  async clockOffset(probes = 5): Promise<{ offsetMs: number; roundTripMs: number } | undefined> {
+    if (this.socket === undefined || this.socket.destroyed) return undefined;
+    let best: { offsetMs: number; roundTripMs: number } | undefined;
+    for (let i = 0; i < probes; i++) {
+      const answer = await new Promise<{ sent: number; at: number; back: number } | undefined>((resolve) => {
+        const timer = setTimeout(() => resolve(undefined), 2000);
+        this.clockReply = (sent, at) => {
+          clearTimeout(timer);
+          resolve({ sent, at, back: performance.timeOrigin + performance.now() });
+        };
+        this.send({ type: 'clock', sent: performance.timeOrigin + performance.now() });
+      });
+      if (answer === undefined) break;
+      const roundTripMs = answer.back - answer.sent;
+      const offsetMs = answer.at - (answer.sent + answer.back) / 2;
+      if (best === undefined || roundTripMs < best.roundTripMs) best = { offsetMs, roundTripMs };
+    }
+    this.clockReply = undefined;
+    return best;
   }
 
   /** The launcher is gone (`why`): the process must end. Said once, to a handler set before or after. */

@@ -103,6 +103,8 @@ export class RankHost {
   private finish!: (code: number) => void;
   /** This process's part of the job's timeline (TSMPI_TRACE), once a rank sent some. */
   private traceWriter: TracePartWriter | undefined;
+  /** This machine's clock against the launcher's, once measured (TSMPI_CLOCK_SYNC). */
+  private clockSync: { offsetMs: number; roundTripMs: number } | undefined;
   /** The address exchange, once started: the process stays until it is over (PMI-2 fences count every task). */
   private exchanging: Promise<void> | undefined;
 
@@ -260,7 +262,10 @@ export class RankHost {
       this.announceEnd(from, 'finalized', message.linked);
     } else if (message.type === 'trace') {
       const { job, settings, env, app } = this.options;
-      this.traceWriter ??= new TracePartWriter(tracePartPath({ trace: settings.trace, profile: settings.profile }, job.jobId, job.first), env.SLURMD_NODENAME ?? env.TSMPI_NODE ?? job.nodes[job.nodeOfRank[job.first] ?? 0] ?? hostname());
+      if (this.traceWriter === undefined) {
+        this.traceWriter = new TracePartWriter(tracePartPath({ trace: settings.trace, profile: settings.profile }, job.jobId, job.first), env.SLURMD_NODENAME ?? env.TSMPI_NODE ?? job.nodes[job.nodeOfRank[job.first] ?? 0] ?? hostname());
+        if (this.clockSync !== undefined) this.traceWriter.clock(this.clockSync.offsetMs, this.clockSync.roundTripMs);
+      }
       this.traceWriter.add(message.chunk, (profile) => mapProfileSites(profile, (stack) => app.mapStack(stack), process.cwd(), isOwnSource));
     } else if (message.type === 'waits') {
       this.waitReports.set(from.resourceId, message);
@@ -303,6 +308,15 @@ export class RankHost {
       }
       const message: HostToRank = { type: 'world', records, secret };
       for (const r of this.ranks) if (r.rank >= 0 && r.exitCode === undefined) r.worker.postMessage(message);
+      // On another host than the launcher, a timeline needs this machine's clock against the launcher's.
+      const { job } = this.options;
+      const otherMachine = this.options.env.TSMPI_CLOCK_SYNC === '1' || (job.launcher === 'slurm' && job.nodeOfRank[job.first] !== job.nodeOfRank[0]);
+      if (otherMachine && this.options.settings.trace !== '') {
+        void remote.rendezvous.clockOffset?.().then((clock) => {
+          this.clockSync = clock;
+          if (clock !== undefined) this.traceWriter?.clock(clock.offsetMs, clock.roundTripMs);
+        });
+      }
     } catch (error) {
       if (!this.aborting) this.options.log(`tsmpi: the address exchange failed: ${(error as Error).message}`);
       this.fail(1, 'the address exchange failed');

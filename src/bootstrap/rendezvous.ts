@@ -21,6 +21,8 @@ export interface Rendezvous {
   announce?(notice: PeerGoneNotice): void;
   /** Hears what other processes announce. */
   onNotice?(handler: (notice: PeerGoneNotice) => void): void;
+  /** How far the job manager's wall clock is ahead of this machine's (timelines across hosts). */
+  clockOffset?(): Promise<{ offsetMs: number; roundTripMs: number } | undefined>;
   /**
    * Present while the job manager watches the whole job for hangs (the launcher of `tsmpi run
    * --procs`, the coordinator under SLURM): the process reports its ranks' progress and answers

@@ -3,7 +3,7 @@
  * (`--trace`, real or simulated, a replay's too) or its profile (`--profile-json`).
  */
 import type { Command } from 'commander';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { basename } from 'node:path';
 import { ErrorCode, TsmpiError } from '../errors.js';
@@ -28,7 +28,9 @@ export function registerReport(program: Command): void {
       if (typeof json === 'object' && json !== null && 'traceEvents' in json) data = reportFromTrace(json as Parameters<typeof reportFromTrace>[0], title);
       else if (typeof json === 'object' && json !== null && 'calls' in json && 'matrix' in json) data = reportFromProfile(json as Parameters<typeof reportFromProfile>[0], title);
       else throw new TsmpiError(ErrorCode.Arg, `${input} is neither a timeline nor a profile`, { operation: 'tsmpi report', hint: 'give the file of tsmpi run --trace FILE or --profile-json FILE' });
-      const echarts = readFileSync(createRequire(import.meta.url).resolve('echarts/dist/echarts.min.js'), 'utf8');
+      // The copy made at build time (scripts/bundle.mjs), or the package's when running from source.
+      const built = new URL('../report/echarts.min.js', import.meta.url);
+      const echarts = readFileSync(existsSync(built) ? built : createRequire(import.meta.url).resolve('echarts/dist/echarts.min.js'), 'utf8');
       const output = flags.output ?? input.replace(/\.json$/, '') + '.html';
       writeFileSync(output, reportHtml(data, echarts));
       process.stdout.write(`tsmpi: report of ${data.ranks} ranks written to ${output}\n`);

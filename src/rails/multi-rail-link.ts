@@ -48,6 +48,8 @@ export interface MultiRailLinkOptions {
   log: (line: string) => void;
   /** The rank, for messages. */
   rank: number;
+  /** Told of every segment a rail took (timelines: rail utilisation over time). */
+  onSegment?: ((rail: number, peer: number, bytes: number) => void) | undefined;
 }
 
 /** Largest frame the link takes: a whole bulk transfer, up to 1 GiB per frame. */
@@ -191,7 +193,9 @@ export class MultiRailLink implements Link {
     h[R_SEGMENT] = segment.id;
     h[R_OFFSET] = segment.offset;
     h[R_LENGTH] = segment.length;
-    return link.trySend(h, frame.payload, frame.base + segment.offset, segment.length, true);
+    const sent = link.trySend(h, frame.payload, frame.base + segment.offset, segment.length, true);
+    if (sent) this.options.onSegment?.(rail, this.peer, segment.length);
+    return sent;
   }
 
   /** The peer's receiver acknowledged these segments (an ACK on our receive side). */

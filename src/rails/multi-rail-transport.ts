@@ -44,6 +44,8 @@ export class MultiRailTransport implements LinkSource {
   private readonly linkOptions: MultiRailLinkOptions;
   /** Segment bytes dropped as duplicates (diagnostics and tests). */
   duplicateBytes = 0;
+  /** Told of every segment a rail took (set by a rank that records its timeline). */
+  segmentObserver: ((rail: number, peer: number, bytes: number) => void) | undefined = undefined;
 
   constructor(options: MultiRailTransportOptions) {
     this.options = options;
@@ -56,6 +58,7 @@ export class MultiRailTransport implements LinkSource {
       ...(options.retryInterval !== undefined ? { retryInterval: options.retryInterval } : {}),
       log: options.log,
       rank: options.rank,
+      onSegment: (rail, peer, bytes) => this.segmentObserver?.(rail, peer, bytes),
     };
   }
 

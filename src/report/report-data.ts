@@ -23,7 +23,41 @@ export interface ReportData {
   matrix: number[][] | undefined;
   sizes: { bin: string; count: number }[];
   calls: { name: string; ms: number; count: number }[];
+  /** Per rail, its rate over time (all ranks' segments): [ms, MB/s] points. */
+  rails: { rail: number; points: [number, number][] }[];
+  /** Task pools: per rank, tasks run and ms in them. */
+  tasks: { rank: number; count: number; ms: number }[];
+  /** Diffusion balancer: per step, the ranks' load before it (min, mean, max). */
+  balance: { step: number; min: number; mean: number; max: number }[];
   notes: string[];
+}
+
+/** Rails' rates over time, from the cumulative per-rail counters of the timeline, in `buckets` steps. */
+function railRates(events: readonly ChromeTraceEvent[], buckets = 60): ReportData['rails'] {
+  const counters = events.filter((e) => e.ph === 'C' && e.cat === 'rail' && e.ts !== undefined);
+  if (counters.length === 0) return [];
+  // Increments per (series, rail): the counters are cumulative per rank.
+  const last = new Map<string, number>();
+  const increments: { t: number; rail: number; bytes: number }[] = [];
+  for (const e of [...counters].sort((a, b) => a.ts! - b.ts!)) {
+    for (const [key, value] of Object.entries(e.args ?? {})) {
+      const rail = Number(key.replace('rail ', ''));
+      const id = `${e.name}|${rail}`;
+      const bytes = Number(value) - (last.get(id) ?? 0);
+      last.set(id, Number(value));
+      if (bytes > 0) increments.push({ t: e.ts! / 1e3, rail, bytes });
+    }
+  }
+  const t0 = Math.min(...increments.map((i) => i.t));
+  const t1 = Math.max(...increments.map((i) => i.t));
+  const width = Math.max((t1 - t0) / buckets, 1e-3);
+  const rails = [...new Set(increments.map((i) => i.rail))].sort((a, b) => a - b);
+  return rails.map((rail) => {
+    const sums = new Array<number>(buckets + 1).fill(0);
+    for (const i of increments) if (i.rail === rail) sums[Math.min(buckets, Math.floor((i.t - t0) / width))]! += i.bytes;
+    // bytes per ms = kB/s; / 1e3 for MB/s.
+    return { rail, points: sums.map((b, k) => [t0 + (k + 0.5) * width, b / width / 1e3] as [number, number]) };
+  });
 }
 
 function rankOf(name: string): number {
@@ -125,6 +159,29 @@ export function reportFromTrace(json: { traceEvents: ChromeTraceEvent[]; otherDa
       calls.set(s.name, c);
     }
   }
+  const tasks = new Map<number, { rank: number; count: number; ms: number }>();
+  for (const [track, list] of byTrack) {
+    const rank = rankOf(trackName.get(keys[track]!)!);
+    for (const s of list) {
+      if (s.category !== 'task') continue;
+      const t = tasks.get(rank) ?? { rank, count: 0, ms: 0 };
+      t.count++;
+      t.ms += s.end - s.start;
+      tasks.set(rank, t);
+    }
+  }
+  // Balancer steps: the k-th step of every rank is one step of the job.
+  const loadsByTrack = new Map<string, { ts: number; load: number }[]>();
+  for (const e of events) {
+    if (e.ph !== 'X' || e.cat !== 'balance') continue;
+    const key = `${e.pid}:${e.tid}`;
+    loadsByTrack.set(key, [...(loadsByTrack.get(key) ?? []), { ts: e.ts ?? 0, load: Number(e.args?.load ?? 0) }]);
+  }
+  const steps = new Map<number, number[]>();
+  for (const loads of loadsByTrack.values()) {
+    loads.sort((a, b) => a.ts - b.ts).forEach((l, step) => steps.set(step, [...(steps.get(step) ?? []), l.load]));
+  }
+  const balance = [...steps].sort((a, b) => a[0] - b[0]).map(([step, loads]) => ({ step: step + 1, min: Math.min(...loads), mean: loads.reduce((a, b) => a + b, 0) / loads.length, max: Math.max(...loads) }));
   const notes: string[] = [];
   // The overview: outermost slices first (what each rank did), then nested ones while room is left.
   let slices = all;
@@ -148,6 +205,9 @@ export function reportFromTrace(json: { traceEvents: ChromeTraceEvent[]; otherDa
     matrix: starts.size > 0 ? matrix : undefined,
     sizes: [...bins.values()].sort((a, b) => a.low - b.low).map(({ bin, count }) => ({ bin, count })),
     calls: [...calls.values()].sort((a, b) => b.ms - a.ms),
+    rails: railRates(events),
+    tasks: [...tasks.values()].sort((a, b) => a.rank - b.rank),
+    balance,
     notes,
   };
 }
@@ -173,6 +233,9 @@ export function reportFromProfile(p: JobProfile, title: string): ReportData {
     matrix: p.matrix.bytes,
     sizes: [],
     calls: p.calls.map((c) => ({ name: c.name, ms: c.seconds * 1e3, count: c.count })),
+    rails: [],
+    tasks: [],
+    balance: [],
     notes: ['From a profile: no timeline and no message sizes (record the run with --trace for those).'],
   };
 }

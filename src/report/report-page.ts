@@ -31,7 +31,7 @@ interface EChartsLike {
 function drawReport(data: ReportData, echarts: EChartsLike): void {
   const root = document.getElementById('charts')!;
   const drawn: { id: string; points: number }[] = [];
-  const palette: Record<string, string> = { compute: '#9bbf85', wait: '#e39a6b', round: '#b59ed8', call: '#6b9fd8', virtual: '#c8c8c8', message: '#888' };
+  const palette: Record<string, string> = { compute: '#9bbf85', wait: '#e39a6b', round: '#b59ed8', call: '#6b9fd8', virtual: '#c8c8c8', message: '#888', task: '#7fc3b8', balance: '#d8c36b' };
   function section(id: string, title: string, text: string, height: number): ElementLike {
     const box = document.createElement('section');
     box.innerHTML = `<h2></h2><p class="what"></p><div class="chart" id="${id}" style="height:${height}px"></div>`;
@@ -183,7 +183,67 @@ function drawReport(data: ReportData, echarts: EChartsLike): void {
       top.length,
     );
   }
-  note('Rails, task pools and balancers', 'Not recorded in timelines yet: rail segments, task-pool tasks and balancer steps do not appear in this report.');
+  if (data.rails.length > 0) {
+    const el = section('rails', 'Rail utilisation', `Each rail's rate over time, all ranks' segments together (MB/s against ${unit}).`, 320);
+    chart(
+      'rails',
+      el,
+      {
+        animation: false,
+        tooltip: { trigger: 'axis' },
+        legend: { top: 0 },
+        grid: { left: 70, right: 30, top: 30, bottom: 40 },
+        xAxis: { type: 'value', name: unit, nameLocation: 'middle', nameGap: 25, scale: true },
+        yAxis: { type: 'value', name: 'MB/s' },
+        series: data.rails.map((r) => ({ name: `rail ${r.rail}`, type: 'line', showSymbol: false, data: r.points })),
+      },
+      data.rails.reduce((n, r) => n + r.points.length, 0),
+    );
+  }
+  if (data.tasks.length > 0) {
+    const el = section('tasks', 'Task pool', `Tasks each rank ran, and the time it spent in them (${unit}).`, Math.min(600, 120 + data.tasks.length * 18));
+    chart(
+      'tasks',
+      el,
+      {
+        animation: false,
+        tooltip: { trigger: 'axis', axisPointer: { type: 'shadow' } },
+        legend: { bottom: 0 },
+        grid: { left: 90, right: 60, top: 40, bottom: 50 },
+        xAxis: [{ type: 'value', name: unit }, { type: 'value', name: 'tasks', position: 'top' }],
+        yAxis: { type: 'category', data: data.tasks.map((t) => `rank ${t.rank}`), inverse: true },
+        series: [
+          { name: 'time in tasks', type: 'bar', data: data.tasks.map((t) => t.ms), itemStyle: { color: palette.compute } },
+          { name: 'tasks', type: 'bar', xAxisIndex: 1, data: data.tasks.map((t) => t.count), itemStyle: { color: palette.call } },
+        ],
+      },
+      data.tasks.length,
+    );
+  }
+  if (data.balance.length > 0) {
+    const el = section('balance', 'Diffusion balancer', 'The ranks\' load before each rebalancing step: the lowest, the mean and the highest.', 320);
+    chart(
+      'balance',
+      el,
+      {
+        animation: false,
+        tooltip: { trigger: 'axis' },
+        legend: { top: 0 },
+        grid: { left: 70, right: 30, top: 30, bottom: 40 },
+        xAxis: { type: 'category', name: 'step', data: data.balance.map((b) => String(b.step)) },
+        yAxis: { type: 'value', name: 'load' },
+        series: [
+          { name: 'max', type: 'line', data: data.balance.map((b) => b.max) },
+          { name: 'mean', type: 'line', data: data.balance.map((b) => b.mean) },
+          { name: 'min', type: 'line', data: data.balance.map((b) => b.min) },
+        ],
+      },
+      data.balance.length,
+    );
+  }
+  if (data.rails.length === 0 && data.tasks.length === 0 && data.balance.length === 0) {
+    note('Rails, task pools and balancers', 'This run used none of them (or was not traced): rail utilisation, task-pool and balancer charts appear when it does.');
+  }
   for (const text of data.notes) {
     const p = document.createElement('p');
     p.className = 'note';

@@ -17,7 +17,7 @@ export interface RankPlace {
 export interface ChromeTraceEvent {
   name: string;
   cat?: string;
-  ph: 'X' | 'M' | 's' | 'f';
+  ph: 'X' | 'M' | 's' | 'f' | 'C';
   ts?: number;
   dur?: number;
   pid: number;
@@ -57,11 +57,18 @@ interface Message {
   owner?: Slice | undefined;
 }
 
-/** Per rank: its slices, messages and counts, from its chunks in order. */
-function readRank(chunks: readonly TraceChunk[]): { slices: Slice[]; messages: Message[]; events: number; dropped: number; epoch: number } {
+interface Segment {
+  time: number;
+  rail: number;
+  bytes: number;
+}
+
+/** Per rank: its slices, messages, rail segments and counts, from its chunks in order. */
+function readRank(chunks: readonly TraceChunk[]): { slices: Slice[]; messages: Message[]; segments: Segment[]; events: number; dropped: number; epoch: number } {
   const open = new Map<number, Slice>();
   const slices: Slice[] = [];
   const messages: Message[] = [];
+  const segments: Segment[] = [];
   let events = 0;
   let dropped = 0;
   const epoch = chunks[0]?.epoch ?? 0;
@@ -92,6 +99,9 @@ function readRank(chunks: readonly TraceChunk[]): { slices: Slice[]; messages: M
         case TraceEvent.Match:
           messages.push({ rank: c.rank, time, peer: c.ints[o]!, sequence: c.ints[o + 1]!, tag: -1, bytes: c.extra[i]!, send: false });
           break;
+        case TraceEvent.Segment:
+          segments.push({ time, rail: c.ints[o]!, bytes: c.extra[i]! });
+          break;
       }
     }
   }
@@ -100,7 +110,7 @@ function readRank(chunks: readonly TraceChunk[]): { slices: Slice[]; messages: M
   for (const s of slices) last = Math.max(last, Number.isNaN(s.end) ? s.begin : s.end);
   for (const m of messages) last = Math.max(last, m.time);
   for (const s of open.values()) s.end = last;
-  return { slices, messages, events, dropped, epoch };
+  return { slices, messages, segments, events, dropped, epoch };
 }
 
 /**
@@ -200,7 +210,15 @@ export function chromeTrace(chunks: readonly (readonly TraceChunk[])[], places: 
       if (s.peer >= 0) args.peer = s.peer;
       if (s.tag >= 0) args.tag = s.tag;
       if (s.bytes > 0) args.bytes = s.bytes;
-      const category = s.name.startsWith('round ') ? 'round' : s.name.startsWith('wait') ? 'wait' : 'call';
+      const category = s.name.startsWith('round ') ? 'round' : s.name.startsWith('wait') ? 'wait' : s.name.startsWith('task ') ? 'task' : s.name === 'rebalance' ? 'balance' : 'call';
+      // A task's tag is its id; a balancer step's, the rank's load before it.
+      if (category === 'task' && s.tag >= 0) {
+        delete args.tag;
+        args.task = s.tag;
+      } else if (category === 'balance') {
+        delete args.tag;
+        args.load = s.tag;
+      }
       events.push({ name: s.name, cat: category, ph: 'X', ts: us(rank, s.begin), dur: Math.max(0, us(rank, s.end) - us(rank, s.begin)), pid, tid: tidOf(rank, s.lane), args });
     }
     // Compute: the gaps between the rank's outermost calls on its first lane.
@@ -209,6 +227,16 @@ export function chromeTrace(chunks: readonly (readonly TraceChunk[])[], places: 
       const from = top[i - 1]!.end;
       const to = top[i]!.begin;
       if (to - from > 1e-6) events.push({ name: 'compute', cat: 'compute', ph: 'X', ts: us(rank, from), dur: us(rank, to) - us(rank, from), pid, tid: tidOf(rank, 0) });
+    }
+  });
+  // Rail segments: bytes each rank sent on each rail so far (the slope is the rail's rate).
+  ranks.forEach((r, rank) => {
+    const sent = new Map<number, number>();
+    for (const seg of r.segments) {
+      sent.set(seg.rail, (sent.get(seg.rail) ?? 0) + seg.bytes);
+      const args: Record<string, number> = {};
+      for (const [rail, bytes] of [...sent].sort((a, b) => a[0] - b[0])) args[`rail ${rail}`] = bytes;
+      events.push({ name: `rank ${rank}: bytes sent per rail`, cat: 'rail', ph: 'C', ts: us(rank, seg.time), pid: pidOf(rank), tid: tidOf(rank, 0), args });
     }
   });
   // The account of each rank's time, on the lane after its calls.

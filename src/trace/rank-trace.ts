@@ -20,6 +20,8 @@ export const TraceEvent = {
   Send: 3,
   /** A message is matched by a receive: ints = [world source, sequence], bytes in `extra`. */
   Match: 4,
+  /** A rail took a segment: ints = [rail, world peer], bytes in `extra`. */
+  Segment: 5,
 } as const;
 
 export const INTS_PER_EVENT = 4;
@@ -179,6 +181,17 @@ export class RankTrace {
     const o = i * INTS_PER_EVENT;
     this.ints[o] = source;
     this.ints[o + 1] = sequence;
+    this.extra[i] = bytes;
+  }
+
+  segment(rail: number, peer: number, bytes: number): void {
+    const i = this.slot();
+    if (i < 0) return;
+    this.kinds[i] = TraceEvent.Segment;
+    this.times[i] = this.clock.now();
+    const o = i * INTS_PER_EVENT;
+    this.ints[o] = rail;
+    this.ints[o + 1] = peer;
     this.extra[i] = bytes;
   }
 

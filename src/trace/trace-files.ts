@@ -67,6 +67,11 @@ export class TracePartWriter {
   }
 
   /** `mapSites`: the call sites of the rank's profile, from the compiled program to its sources. */
+  /** This process's clock against the launcher's (ms ahead): its times are moved by it at the merge. */
+  clock(offsetMs: number, roundTripMs: number): void {
+    appendFileSync(this.path, `${JSON.stringify({ clock: { offsetMs, roundTripMs, node: this.node } })}\n`);
+  }
+
   add(chunk: TraceChunk, mapSites: (profile: RankProfileData) => RankProfileData = (p) => p): void {
     const line: PartLine = {
       rank: chunk.rank,
@@ -122,13 +127,20 @@ export function finishRecording(r: Recording, jobId: string, size: number): stri
   const chunks: TraceChunk[][] = Array.from({ length: size }, () => []);
   const profiles: (RankProfileData | undefined)[] = new Array(size).fill(undefined);
   const places = Array.from({ length: size }, () => ({ node: '?' }));
+  const clocks: { node: string; offsetMs: number; roundTripMs: number }[] = [];
   for (const name of parts) {
     const path = join(dir, name);
-    for (const text of readFileSync(path, 'utf8').split('\n')) {
-      if (text === '') continue;
-      const line = JSON.parse(text) as PartLine;
-      if (line.rank < 0 || line.rank >= size) continue;
-      chunks[line.rank]!.push(chunkOf(line));
+    const lines = readFileSync(path, 'utf8')
+      .split('\n')
+      .filter((text) => text !== '')
+      .map((text) => JSON.parse(text) as PartLine | { clock: { node: string; offsetMs: number; roundTripMs: number } });
+    // A process on another host measured its clock against the launcher's: its times move by that.
+    const clock = lines.find((l): l is { clock: { node: string; offsetMs: number; roundTripMs: number } } => 'clock' in l)?.clock;
+    if (clock !== undefined) clocks.push(clock);
+    for (const line of lines) {
+      if ('clock' in line || line.rank < 0 || line.rank >= size) continue;
+      const chunk = chunkOf(line);
+      chunks[line.rank]!.push(clock === undefined ? chunk : { ...chunk, epoch: chunk.epoch + clock.offsetMs / 1000 });
       places[line.rank] = { node: line.node };
       if (line.profile !== undefined) profiles[line.rank] = line.profile;
     }
@@ -137,7 +149,7 @@ export function finishRecording(r: Recording, jobId: string, size: number): stri
   const out: string[] = [];
   if (r.trace !== '') {
     const missing = chunks.flatMap((c, rank) => (c.length === 0 ? [rank] : []));
-    const trace = chromeTrace(chunks, places, { missingRanks: missing });
+    const trace = chromeTrace(chunks, places, { missingRanks: missing, clockOffsets: clocks });
     writeTrace(r.trace, trace);
     out.push(describeTrace(r.trace, summaryOf(trace, missing)));
   }

@@ -254,6 +254,11 @@ describe('tsmpi run on 4 hosts over ssh', { skip }, () => {
       for (const [rank, pid] of nodeOfRank) assert.equal(pid, Math.floor(rank / 2) + 1, `rank ${rank} under host ${pid}`);
       assert.equal(t.flows.length, t.other.messages);
       assert.equal(t.other.unmatchedReceives, 0);
+      // Each remote process measured its clock against the launcher's (one machine here: ~0).
+      const clocks = (t.other as unknown as { clockOffsets: { node: string; offsetMs: number; roundTripMs: number }[] }).clockOffsets;
+      assert.deepEqual(clocks.map((c) => c.node).sort(), [1, 2, 3, 4].map(hostAddress));
+      for (const c of clocks) assert.ok(Math.abs(c.offsetMs) < 5 && c.roundTripMs > 0 && c.roundTripMs < 1000, JSON.stringify(c));
+      for (const { from, to } of t.flows) assert.ok(to.ts! >= from.ts! - 500, `an arrow back in time: ${from.ts} -> ${to.ts}`);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

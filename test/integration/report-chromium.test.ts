@@ -18,8 +18,8 @@ const shots = join(tmpdir(), 'tsmpi-report-shots');
 mkdirSync(shots, { recursive: true });
 after(() => rmSync(dir, { recursive: true, force: true }));
 
-async function reportOf(name: string, record: string[], input: string, charts: string[]): Promise<void> {
-  const made = await tsmpi(record);
+async function reportOf(name: string, record: string[], input: string, charts: string[], env: Record<string, string> = {}): Promise<void> {
+  const made = await tsmpi(record, { env });
   assert.equal(made.code, 0, explain(made));
   const html = join(dir, `${name}.html`);
   const result = await tsmpi(['report', input, '-o', html]);
@@ -48,6 +48,15 @@ describe('tsmpi report in Chromium', { skip: missing ?? false }, () => {
   test('a SimGrid TI replay\'s timeline', { timeout: 120_000 }, async () => {
     const trace = join(dir, 'replay.json');
     await reportOf('replay', ['sim', '--quiet', '--replay', fixture('traces/three-ranks.txt'), '--trace', trace], trace, ['timeline', 'breakdown', 'matrix', 'sizes', 'calls']);
+  });
+
+  test('a task pool, a diffusion balancer and two rails: their charts', { timeout: 180_000 }, async () => {
+    const pool = join(dir, 'pool.json');
+    await reportOf('pool', ['run', '-n', '4', '--trace', pool, 'examples/pi.ts', '--pool', '2000000', '100'], pool, ['timeline', 'breakdown', 'matrix', 'sizes', 'calls', 'tasks']);
+    const balance = join(dir, 'balance.json');
+    await reportOf('balance', ['run', '-n', '4', '--trace', balance, 'examples/diffusion.ts', '6'], balance, ['timeline', 'breakdown', 'matrix', 'sizes', 'calls', 'balance']);
+    const rails = join(dir, 'rails.json');
+    await reportOf('rails', ['run', '-n', '2', '--procs', '--trace', rails, 'bench/ranks/p2p.ts', 'pingpong', '4194304'], rails, ['timeline', 'breakdown', 'matrix', 'sizes', 'calls', 'rails'], { TSMPI_RAILS: '127.0.0.1,127.0.0.2' });
   });
 
   test('a profile (no timeline: said on the page)', { timeout: 120_000 }, async () => {

@@ -191,6 +191,25 @@ describe('SLURM, four hosts (a slurmd in each test host\'s namespace, its own ad
     assert.equal([...counts[1]!.matchAll(/rank \d+: (\d+)/g)].reduce((a, m) => a + Number(m[1]), 0), 100, explain(pool));
   });
 
+  test('srun -N 4 with TSMPI_TRACE: one timeline, a group per node, the other nodes\' clocks measured against task 0\'s (issue 16)', { timeout: 120_000 }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tsmpi-slurm-trace-'));
+    try {
+      const file = join(dir, 'ring.json');
+      const result = await srunExec(['-N', '4', '--ntasks-per-node=2'], 'examples/ring.ts', [], { ...onHosts, TSMPI_TRACE: file });
+      assert.equal(result.code, 0, explain(result));
+      const t = readTimeline(file);
+      assert.deepEqual(t.other.nodes, ['h1', 'h2', 'h3', 'h4']);
+      assert.deepEqual(t.other.missingRanks, []);
+      assert.equal(t.flows.length, t.other.messages);
+      const clocks = (t.other as unknown as { clockOffsets: { node: string; offsetMs: number; roundTripMs: number }[] }).clockOffsets;
+      assert.deepEqual([...new Set(clocks.map((c) => c.node))].sort(), ['h2', 'h3', 'h4']);
+      for (const c of clocks) assert.ok(Math.abs(c.offsetMs) < 5 && c.roundTripMs > 0, JSON.stringify(c));
+      for (const { from, to } of t.flows) assert.ok(to.ts! >= from.ts! - 500, `an arrow back in time: ${from.ts} -> ${to.ts}`);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   test('srun -N 2 --ntasks-per-node=2: splitType(SHARED) gives each node its tasks, a process each (issue 20)', { timeout: 120_000 }, async () => {
     const result = await srunExec(['-N', '2', '--ntasks-per-node=2'], fixture('comm-management.ts'), ['splitTypes'], onHosts);
     assert.equal(result.code, 0, explain(result));

@@ -112,3 +112,42 @@ test('without --trace nothing is written', { timeout: 60_000 }, async () => {
   assert.ok(!existsSync(join(dir, 'undefined')));
 });
 
+
+test('--trace shows the task pool\'s tasks, the diffusion balancer\'s steps and each rail\'s bytes', { timeout: 120_000 }, async () => {
+  // pi --pool with 100 subtasks: one slice per task, on the rank that ran it, named by handler.
+  const pool = join(dir, 'pool.json');
+  const a = await tsmpi(['run', '-n', '4', '--trace', pool, 'examples/pi.ts', '--pool', '2000000', '100']);
+  assert.equal(a.code, 0, explain(a));
+  const tp = readTimeline(pool);
+  const tasks = tp.events.filter((e) => e.ph === 'X' && e.cat === 'task');
+  assert.equal(tasks.length, 100);
+  assert.equal(new Set(tasks.map((e) => e.args!.task)).size, 100, 'every task once');
+  const perRank = /tasks per rank \(central\): rank 0: (\d+), rank 1: (\d+), rank 2: (\d+), rank 3: (\d+)/.exec(a.stdout);
+  assert.ok(perRank, explain(a));
+  for (let r = 0; r < 4; r++) assert.equal(tasks.filter((e) => rankOfTrack(tp, e) === r).length, Number(perRank[r + 1]), `rank ${r}'s tasks`);
+
+  // The diffusion balancer, 6 iterations: a step per iteration on every rank, with its load.
+  const balance = join(dir, 'balance.json');
+  const b = await tsmpi(['run', '-n', '4', '--trace', balance, 'examples/diffusion.ts', '6']);
+  assert.equal(b.code, 0, explain(b));
+  const tb = readTimeline(balance);
+  const steps = tb.events.filter((e) => e.ph === 'X' && e.cat === 'balance');
+  for (let r = 0; r < 4; r++) assert.equal(steps.filter((e) => rankOfTrack(tb, e) === r).length, 6, `rank ${r}'s steps`);
+  for (const s of steps) assert.ok(typeof s.args!.load === 'number' && (s.args!.load as number) >= 0, JSON.stringify(s));
+
+  // Two rails on loopback: 4 MiB messages split over both, the counters add up to what was sent.
+  const rails = join(dir, 'rails.json');
+  const c = await tsmpi(['run', '-n', '2', '--procs', '--trace', rails, 'bench/ranks/p2p.ts', 'pingpong', '4194304'], { env: { TSMPI_RAILS: '127.0.0.1,127.0.0.2' } });
+  assert.equal(c.code, 0, explain(c));
+  const tr = readTimeline(rails);
+  const counters = tr.events.filter((e) => e.ph === 'C' && e.cat === 'rail');
+  const last = new Map<string, Record<string, number>>();
+  for (const e of counters) last.set(e.name, e.args as Record<string, number>);
+  assert.deepEqual([...last.keys()].sort(), ['rank 0: bytes sent per rail', 'rank 1: bytes sent per rail']);
+  for (const [name, totals] of last) {
+    assert.deepEqual(Object.keys(totals).sort(), ['rail 0', 'rail 1'], `${name} used both rails`);
+    const sent = tr.flows.filter(({ from }) => `rank ${rankOfTrack(tr, from)}: bytes sent per rail` === name && Number(from.args!.bytes) === 4194304).length;
+    assert.ok(sent > 0);
+    assert.equal(totals['rail 0']! + totals['rail 1']!, sent * 4194304, `${name}: segments add up to the 4 MiB messages`);
+  }
+});

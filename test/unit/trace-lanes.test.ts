@@ -115,3 +115,36 @@ test('past the limit, events are counted as dropped and the rest is kept', () =>
   // A call whose end was dropped still shows, ended where the rank's record ends.
   assert.equal(out.traceEvents.filter((e) => e.ph === 'X' && e.cat === 'call').length, 8);
 });
+
+test('a process whose clock was measured against the launcher\'s has its times moved by the offset at the merge', async () => {
+  const { mkdtempSync, readFileSync, rmSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const { TracePartWriter, finishRecording, tracePartPath } = await import('../../src/trace/trace-files.ts');
+  const dir = mkdtempSync(join(tmpdir(), 'tsmpi-merge-'));
+  try {
+    const file = join(dir, 'run.json');
+    const recording = { trace: file, profile: '' };
+    for (const rank of [0, 1]) {
+      const writer = new TracePartWriter(tracePartPath(recording, 'job', rank), `host${rank}`);
+      // Both ranks call at their local 10 ms; rank 1's machine is 250 ms behind the launcher.
+      if (rank === 1) writer.clock(250, 0.1);
+      const clock = new StepClock();
+      const trace = new RankTrace(rank, clock, { chunkEvents: 16, limit: 100, sink: (c) => writer.add({ ...c, epoch: 1_000 }) });
+      clock.t = 0.01;
+      const id = trace.begin('barrier', 'world', -1, -1);
+      clock.t = 0.02;
+      trace.end(id);
+      trace.flush(true);
+    }
+    const lines = finishRecording(recording, 'job', 2);
+    assert.match(lines[0]!, /timeline of 2 ranks/);
+    const out = JSON.parse(readFileSync(file, 'utf8')) as { traceEvents: { ph: string; name: string; ts: number; pid: number }[]; otherData: { clockOffsets: unknown[] } };
+    const barriers = out.traceEvents.filter((e) => e.ph === 'X' && e.name === 'barrier').sort((a, b) => a.pid - b.pid);
+    assert.equal(barriers.length, 2);
+    assert.ok(Math.abs(barriers[1]!.ts - barriers[0]!.ts - 250_000) < 1e-3, `${barriers[1]!.ts} - ${barriers[0]!.ts}`);
+    assert.deepEqual(out.otherData.clockOffsets, [{ offsetMs: 250, roundTripMs: 0.1, node: 'host1' }]);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
