@@ -251,8 +251,12 @@ async function buildRuntime(context: RankContext, channel: LauncherChannel | und
   if ((settings.trace !== '' || settings.profile !== '') && channel !== undefined) {
     const trace = startTrace(endpoint, context.rank, settings, (chunk) => channel.post({ type: 'trace', chunk }));
     if (rails !== undefined && settings.trace !== '') rails.segmentObserver = (rail, peer, bytes) => trace.segment(rail, peer, bytes);
-    // The rank's last events go to its host when its program has nothing left to do.
+    // The rank's last events go to its host when its program has nothing left to do, or when
+    // the job is failing and the host stops the ranks.
     process.on('beforeExit', () => trace.flush(true));
+    channel.onMessage((message) => {
+      if (message.type === 'flush-trace') trace.flush(true);
+    });
   }
   const arenaBytes = context.arena.control.byteLength + context.arena.rings.reduce((n, sab) => n + sab.byteLength, 0);
   return {

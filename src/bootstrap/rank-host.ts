@@ -66,6 +66,8 @@ const MONITOR_INTERVAL_MS = 250;
 /** A watched process reports its progress at least this often, unchanged or not (ms). */
 const HEARTBEAT_MS = 1000;
 const TERMINATE_GRACE_MS = 1500;
+/** How long a failing job waits for its ranks' last timeline chunks before stopping them (ms). */
+const TRACE_FLUSH_MS = 500;
 /** How long a rank's failure that another's likely caused waits for that one's own (ms). */
 const CONSEQUENCE_GRACE_MS = 500;
 const RANK_STATE_NAMES = ['starting', 'running', 'waiting', 'finished'];
@@ -81,6 +83,8 @@ interface HostedRank {
   listening?: { host: string; port: number; rails?: { host: string; port: number }[] };
   /** Its end was told to the other ranks. */
   announced?: boolean;
+  /** Its timeline's last chunk arrived (TSMPI_TRACE / TSMPI_PROFILE). */
+  traced?: boolean;
 }
 
 export class RankHost {
@@ -103,6 +107,8 @@ export class RankHost {
   private finish!: (code: number) => void;
   /** This process's part of the job's timeline (TSMPI_TRACE), once a rank sent some. */
   private traceWriter: TracePartWriter | undefined;
+  /** Writing the timeline's part failed once: no more attempts. */
+  private traceFailed = false;
   /** This machine's clock against the launcher's, once measured (TSMPI_CLOCK_SYNC). */
   private clockSync: { offsetMs: number; roundTripMs: number } | undefined;
   /** The address exchange, once started: the process stays until it is over (PMI-2 fences count every task). */
@@ -250,6 +256,11 @@ export class RankHost {
     for (const other of this.ranks) if (other !== except && other.rank >= 0 && other.exitCode === undefined) other.worker.postMessage(notice);
   }
 
+  private describeLocalRanks(): string {
+    const ranks = this.ranks.filter((r) => r.rank >= 0).map((r) => r.rank);
+    return ranks.length === 0 ? '(none)' : ranks.length === 1 ? String(ranks[0]) : `${Math.min(...ranks)}..${Math.max(...ranks)}`;
+  }
+
   private describe(r: HostedRank): string {
     return r.rank >= 0 ? `rank ${r.rank}` : `resource ${r.resourceId} (not a member)`;
   }
@@ -262,11 +273,19 @@ export class RankHost {
       this.announceEnd(from, 'finalized', message.linked);
     } else if (message.type === 'trace') {
       const { job, settings, env, app } = this.options;
-      if (this.traceWriter === undefined) {
-        this.traceWriter = new TracePartWriter(tracePartPath({ trace: settings.trace, profile: settings.profile }, job.jobId, job.first), env.SLURMD_NODENAME ?? env.TSMPI_NODE ?? job.nodes[job.nodeOfRank[job.first] ?? 0] ?? hostname());
-        if (this.clockSync !== undefined) this.traceWriter.clock(this.clockSync.offsetMs, this.clockSync.roundTripMs);
+      if (message.chunk.last) from.traced = true;
+      if (this.traceFailed) return;
+      try {
+        if (this.traceWriter === undefined) {
+          this.traceWriter = new TracePartWriter(tracePartPath({ trace: settings.trace, profile: settings.profile }, job.jobId, job.first), env.SLURMD_NODENAME ?? env.TSMPI_NODE ?? job.nodes[job.nodeOfRank[job.first] ?? 0] ?? hostname());
+          if (this.clockSync !== undefined) this.traceWriter.clock(this.clockSync.offsetMs, this.clockSync.roundTripMs);
+        }
+        this.traceWriter.add(message.chunk, (profile) => mapProfileSites(profile, (stack) => app.mapStack(stack), process.cwd(), isOwnSource));
+      } catch (error) {
+        // A full disk, a directory removed meanwhile: the job goes on, its timeline will say what is missing.
+        this.traceFailed = true;
+        this.options.log(`tsmpi: cannot write this process's part of the timeline (${(error as Error).message}); ranks ${this.describeLocalRanks()} will be missing from it`);
       }
-      this.traceWriter.add(message.chunk, (profile) => mapProfileSites(profile, (stack) => app.mapStack(stack), process.cwd(), isOwnSource));
     } else if (message.type === 'waits') {
       this.waitReports.set(from.resourceId, message);
     } else if (message.type === 'listening') {
@@ -389,10 +408,29 @@ export class RankHost {
     this.aborting = true;
     this.failureCode = code;
     const running = this.ranks.filter((r) => r.exitCode === undefined);
-    void Promise.race([
-      Promise.all(running.map((r) => r.worker.terminate())),
-      new Promise((resolve) => setTimeout(resolve, TERMINATE_GRACE_MS).unref()),
-    ]).then(() => this.finish(code));
+    void this.flushTraces(running)
+      .then(() =>
+        Promise.race([
+          Promise.all(running.map((r) => r.worker.terminate())),
+          new Promise((resolve) => setTimeout(resolve, TERMINATE_GRACE_MS).unref()),
+        ]),
+      )
+      .then(() => this.finish(code));
+  }
+
+  /**
+   * A failing job's timeline is what its user looks at next: ranks that can still answer hand
+   * over what they recorded (a rank stuck in a loop cannot, and is stopped anyway after a moment).
+   */
+  private async flushTraces(running: HostedRank[]): Promise<void> {
+    const { settings } = this.options;
+    if (settings.trace === '' && settings.profile === '') return;
+    const members = running.filter((r) => r.rank >= 0 && r.traced !== true);
+    if (members.length === 0) return;
+    const message: HostToRank = { type: 'flush-trace' };
+    for (const r of members) r.worker.postMessage(message);
+    const until = performance.now() + TRACE_FLUSH_MS;
+    while (performance.now() < until && members.some((r) => r.traced !== true)) await new Promise((resolve) => setTimeout(resolve, 10));
   }
 
   private monitor(): void {

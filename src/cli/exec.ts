@@ -3,9 +3,8 @@
  * launcher (`srun --mpi=pmi2 tsmpi exec app.ts`), by `tsmpi run --procs`, or over ssh by
  * `tsmpi run --hostfile`.
  */
-import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { applyExports, collect } from './options.js';
+import { applyExports, collect, outputFile } from './options.js';
 
 export function registerExec(program: Command): void {
   program
@@ -20,7 +19,7 @@ export function registerExec(program: Command): void {
     .passThroughOptions()
     .action(async (programPath: string, args: string[], flags: { x: string[]; tagOutput: boolean; secretStdin: boolean; trace?: string }) => {
       const env = applyExports({ ...process.env }, flags.x);
-      if (flags.trace !== undefined) env.TSMPI_TRACE = resolve(flags.trace);
+      if (flags.trace !== undefined) env.TSMPI_TRACE = outputFile('--trace', flags.trace, 'tsmpi exec');
       process.exitCode = await (await import('../bootstrap/exec-host.js')).runExec({ program: programPath, args, env, tagOutput: flags.tagOutput, secretFromStdin: flags.secretStdin });
     });
 }

@@ -1,7 +1,29 @@
 /**
  * Parsers for command-line values that name the flag and what it accepts when a value is wrong.
  */
+import { accessSync, constants, statSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
+import { ErrorCode, TsmpiError } from '../errors.js';
+
+/**
+ * The absolute path of a file a flag names for output (`--trace`, `--profile-json`), checked
+ * before anything runs: its directory must exist and be writable (the job would otherwise end
+ * with nothing written).
+ */
+export function outputFile(flag: string, path: string, operation: string): string {
+  const full = resolve(path);
+  const dir = dirname(full);
+  let why: string | undefined;
+  try {
+    if (!statSync(dir).isDirectory()) why = `${dir} is not a directory`;
+    else accessSync(dir, constants.W_OK);
+  } catch (error) {
+    why = (error as NodeJS.ErrnoException).code === 'ENOENT' ? `the directory ${dir} does not exist` : `cannot write in ${dir}`;
+  }
+  if (why !== undefined) throw new TsmpiError(ErrorCode.Arg, `${flag} ${path}: ${why}`, { operation, hint: 'name a file in an existing, writable directory' });
+  return full;
+}
 
 export function positiveInteger(flag: string): (text: string) => number {
   return (text) => {

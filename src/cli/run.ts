@@ -2,10 +2,9 @@
  * `tsmpi run -n N [options] app.ts [args...]`: starts N ranks of a program, as mpirun does.
  */
 import { readFile } from 'node:fs/promises';
-import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { ErrorCode, TsmpiError } from '../errors.js';
-import { applyExports, collect, nonNegativeNumber, positiveInteger } from './options.js';
+import { applyExports, collect, nonNegativeNumber, outputFile, positiveInteger } from './options.js';
 
 interface RunFlags {
   np?: number;
@@ -66,8 +65,8 @@ export function registerRun(program: Command): void {
       if (flags.hangTimeout !== undefined) env.TSMPI_HANG_TIMEOUT = String(flags.hangTimeout);
       if (flags.spinUs !== undefined) env.TSMPI_SPIN_US = String(flags.spinUs);
       if (flags.check) env.TSMPI_CHECK = '1';
-      if (flags.trace !== undefined) env.TSMPI_TRACE = resolve(flags.trace);
-      if (flags.profileJson !== undefined) env.TSMPI_PROFILE = resolve(flags.profileJson);
+      if (flags.trace !== undefined) env.TSMPI_TRACE = outputFile('--trace', flags.trace, 'tsmpi run');
+      if (flags.profileJson !== undefined) env.TSMPI_PROFILE = outputFile('--profile-json', flags.profileJson, 'tsmpi run');
       else if (flags.profile) env.TSMPI_PROFILE = '1';
       if (flags.procs && flags.ranksPerProc !== undefined && flags.ranksPerProc !== 1) {
         throw new TsmpiError(ErrorCode.Arg, '--procs and --ranks-per-proc conflict', { operation: 'tsmpi run', hint: '--procs means one rank per process; give --ranks-per-proc K alone for K ranks per process' });

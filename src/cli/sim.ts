@@ -5,7 +5,7 @@ import type { Command } from 'commander';
 import { existsSync } from 'node:fs';
 import type { SimCliOptions } from '../sim/cli-run.js';
 import { NETWORK_HELP } from '../sim/network/network-models.js';
-import { nonNegativeNumber, positiveInteger } from './options.js';
+import { nonNegativeNumber, outputFile, positiveInteger } from './options.js';
 
 export function registerSim(program: Command): void {
   program
@@ -42,6 +42,8 @@ export function registerSim(program: Command): void {
     .passThroughOptions()
     .action(async (programPath: string | undefined, args: string[], flags: SimCliOptions & { check?: boolean }) => {
       if (flags.check === true) process.env.TSMPI_CHECK = '1';
+      if (flags.trace !== undefined) flags.trace = outputFile('--trace', flags.trace, 'tsmpi sim');
+      if (flags.profileJson !== undefined) flags.profileJson = outputFile('--profile-json', flags.profileJson, 'tsmpi sim');
       // The simulator loads on demand: other commands do not pay for it. From its bundle when
       // built (scripts/bundle.mjs), else from its modules (running from source).
       const bundle = new URL('../bundle/sim-cli.js', import.meta.url);

@@ -183,6 +183,6 @@ export function writeTrace(file: string, trace: ChromeTrace): void {
 export function describeTrace(file: string, summary: TraceSummary): string {
   const parts = [`tsmpi: timeline of ${summary.ranks} ranks (${summary.events} events) in ${file}: open it in https://ui.perfetto.dev`];
   if (summary.dropped > 0) parts.push(`; ${summary.dropped} events dropped past TSMPI_TRACE_LIMIT`);
-  if (summary.missing.length > 0) parts.push(`; no events from rank(s) ${summary.missing.join(', ')} (their part files were not found beside the file)`);
+  if (summary.missing.length > 0) parts.push(`; no events from rank(s) ${summary.missing.join(', ')} (a rank that failed before handing them over, or whose process's part file did not reach this machine)`);
   return parts.join('');
 }

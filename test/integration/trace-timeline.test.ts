@@ -151,3 +151,21 @@ test('--trace shows the task pool\'s tasks, the diffusion balancer\'s steps and 
     assert.equal(totals['rail 0']! + totals['rail 1']!, sent * 4194304, `${name}: segments add up to the 4 MiB messages`);
   }
 });
+
+test('a failing job still writes the timeline of the ranks that could hand theirs over; a trace file in a missing directory is refused up front', { timeout: 120_000 }, async () => {
+  for (const extra of [[], ['--procs']]) {
+    const file = join(dir, `fail${extra.join('')}.json`);
+    const result = await tsmpi(['run', '-n', '3', ...extra, '--trace', file, 'test/fixtures/fail-throw.ts', '1', 'exit3-barrier']);
+    assert.equal(result.code, 3, explain(result));
+    const t = readTimeline(file);
+    // Ranks 0 and 2 were waiting in the barrier for rank 1 when the job was stopped.
+    for (const rank of [0, 2]) assert.ok(t.slices.some((s) => rankOfTrack(t, s) === rank && s.name === 'barrier'), `rank ${rank}'s barrier (${extra.join(' ')})`);
+    assert.match(result.stderr, /no events from rank\(s\) 1 \(a rank that failed/);
+  }
+  const refused = await tsmpi(['run', '-n', '2', '--trace', '/nonexistent-tsmpi-dir/t.json', 'examples/ring.ts']);
+  assert.equal(refused.code, 2, explain(refused));
+  assert.match(refused.stderr, /--trace \/nonexistent-tsmpi-dir\/t\.json: the directory \/nonexistent-tsmpi-dir does not exist \(hint: name a file in an existing, writable directory\)/);
+  const simRefused = await tsmpi(['sim', '-n', '2', '--quiet', '--profile-json', '/nonexistent-tsmpi-dir/p.json', 'examples/ring.ts']);
+  assert.equal(simRefused.code, 2, explain(simRefused));
+  assert.match(simRefused.stderr, /--profile-json \/nonexistent-tsmpi-dir\/p\.json: the directory/);
+});
