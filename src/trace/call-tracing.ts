@@ -155,8 +155,11 @@ function tracerOf(comm: Communicator) {
   return comm.member ? comm.endpoint.tracer : undefined;
 }
 
-/** Wraps the calls of `shapes` that `proto` has as its own methods (blocking: a slice until the promise settles). */
-function wrapBlocking(proto: Record<string, Method>, shapes: Record<string, CallShape>): void {
+/**
+ * Wraps the calls of `shapes` that `proto` has as its own methods: a blocking call's slice lasts
+ * until its promise settles, a post's (it returns a request at once) until it returns.
+ */
+function wrap(proto: Record<string, Method>, shapes: Record<string, CallShape>, blocking: boolean): void {
   for (const [name, shape] of Object.entries(shapes)) {
     if (!Object.prototype.hasOwnProperty.call(proto, name)) continue;
     const original = proto[name];
@@ -170,17 +173,18 @@ function wrapBlocking(proto: Record<string, Method>, shapes: Record<string, Call
       if (trace === undefined || trace.mute > 0) return original.call(this, a, b, c, d, e, f);
       const id = trace.begin(name, comm.name, argument(shape.peer, -1, a, b, c, d), argument(shape.tag, absentTag, a, b, c, d), trace.profile !== undefined ? captureSite() : '');
       trace.mute++;
-      let promise: Promise<unknown>;
+      let result: unknown;
       try {
-        promise = original.call(this, a, b, c, d, e, f) as Promise<unknown>;
+        result = original.call(this, a, b, c, d, e, f);
       } catch (error) {
         trace.end(id);
         throw error;
       } finally {
         trace.mute--;
       }
-      endWhenSettled(trace, id, promise);
-      return promise;
+      if (blocking) endWhenSettled(trace, id, result as Promise<unknown>);
+      else trace.end(id);
+      return result;
     };
   }
 }
@@ -190,26 +194,9 @@ export function installCallTracing(): void {
   if (installed) return;
   installed = true;
   const proto = Communicator.prototype as unknown as Record<string, Method>;
-  wrapBlocking(proto, BLOCKING);
-  for (const topology of [CartCommunicator.prototype, DistGraphCommunicator.prototype]) wrapBlocking(topology as unknown as Record<string, Method>, TOPOLOGY);
-  for (const [name, shape] of Object.entries(POSTS)) {
-    const original = proto[name];
-    if (typeof original !== 'function') continue;
-    const absentTag = shape.defaultTag ?? -1;
-    proto[name] = function (this: unknown, a?: unknown, b?: unknown, c?: unknown, d?: unknown, e?: unknown, f?: unknown): unknown {
-      const comm = this as Communicator;
-      const trace = tracerOf(comm);
-      if (trace === undefined || trace.mute > 0) return original.call(this, a, b, c, d, e, f);
-      const id = trace.begin(name, comm.name, argument(shape.peer, -1, a, b, c, d), argument(shape.tag, absentTag, a, b, c, d), trace.profile !== undefined ? captureSite() : '');
-      trace.mute++;
-      try {
-        return original.call(this, a, b, c, d, e, f);
-      } finally {
-        trace.mute--;
-        trace.end(id);
-      }
-    };
-  }
+  wrap(proto, BLOCKING, true);
+  wrap(proto, POSTS, false);
+  for (const topology of [CartCommunicator.prototype, DistGraphCommunicator.prototype]) wrap(topology as unknown as Record<string, Method>, TOPOLOGY, true);
   const requestProto = Request.prototype as unknown as Record<string, Method>;
   const wait = requestProto.wait!;
   requestProto.wait = function (this: unknown): unknown {
