@@ -17,7 +17,8 @@ export function registerReport(program: Command): void {
     .action(async (input: string, flags: { output?: string }) => {
       let json: unknown;
       try {
-        json = JSON.parse(readFileSync(input, 'utf8'));
+        // A timeline as tsmpi writes it is read line by line (a large run's is beyond one string).
+        json = (await import('../trace/trace-files.js')).readTrace(input);
       } catch (error) {
         throw new TsmpiError(ErrorCode.Arg, `cannot read ${input} as JSON: ${(error as Error).message}`, { operation: 'tsmpi report', hint: 'give the file of tsmpi run --trace FILE or --profile-json FILE' });
       }

@@ -4,8 +4,9 @@
  * that memory stays bounded), and whoever ends the job (the launcher, or task 0 under srun)
  * merges the parts into FILE and removes them.
  */
-import { appendFileSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, closeSync, existsSync, openSync, readdirSync, readFileSync, readSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { StringDecoder } from 'node:string_decoder';
 import { basename, dirname, join, resolve } from 'node:path';
 import { chromeTrace, type ChromeTrace } from './chrome-trace.js';
 import { formatProfile, jobProfile, type JobProfile } from './job-profile.js';
@@ -173,10 +174,59 @@ export function summaryOf(trace: ChromeTrace, missing: number[] = []): TraceSumm
   return { ranks: trace.otherData.ranks as number, events, dropped, missing };
 }
 
-/** Writes the trace, one event per line (readable, and a viewer streams it just as well). */
+/**
+ * Writes the trace, one event per line (readable, a viewer streams it just as well, and `tsmpi
+ * report` reads it line by line), in batches: a large run's file is far beyond one string's size.
+ */
 export function writeTrace(file: string, trace: ChromeTrace): void {
-  const lines = trace.traceEvents.map((e) => JSON.stringify(e));
-  writeFileSync(file, `{"displayTimeUnit":"ms","otherData":${JSON.stringify(trace.otherData)},"traceEvents":[\n${lines.join(',\n')}\n]}\n`);
+  const fd = openSync(file, 'w');
+  try {
+    writeSync(fd, `{"displayTimeUnit":"ms","otherData":${JSON.stringify(trace.otherData)},"traceEvents":[\n`);
+    const events = trace.traceEvents;
+    const BATCH = 10_000;
+    for (let i = 0; i < events.length; i += BATCH) {
+      const lines: string[] = [];
+      for (let k = i; k < Math.min(events.length, i + BATCH); k++) lines.push(JSON.stringify(events[k]));
+      writeSync(fd, `${lines.join(',\n')}${i + BATCH < events.length ? ',\n' : '\n'}`);
+    }
+    writeSync(fd, ']}\n');
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Reads a trace file: line by line when it is one event per line (as tsmpi writes it, whatever
+ * its size), else as one JSON document (another tool's).
+ */
+export function readTrace(file: string): { traceEvents: ChromeTrace['traceEvents']; otherData: Record<string, unknown> } {
+  const fd = openSync(file, 'r');
+  try {
+    const head = Buffer.alloc(1 << 16);
+    const n = readSync(fd, head, 0, head.length, 0);
+    const first = head.subarray(0, n).toString('utf8').split('\n', 1)[0]!;
+    if (!first.startsWith('{"displayTimeUnit"') || !first.endsWith('"traceEvents":[')) return JSON.parse(readFileSync(file, 'utf8')) as ReturnType<typeof readTrace>;
+    const otherData = (JSON.parse(`${first.slice(0, -'"traceEvents":['.length).replace(/,$/, '')}}`) as { otherData?: Record<string, unknown> }).otherData ?? {};
+    const traceEvents: ChromeTrace['traceEvents'] = [];
+    let rest = '';
+    const decoder = new StringDecoder('utf8');
+    const chunk = Buffer.alloc(1 << 22);
+    let position = Buffer.byteLength(first) + 1;
+    for (;;) {
+      const got = readSync(fd, chunk, 0, chunk.length, position);
+      if (got === 0) break;
+      position += got;
+      const lines = (rest + decoder.write(chunk.subarray(0, got))).split('\n');
+      rest = lines.pop()!;
+      for (const line of lines) {
+        const text = line.endsWith(',') ? line.slice(0, -1) : line;
+        if (text.startsWith('{')) traceEvents.push(JSON.parse(text) as ChromeTrace['traceEvents'][number]);
+      }
+    }
+    return { traceEvents, otherData };
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** One line for the launcher to print: where the timeline is and what it holds. */

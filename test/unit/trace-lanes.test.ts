@@ -148,3 +148,25 @@ test('a process whose clock was measured against the launcher\'s has its times m
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('a timeline file is written in batches and read back line by line, exactly', async () => {
+  const { mkdtempSync, rmSync, readFileSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const { readTrace, writeTrace } = await import('../../src/trace/trace-files.ts');
+  const dir = mkdtempSync(join(tmpdir(), 'tsmpi-rw-'));
+  try {
+    const file = join(dir, 't.json');
+    // More events than one write batch, names beyond ASCII, numbers that must survive exactly.
+    const traceEvents = Array.from({ length: 123_457 }, (_, i) => ({ name: i % 3 === 0 ? `call Ω${i}` : `send ${i}`, cat: 'call', ph: 'X' as const, ts: i * 0.001 + 1e-9, dur: 1 / 3, pid: 1, tid: i % 7, args: { bytes: i } }));
+    const trace = { traceEvents, displayTimeUnit: 'ms' as const, otherData: { tool: 'tsmpi', ranks: 7 } };
+    writeTrace(file, trace);
+    // Still one JSON document for any viewer.
+    assert.deepEqual(JSON.parse(readFileSync(file, 'utf8')), { displayTimeUnit: 'ms', otherData: trace.otherData, traceEvents });
+    const back = readTrace(file);
+    assert.deepEqual(back.otherData, trace.otherData);
+    assert.deepEqual(back.traceEvents, traceEvents);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
