@@ -109,7 +109,7 @@ export class DiffusionBalancer<T> {
     for (const task of queue) load += cost(task);
     const measured = busySeconds > 0 && load > 0 ? load / busySeconds : NaN;
     // In a timeline: a slice per step, its tag the rank's load before it (the balance per step).
-    const trace = comm.endpoint.tracer;
+    const trace = comm.tracer;
     const slice = trace?.begin('rebalance', 'balancer', -1, load) ?? 0;
     try {
       return await this.step(queue, load, measured, pcomm, cost);

@@ -177,7 +177,7 @@ export class TaskPool<H extends TaskHandlers> {
       comm.rank,
       comm.clock,
       this.names,
-      comm.endpoint.tracer,
+      comm.tracer,
     );
     const inbox = new PoolInbox(comm);
     const dispatch = { ...defaultDispatchOptions, horizon: options.horizon };

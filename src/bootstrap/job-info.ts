@@ -103,34 +103,22 @@ export function launcherJobInfo(env: NodeJS.ProcessEnv): JobInfo | undefined {
     throw initError(`TSMPI_LAUNCHER=${launcher} without TSMPI_SIZE, TSMPI_PROC_FIRST and TSMPI_PROC_COUNT`, 'start processes with `tsmpi run --procs` or `tsmpi run --hostfile`');
   }
   const named = env.TSMPI_JOB_NODES?.split(',').filter((n) => n !== '');
-  const nodeOfRank = env.TSMPI_JOB_NODE_OF_RANK?.split(',').map(Number);
-  if (named !== undefined && nodeOfRank !== undefined) {
-    if (nodeOfRank.length !== size || nodeOfRank.some((n) => !Number.isInteger(n) || n < 0 || n >= named.length)) {
-      throw initError(`TSMPI_JOB_NODE_OF_RANK does not give one of ${named.length} nodes for each of ${size} ranks`, 'start processes with `tsmpi run --hostfile`');
-    }
-    return {
-      launcher,
-      jobId: env.TSMPI_JOB_ID ?? '0',
-      size,
-      first,
-      count,
-      nodes: named,
-      nodeOfRank,
-      localRankOf: nodeLocal(nodeOfRank).localRank,
-      pids: new Array<number>(size).fill(0),
-      addresses: new Array<string>(size).fill(''),
-    };
+  const given = env.TSMPI_JOB_NODE_OF_RANK?.split(',').map(Number);
+  if (named !== undefined && given !== undefined && (given.length !== size || given.some((n) => !Number.isInteger(n) || n < 0 || n >= named.length))) {
+    throw initError(`TSMPI_JOB_NODE_OF_RANK does not give one of ${named.length} nodes for each of ${size} ranks`, 'start processes with `tsmpi run --hostfile`');
   }
-  const node = env.TSMPI_NODE ?? hostname();
+  // Without the node lists (--procs), every process is on this machine.
+  const hosts = named !== undefined && given !== undefined;
+  const nodeOfRank = hosts ? given : new Array<number>(size).fill(0);
   return {
     launcher,
     jobId: env.TSMPI_JOB_ID ?? '0',
     size,
     first,
     count,
-    nodes: [node],
-    nodeOfRank: new Array<number>(size).fill(0),
-    localRankOf: Array.from({ length: size }, (_, i) => i),
+    nodes: hosts ? named : [env.TSMPI_NODE ?? hostname()],
+    nodeOfRank,
+    localRankOf: nodeLocal(nodeOfRank).localRank,
     pids: new Array<number>(size).fill(0),
     addresses: new Array<string>(size).fill(''),
   };

@@ -7,6 +7,7 @@
  *
  * Every rank of the group must call a collective, in the same order as the others.
  */
+import type { RankTrace } from '../trace/rank-trace.js';
 import type { Clock } from '../clock.js';
 import type { Settings } from '../config/tunables.js';
 import { bytesOf, encodeValue, rawKindOf, refuseToEncode, type BufferLike, type TypedArray } from './codec.js';
@@ -687,6 +688,14 @@ export class Communicator {
    */
   get endpoint(): Endpoint {
     return this.#endpoint;
+  }
+
+  /**
+   * @internal The rank's timeline recorder, or undefined (never throws: tracing a call on a freed
+   * or finalized communicator must leave its own error to the call).
+   */
+  get tracer(): RankTrace | undefined {
+    return this.#endpointOrUndefined?.tracer;
   }
 
   /** @internal The rank's tunables (TSMPI_*), for the layers built on the communicator. */

@@ -104,7 +104,11 @@ export function reportFromTrace(json: { traceEvents: ChromeTraceEvent[]; otherDa
   const simulated = other.simulated === true;
   const breakdown = Array.from({ length: ranks }, (_, rank) => ({ rank, compute: 0, communication: 0, waiting: 0 }));
   const byTrack = new Map<number, typeof all>();
-  for (const s of all) byTrack.set(s.track, [...(byTrack.get(s.track) ?? []), s]);
+  for (const s of all) {
+    const list = byTrack.get(s.track);
+    if (list === undefined) byTrack.set(s.track, [s]);
+    else list.push(s);
+  }
   const virtual = all.some((s) => s.category === 'virtual');
   for (const [track, list] of byTrack) {
     const name = trackName.get(keys[track]!)!;
@@ -175,11 +179,19 @@ export function reportFromTrace(json: { traceEvents: ChromeTraceEvent[]; otherDa
   for (const e of events) {
     if (e.ph !== 'X' || e.cat !== 'balance') continue;
     const key = `${e.pid}:${e.tid}`;
-    loadsByTrack.set(key, [...(loadsByTrack.get(key) ?? []), { ts: e.ts ?? 0, load: Number(e.args?.load ?? 0) }]);
+    const loads = loadsByTrack.get(key) ?? [];
+    loads.push({ ts: e.ts ?? 0, load: Number(e.args?.load ?? 0) });
+    loadsByTrack.set(key, loads);
   }
   const steps = new Map<number, number[]>();
   for (const loads of loadsByTrack.values()) {
-    loads.sort((a, b) => a.ts - b.ts).forEach((l, step) => steps.set(step, [...(steps.get(step) ?? []), l.load]));
+    loads
+      .sort((a, b) => a.ts - b.ts)
+      .forEach((l, step) => {
+        const atStep = steps.get(step) ?? [];
+        atStep.push(l.load);
+        steps.set(step, atStep);
+      });
   }
   const balance = [...steps].sort((a, b) => a[0] - b[0]).map(([step, loads]) => ({ step: step + 1, min: Math.min(...loads), mean: loads.reduce((a, b) => a + b, 0) / loads.length, max: Math.max(...loads) }));
   const notes: string[] = [];

@@ -151,9 +151,6 @@ function endWhenSettled(trace: RankTrace, id: number, promise: Promise<unknown>)
   promise.then(end, end);
 }
 
-function tracerOf(comm: Communicator) {
-  return comm.member ? comm.endpoint.tracer : undefined;
-}
 
 /**
  * Wraps the calls of `shapes` that `proto` has as its own methods: a blocking call's slice lasts
@@ -169,7 +166,7 @@ function wrap(proto: Record<string, Method>, shapes: Record<string, CallShape>, 
     // absent one passed as undefined takes its default as before.
     proto[name] = function (this: unknown, a?: unknown, b?: unknown, c?: unknown, d?: unknown, e?: unknown, f?: unknown): unknown {
       const comm = this as Communicator;
-      const trace = tracerOf(comm);
+      const trace = comm.tracer;
       if (trace === undefined || trace.mute > 0) return original.call(this, a, b, c, d, e, f);
       const id = trace.begin(name, comm.name, argument(shape.peer, -1, a, b, c, d), argument(shape.tag, absentTag, a, b, c, d), trace.profile !== undefined ? captureSite() : '');
       trace.mute++;

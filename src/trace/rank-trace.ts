@@ -161,38 +161,29 @@ export class RankTrace {
 
   sent(dest: number, sequence: number, tag: number, bytes: number): void {
     this.profile?.sent(dest, bytes);
-    const i = this.slot();
-    if (i < 0) return;
-    this.kinds[i] = TraceEvent.Send;
-    this.times[i] = this.clock.now();
-    const o = i * INTS_PER_EVENT;
-    this.ints[o] = dest;
-    this.ints[o + 1] = sequence;
-    this.ints[o + 2] = tag;
-    this.extra[i] = bytes;
+    this.put(TraceEvent.Send, dest, sequence, tag, bytes);
   }
 
   matched(source: number, sequence: number, bytes: number): void {
     this.profile?.matched(bytes);
-    const i = this.slot();
-    if (i < 0) return;
-    this.kinds[i] = TraceEvent.Match;
-    this.times[i] = this.clock.now();
-    const o = i * INTS_PER_EVENT;
-    this.ints[o] = source;
-    this.ints[o + 1] = sequence;
-    this.extra[i] = bytes;
+    this.put(TraceEvent.Match, source, sequence, 0, bytes);
   }
 
   segment(rail: number, peer: number, bytes: number): void {
+    this.put(TraceEvent.Segment, rail, peer, 0, bytes);
+  }
+
+  /** One event of the kinds that carry three integers and a number, at the clock's time. */
+  private put(kind: number, a: number, b: number, c: number, extra: number): void {
     const i = this.slot();
     if (i < 0) return;
-    this.kinds[i] = TraceEvent.Segment;
+    this.kinds[i] = kind;
     this.times[i] = this.clock.now();
     const o = i * INTS_PER_EVENT;
-    this.ints[o] = rail;
-    this.ints[o + 1] = peer;
-    this.extra[i] = bytes;
+    this.ints[o] = a;
+    this.ints[o + 1] = b;
+    this.ints[o + 2] = c;
+    this.extra[i] = extra;
   }
 
   /** Hands what is recorded to the sink; `last` once the rank ends (later events are dropped). */

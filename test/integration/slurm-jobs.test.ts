@@ -203,8 +203,10 @@ describe('SLURM, four hosts (a slurmd in each test host\'s namespace, its own ad
       assert.equal(t.flows.length, t.other.messages);
       const clocks = (t.other as unknown as { clockOffsets: { node: string; offsetMs: number; roundTripMs: number }[] }).clockOffsets;
       assert.deepEqual([...new Set(clocks.map((c) => c.node))].sort(), ['h2', 'h3', 'h4']);
-      for (const c of clocks) assert.ok(Math.abs(c.offsetMs) < 5 && c.roundTripMs > 0, JSON.stringify(c));
-      for (const { from, to } of t.flows) assert.ok(to.ts! >= from.ts! - 500, `an arrow back in time: ${from.ts} -> ${to.ts}`);
+      // One machine's clock: the true offset is 0, an estimate is off by at most half its round trip.
+      for (const c of clocks) assert.ok(c.roundTripMs > 0 && Math.abs(c.offsetMs) <= c.roundTripMs / 2 + 1, JSON.stringify(c));
+      const slack = Math.max(...clocks.map((c) => c.roundTripMs)) * 1e3 + 1200;
+      for (const { from, to } of t.flows) assert.ok(to.ts! >= from.ts! - slack, `an arrow back in time: ${from.ts} -> ${to.ts}`);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
