@@ -169,3 +169,13 @@ test('a failing job still writes the timeline of the ranks that could hand their
   assert.equal(simRefused.code, 2, explain(simRefused));
   assert.match(simRefused.stderr, /--profile-json \/nonexistent-tsmpi-dir\/p\.json: the directory/);
 });
+
+test('tracing changes no error: calls on a freed communicator and after finalize() fail as they do without --trace', { timeout: 60_000 }, async () => {
+  const plain = await tsmpi(['run', '-n', '2', 'test/fixtures/trace-closed.ts']);
+  const traced = await tsmpi(['run', '-n', '2', '--trace', join(dir, 'closed.json'), 'test/fixtures/trace-closed.ts']);
+  for (const r of [plain, traced]) assert.equal(r.code, 0, explain(r));
+  const lines = (text: string): string[] => text.split('\n').filter((l) => l !== '').sort();
+  assert.equal(lines(plain.stdout).length, 6);
+  assert.match(plain.stdout, /send on a freed communicator: TSMPI_ERR_CLOSED rank \d, send: dup of world was freed/);
+  assert.deepEqual(lines(traced.stdout), lines(plain.stdout));
+});
