@@ -5,6 +5,7 @@
 import { Command, CommanderError } from 'commander';
 import { TsmpiError } from '../errors.js';
 import { registerBench } from './bench.js';
+import { registerCalibrate } from './calibrate.js';
 import { registerExec } from './exec.js';
 import { registerInfo } from './info.js';
 import { registerReport } from './report.js';
@@ -35,6 +36,7 @@ registerExec(program);
 registerSim(program);
 registerInfo(program);
 registerReport(program);
+registerCalibrate(program);
 registerBench(program);
 // A usage error prints the error and where help is, not the whole help.
 for (const command of program.commands) command.showHelpAfterError(`(run 'tsmpi ${command.name()} --help' for its options)`).exitOverride();

@@ -28,10 +28,12 @@ export interface SimCliOptions {
   crosstraffic?: string;
   cfg: string[];
   compute: string;
-  ranksPerHost: number;
+  ranksPerHost?: number;
+  procs: boolean;
+  ranksPerProc?: number;
   hostfile?: string;
   collectives?: string;
-  referenceSpeed: number;
+  referenceSpeed?: number;
   solveInterval: number;
   messageOverhead: number;
   localMessageOverhead: number;
@@ -112,7 +114,7 @@ export async function runSimulation(programPath: string | undefined, args: strin
   const collectives = (flags.collectives ?? (flags.replay !== undefined ? 'simgrid' : 'tsmpi')) as ReplayCollectives;
   let hostfile: { slots: string[]; source: string } | undefined;
   if (flags.hostfile !== undefined) {
-    if (flags.ranksPerHost !== 1) throw simError('--hostfile and --ranks-per-host both place ranks', 'give one: the hostfile (host:N for N ranks on a host) or --ranks-per-host');
+    if (flags.ranksPerHost !== undefined) throw simError('--hostfile and --ranks-per-host both place ranks', 'give one: the hostfile (host:N for N ranks on a host) or --ranks-per-host');
     let text: string;
     try {
       text = readFileSync(flags.hostfile, 'utf8');
@@ -121,6 +123,8 @@ export async function runSimulation(programPath: string | undefined, args: strin
     }
     hostfile = { slots: parseHostfile(text, flags.hostfile), source: flags.hostfile };
   }
+  if (flags.procs && flags.ranksPerProc !== undefined && flags.ranksPerProc !== 1) throw simError('--procs and --ranks-per-proc conflict', '--procs means one rank per process; give --ranks-per-proc K alone for K ranks per process');
+  const ranksPerProc = flags.procs ? 1 : flags.ranksPerProc;
   const np = typeof program === 'string' ? (flags.np ?? hostfile?.slots.length ?? 1) : traceWorld(program);
   const platform = flags.platform ? await loadPlatformFile(flags.platform) : undefined;
   // Long runs show a status line after 2 s: virtual time and events/s advance even while every
@@ -148,10 +152,11 @@ export async function runSimulation(programPath: string | undefined, args: strin
       ...(flags.messageOverhead > 0 ? { messageOverhead: flags.messageOverhead } : {}),
       ...(flags.localMessageOverhead > 0 ? { localMessageOverhead: flags.localMessageOverhead } : {}),
       computeMode: flags.compute,
-      ranksPerHost: flags.ranksPerHost,
+      ...(flags.ranksPerHost !== undefined ? { ranksPerHost: flags.ranksPerHost } : {}),
+      ...(ranksPerProc !== undefined ? { ranksPerProc } : {}),
       ...(hostfile !== undefined ? { hostfile } : {}),
       ...(typeof program === 'string' && flags.collectives === undefined ? {} : { collectives }),
-      referenceSpeed: flags.referenceSpeed,
+      ...(flags.referenceSpeed !== undefined ? { referenceSpeed: flags.referenceSpeed } : {}),
       ...(flags.trace !== undefined || flags.profile === true || flags.profileJson !== undefined ? { record: { trace: flags.trace !== undefined, profile: flags.profile === true || flags.profileJson !== undefined } } : {}),
       onProgress: (p) => {
         if (status === undefined) return;

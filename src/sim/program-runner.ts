@@ -24,8 +24,9 @@ import type { RequestDescription } from '../comm/request.js';
 import { Simulation } from './engine.js';
 import type { NetworkModel } from './network/model.js';
 import { SimFabric, SimTransport } from './sim-transport.js';
+import { meterCalls } from './call-meter.js';
 import { installVirtualTimers, type TimerHost } from './virtual-timers.js';
-import { SimWorld, type ComputeMode, type RankStats } from './world.js';
+import { SimWorld, type ComputeMode, type FrameCosts, type RankStats } from './world.js';
 
 export interface SimHosts {
   readonly count: number;
@@ -60,6 +61,14 @@ export interface ProgramRunOptions {
   hosts: SimHosts;
   /** Host of each rank. */
   hostOf: readonly number[];
+  /** Process of each rank (see SimWorldOptions.procOf). */
+  procOf?: readonly number[];
+  /** Cores of each host (see SimWorldOptions.coresOf). */
+  coresOf?: readonly number[];
+  /** Per-frame costs of a calibrated machine, made from the run's network model. */
+  frameCosts?: (network: NetworkModel) => FrameCosts;
+  /** Stop the CPU meter inside tsmpi calls (call-meter.ts): a calibrated machine's frame costs are the runtime's. */
+  meterCalls?: boolean;
   /** Builds the network model on the run's simulation. */
   network: (sim: Simulation) => NetworkModel;
   /** Network planes of the platform (the ranks' multi-rail links use them all). @default 1 */
@@ -146,6 +155,9 @@ export async function runProgram(options: ProgramRunOptions): Promise<SimRunResu
     sim,
     network,
     hostOf: options.hostOf,
+    ...(options.procOf !== undefined ? { procOf: options.procOf } : {}),
+    ...(options.coresOf !== undefined ? { coresOf: options.coresOf } : {}),
+    ...(options.frameCosts !== undefined ? { frameCosts: options.frameCosts(network) } : {}),
     computeMode: options.computeMode,
     cpuScale: (h, t) => options.hosts.cpuScale(h, t),
     flopsTime: (h, t, f) => options.hosts.flopsTime(h, t, f),
@@ -155,6 +167,7 @@ export async function runProgram(options: ProgramRunOptions): Promise<SimRunResu
     ...(options.freeHandshakes ? { freeHandshakes: true } : {}),
   });
   if (options.record?.trace === true) world.spans = [];
+  const unmeter = options.meterCalls === true ? meterCalls(world) : undefined;
   const fabric = new SimFabric(world, options.rails ?? 1, options.railRates ?? []);
   const singleFlow = typeof main !== 'string' && main.singleFlow === true;
   const als = singleFlow ? undefined : new AsyncLocalStorage<RankStore>();
@@ -389,6 +402,7 @@ export async function runProgram(options: ProgramRunOptions): Promise<SimRunResu
       }
     }
     restoreTimers();
+    unmeter?.();
     process.exitCode = baseExitCode;
     process.env = realEnv;
     process.exit = realExit;

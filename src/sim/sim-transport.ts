@@ -187,7 +187,7 @@ export class SimLink implements Link {
     this.framesInFlight++;
     this.from.stats.messagesSent++;
     this.from.stats.bytesSent += length;
-    world.chargeSend(this.from, this.to);
+    world.chargeSend(this.from, this.to, wire);
     const sentAt = world.rankNow(this.from);
     const rail = this.rail;
     world.railBytes[rail] = (world.railBytes[rail] ?? 0) + wire;
@@ -215,7 +215,7 @@ export class SimLink implements Link {
   /** Puts `wire` bytes on the network, or hands them over at once when `free`. */
   private carry(free: boolean, wire: number, rail: number, arrived: () => void): void {
     if (free) arrived();
-    else this.fabric.world.network.send(this.from.host, this.to.host, wire, rail, arrived);
+    else this.fabric.world.network.send(this.from.host, this.to.host, wire, rail, arrived, this.from.proc, this.to.proc);
   }
 
   /** Calls `fn` once every payload borrowed so far has arrived. */
@@ -286,6 +286,8 @@ export class SimLink implements Link {
   }
 
   private handOver(events: LinkEvents, words: Int32Array, bytes: Uint8Array): void {
+    const world = this.fabric.world;
+    world.chargeRecv(this.to, this.from, world.envelopeBytes + bytes.length);
     const frame = this.frame;
     frame.words = words;
     frame.bytes = bytes;

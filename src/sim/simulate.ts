@@ -6,6 +6,7 @@
 import { init } from '../bootstrap/init.js';
 import { ErrorCode, TsmpiError } from '../errors.js';
 import type { Simulation } from './engine.js';
+import { CalibratedModel, calibratedFrameCosts } from './network/calibrated-model.js';
 import { FlowModel, type FlowModelOptions } from './network/flow-model.js';
 import { DelayModel, type NetworkModel } from './network/model.js';
 import { flowDefaults, isNetworkKind, NETWORK_HELP, simgridConfig, type NetworkKind } from './network/network-models.js';
@@ -16,7 +17,9 @@ import { runProgram, type ProgramRunOptions, type RankMain, type SimRunResult } 
 import type { Action } from './replay/actions.js';
 import { PhantomPayload, replayRank, type ReplayCollectives } from './replay/replayer.js';
 import { platformHosts } from './simple-hosts.js';
-import type { ComputeMode } from './world.js';
+import type { ComputeMode, FrameCosts } from './world.js';
+import type { LinkClass } from './network/model.js';
+import { classCosts } from './platform/calibration.js';
 
 export type { NetworkKind } from './network/network-models.js';
 
@@ -43,11 +46,17 @@ export interface SimulateOptions {
   warn?: (line: string) => void;
   /** How a program's compute counts; traces and workloads are always `declared`. @default 'measured' */
   computeMode?: ComputeMode;
-  /** @default 1 */
+  /** @default 1; on a calibrated machine, the ranks fill its hosts evenly */
   ranksPerHost?: number;
+  /**
+   * Ranks per process on a host, as `tsmpi run` places them: undefined is the threads launcher
+   * (one process per host), 1 is `--procs`, K is `--ranks-per-proc K`. Ranks of one process talk
+   * through shared memory, others through TCP: a calibrated machine's link classes.
+   */
+  ranksPerProc?: number;
   /** Host names per slot, as a hostfile lists them (rank r on slot r mod length); replaces ranksPerHost. */
   hostfile?: { slots: readonly string[]; source: string };
-  /** flop/s of this machine, to scale measured CPU time to a host's speed. @default 1e9 */
+  /** flop/s of this machine, to scale measured CPU time to a host's speed. @default 1e9, or a calibrated machine's speed */
   referenceSpeed?: number;
   /** Environment the ranks read TSMPI_* settings from (e.g. TSMPI_TCP_EAGER_LIMIT). @default process.env */
   env?: Readonly<Record<string, string | undefined>>;
@@ -87,6 +96,11 @@ export function defaultPlatform(hosts: number): Platform {
 
 export function networkModel(kind: string, platform: Platform, flow: FlowModelOptions = {}): (sim: Simulation) => NetworkModel {
   if (!isNetworkKind(kind)) throw simError(`--network ${kind} is not a network model`, `use ${NETWORK_HELP}`);
+  if (kind === 'calibrated') {
+    const calibration = platform.calibration;
+    if (calibration === undefined) throw simError(`--network calibrated needs a calibrated machine; ${platform.source} is not one`, 'give --platform FILE written by tsmpi calibrate -o FILE');
+    return (sim) => new CalibratedModel(sim, calibration);
+  }
   const defaults = flowDefaults(kind);
   if (defaults !== undefined) {
     const options = { name: kind, ...defaults, ...flow };
@@ -155,6 +169,27 @@ function nicRate(platform: Platform, rail: number): number {
   return up.length === 0 ? 0 : Math.min(...up.map((id) => platform.link(id).bandwidth));
 }
 
+/**
+ * Process of each rank: consecutive ranks of a host in runs of `perProc` (all of a host's ranks
+ * when undefined), numbered across hosts, as the launcher starts them.
+ */
+export function placeProcesses(hostOf: readonly number[], perProc: number | undefined): number[] {
+  const procOf: number[] = [];
+  let proc = -1;
+  let inProc = 0;
+  let lastHost = -1;
+  for (const host of hostOf) {
+    if (host !== lastHost || (perProc !== undefined && inProc >= perProc)) {
+      proc++;
+      inProc = 0;
+      lastHost = host;
+    }
+    procOf.push(proc);
+    inProc++;
+  }
+  return procOf;
+}
+
 /** Runs a program, trace or workload in virtual time. */
 export async function simulate(options: SimulateOptions): Promise<SimRunResult> {
   let program: string | RankMain;
@@ -181,7 +216,8 @@ export async function simulate(options: SimulateOptions): Promise<SimRunResult> 
     computeMode = 'declared';
     simgrid = options.collectives === 'simgrid';
   }
-  const perHost = options.ranksPerHost ?? 1;
+  const calibration = options.platform?.calibration;
+  const perHost = options.ranksPerHost ?? (calibration !== undefined ? Math.ceil(np / calibration.hosts.count) : 1);
   const platform = options.platform ?? defaultPlatform(Math.ceil(np / perHost));
   const settings = readSimgridConfig(platform, options.cfg ?? []);
   for (const key of settings.ignored) (options.warn ?? ((line: string) => process.stderr.write(`${line}\n`)))(`tsmpi sim: ${key} has no effect here (ignored)`);
@@ -204,21 +240,38 @@ export async function simulate(options: SimulateOptions): Promise<SimRunResult> 
       ...(grow !== undefined ? { TSMPI_SIM_GROW_POLLS: grow ? '1' : '0' } : {}),
     };
   }
-  const kind = options.network ?? settings.network ?? 'flow';
+  const kind = options.network ?? settings.network ?? (calibration !== undefined ? 'calibrated' : 'flow');
   const flow: FlowModelOptions = { ...settings.flow, ...(simgrid ? { smallFrameBytes: 0 } : {}), ...options.flow };
   const hostfile = options.hostfile;
   const hostOf =
     hostfile === undefined
       ? placeRanks(np, perHost, platform.hostCount)
       : placeByHostfile(hostfile.slots, np, (name) => platform.hostByName(name), () => Array.from({ length: platform.hostCount }, (_, h) => platform.host(h).name), hostfile.source);
+  const procOf = placeProcesses(hostOf, options.ranksPerProc);
+  const makeNetwork = networkModel(kind, platform, flow);
+  let frameCosts: ((network: NetworkModel) => FrameCosts) | undefined;
+  if (kind === 'calibrated') {
+    // Every link class the placement needs must have been measured, or the run stops up front.
+    const needed = new Set<LinkClass>();
+    for (let r = 1; r < np; r++) needed.add(procOf[r] === procOf[0] ? 'intra-process' : hostOf[r] === hostOf[0] ? 'inter-process' : 'inter-host');
+    for (const c of needed) {
+      if (classCosts(calibration!, c) === undefined) {
+        throw simError(`${platform.source} has no ${c} figures, and this placement needs them`, c === 'intra-process' ? 'calibrate in threads mode too (tsmpi calibrate --modes threads,procs)' : 'calibrate with --procs too (tsmpi calibrate --modes threads,procs), or simulate without --procs');
+      }
+    }
+    frameCosts = (network) => calibratedFrameCosts(network as CalibratedModel);
+  }
   return runProgram({
     program,
     args: options.args ?? [],
     np,
-    hosts: platformHosts(platform, options.referenceSpeed ?? 1e9),
+    hosts: platformHosts(platform, options.referenceSpeed ?? calibration?.hosts.speed ?? 1e9),
     hostOf,
+    procOf,
+    coresOf: Array.from({ length: platform.hostCount }, (_, h) => platform.host(h).cores),
+    ...(frameCosts !== undefined ? { frameCosts, meterCalls: true } : {}),
     // SMPI's messages share links down to the smallest: no frame stays out of the sharing.
-    network: networkModel(kind, platform, flow),
+    network: makeNetwork,
     rails: platform.rails,
     railRates: Array.from({ length: platform.rails }, (_, rail) => nicRate(platform, rail)),
     computeMode,

@@ -18,7 +18,7 @@
  */
 import { FRAME_HEADER_BYTES } from '../transport/link.js';
 import type { Simulation } from './engine.js';
-import type { NetworkModel } from './network/model.js';
+import type { LinkClass, NetworkModel } from './network/model.js';
 
 export type ComputeMode = 'measured' | 'declared';
 
@@ -55,6 +55,8 @@ export interface RankStats {
 export class SimRank {
   readonly rank: number;
   readonly host: number;
+  /** The process the rank runs in (ranks of one process share memory; see LinkClass). */
+  readonly proc: number;
   /** Virtual time the running segment started at, and the real time it started. */
   segmentStart = 0;
   realStart = 0;
@@ -79,11 +81,29 @@ export class SimRank {
   onYield: (() => void) | null = null;
   /** Called once when the rank next waits in tsmpi during its segment (its first wait, while loading). */
   onWait: (() => void) | null = null;
+  /** How slowed its running segment's compute is by the other ranks computing on its host's cores (>= 1). */
+  cpuShare = 1;
+  /** tsmpi calls the rank is inside (metered worlds): its CPU meter stands still while > 0. */
+  callDepth = 0;
+  /** Real time the meter stopped (callDepth became > 0). */
+  pausedAt = 0;
+  /** Virtual time the rank was put on the resume queue (NaN: not queued). */
+  queuedAt = Number.NaN;
 
-  constructor(rank: number, host: number) {
+  constructor(rank: number, host: number, proc: number) {
     this.rank = rank;
     this.host = host;
+    this.proc = proc;
   }
+}
+
+/**
+ * Per-frame CPU costs of a calibrated machine: what the runtime spends sending and receiving a
+ * frame of `bytes` over a link of class `linkClass` (LogGP's o, SMPI's smpi/os and smpi/or).
+ */
+export interface FrameCosts {
+  send(linkClass: LinkClass, bytes: number): number;
+  recv(linkClass: LinkClass, bytes: number): number;
 }
 
 interface ResumeEntry {
@@ -97,6 +117,12 @@ export interface SimWorldOptions {
   network: NetworkModel;
   /** Host of each rank. */
   hostOf: readonly number[];
+  /** Process of each rank (process ids are global, a process is on one host). @default one per rank */
+  procOf?: readonly number[];
+  /** Cores of each host: ranks of a host that compute at once share them. @default unlimited */
+  coresOf?: readonly number[];
+  /** Per-frame send and receive costs by link class and size (replaces the flat overheads). */
+  frameCosts?: FrameCosts;
   computeMode: ComputeMode;
   /** Virtual seconds per real second of measured CPU time, per host (1 / relative speed). */
   cpuScale: (host: number, at: number) => number;
@@ -137,6 +163,9 @@ export class SimWorld {
   liveTimers = 0;
   /** Bytes sent on each rail (frames with their headers). */
   readonly railBytes: number[] = [];
+  /** Ranks of each host, for hosts with fewer cores than ranks (the others need no count). */
+  private readonly crowded: (SimRank[] | undefined)[] = [];
+  private readonly cores: readonly number[];
 
   constructor(options: SimWorldOptions) {
     this.options = options;
@@ -145,14 +174,45 @@ export class SimWorld {
     this.sim = options.sim;
     this.network = options.network;
     this.computeMode = options.computeMode;
-    this.ranks = options.hostOf.map((host, rank) => new SimRank(rank, host));
+    this.ranks = options.hostOf.map((host, rank) => new SimRank(rank, host, options.procOf?.[rank] ?? rank));
+    this.cores = options.coresOf ?? [];
+    for (const r of this.ranks) {
+      const cores = this.cores[r.host];
+      if (cores === undefined) continue;
+      (this.crowded[r.host] ??= []).push(r);
+    }
+    this.crowded.forEach((list, h) => {
+      if (list !== undefined && list.length <= this.cores[h]!) this.crowded[h] = undefined;
+    });
+  }
+
+  /** How two ranks are linked: the same process, two processes of one host, or two hosts. */
+  linkClass(from: SimRank, to: SimRank): LinkClass {
+    return from.proc === to.proc ? 'intra-process' : from.host === to.host ? 'inter-process' : 'inter-host';
+  }
+
+  /**
+   * How much slower `rank` computes from `time` on: the ranks of its host that compute then (one
+   * running or due to run by `time`, or still busy with a segment that ends after it), over its
+   * cores; 1 while they fit. Read when a segment starts: a segment is not slowed retroactively by
+   * one that starts during it (the simulator runs one rank at a time), which keeps it causal.
+   */
+  private shareAt(rank: SimRank, time: number): number {
+    const list = this.crowded[rank.host];
+    if (list === undefined) return 1;
+    let busy = 1;
+    for (const other of list) {
+      if (other === rank || Number.isNaN(other.stats.end) === false) continue;
+      if (other.running || other.readyAt > time || other.queuedAt <= time) busy++;
+    }
+    return Math.max(1, busy / this.cores[rank.host]!);
   }
 
   /** The virtual time of `rank` now: its segment start plus what it has computed since. */
   rankNow(rank: SimRank): number {
     if (!rank.running) return Math.max(rank.readyAt, this.sim.now());
     let t = rank.segmentStart + rank.declared;
-    if (this.computeMode === 'measured') t += ((performance.now() - rank.realStart) / 1000) * this.options.cpuScale(rank.host, rank.segmentStart);
+    if (this.computeMode === 'measured') t += (((rank.callDepth > 0 ? rank.pausedAt : performance.now()) - rank.realStart) / 1000) * this.options.cpuScale(rank.host, rank.segmentStart) * rank.cpuShare;
     return t;
   }
 
@@ -165,7 +225,27 @@ export class SimWorld {
     rank.polledInSegment = 0;
     rank.overheadInSegment = 0;
     rank.realStart = performance.now();
+    // A rank resumed inside a tsmpi call (its wait) starts with the meter stopped.
+    rank.pausedAt = rank.realStart;
+    rank.cpuShare = this.shareAt(rank, time);
     this.current = rank;
+  }
+
+  /**
+   * The running rank enters a tsmpi call (call-meter.ts): its CPU meter stops until the call
+   * returns (a post) or settles (a blocking call), see leaveCall.
+   */
+  enterCall(): SimRank | null {
+    const rank = this.current;
+    if (rank === null) return null;
+    if (rank.callDepth++ === 0) rank.pausedAt = performance.now();
+    return rank;
+  }
+
+  /** The call `enterCall` returned `rank` for has returned or settled. */
+  leaveCall(rank: SimRank): void {
+    if (rank.callDepth === 0) return;
+    if (--rank.callDepth === 0 && rank.running) rank.realStart += performance.now() - rank.pausedAt;
   }
 
   /** Appends a span to the rank's timeline, merged with the previous one when they touch. */
@@ -218,8 +298,19 @@ export class SimWorld {
    * inside its segment, or, for a frame the network sends on its behalf while it waits (a
    * rendezvous stream), after whatever it was already due to do.
    */
-  chargeSend(rank: SimRank, to: SimRank): void {
-    const o = (rank.host === to.host ? this.options.localMessageOverhead : this.options.messageOverhead) ?? 0;
+  chargeSend(rank: SimRank, to: SimRank, bytes = 0): void {
+    const costs = this.options.frameCosts;
+    const o = costs !== undefined ? costs.send(this.linkClass(rank, to), bytes) : ((rank.host === to.host ? this.options.localMessageOverhead : this.options.messageOverhead) ?? 0);
+    this.chargeOverhead(rank, o);
+  }
+
+  /** Charges `rank` the receive cost of a frame of `bytes` from `from` (calibrated machines only). */
+  chargeRecv(rank: SimRank, from: SimRank, bytes: number): void {
+    const costs = this.options.frameCosts;
+    if (costs !== undefined) this.chargeOverhead(rank, costs.recv(this.linkClass(from, rank), bytes));
+  }
+
+  private chargeOverhead(rank: SimRank, o: number): void {
     if (o <= 0) return;
     if (rank.running) {
       this.addToSegment(rank, 'overhead', o);
@@ -235,8 +326,8 @@ export class SimWorld {
    * already due to do.
    */
   declareCompute(rank: SimRank, seconds: number): void {
-    if (rank.running) this.addToSegment(rank, 'compute', seconds);
-    else this.addOutside(rank, 'compute', seconds);
+    if (rank.running) this.addToSegment(rank, 'compute', seconds * rank.cpuShare);
+    else this.addOutside(rank, 'compute', seconds * this.shareAt(rank, Math.max(rank.readyAt, this.sim.now())));
   }
 
   /** Time a rank spends while not running (its segment over): from its ready time on. */
@@ -289,6 +380,7 @@ export class SimWorld {
   /** Puts `rank` on the resume queue for virtual time `time` (not before it is ready). */
   wake(rank: SimRank, time: number): void {
     const entry: ResumeEntry = { time: Math.max(time, rank.readyAt), seq: this.resumeSeq++, rank };
+    if (!(rank.queuedAt <= entry.time)) rank.queuedAt = entry.time;
     const heap = this.resumeHeap;
     let i = heap.length;
     heap.push(entry);
@@ -339,7 +431,8 @@ export class SimWorld {
     const started = running !== null && this.computeMode === 'measured' ? performance.now() : 0;
     // An event may wake a rank: the bound is read again after each one.
     while (this.sim.peekTime() <= Math.min(time, heap.length > 0 ? heap[0]!.time : Infinity)) this.sim.step();
-    if (running !== null && running.running && this.computeMode === 'measured') running.realStart += performance.now() - started;
+    // (A rank inside a metered call has its meter stopped already: leaveCall covers this time.)
+    if (running !== null && running.running && running.callDepth === 0 && this.computeMode === 'measured') running.realStart += performance.now() - started;
   }
 
   /**
@@ -383,6 +476,7 @@ export class SimWorld {
     const entry = this.popResume()!;
     this.sim.advanceTo(entry.time);
     const rank = entry.rank;
+    rank.queuedAt = Number.NaN;
     const resume = rank.resume;
     if (resume === null) return null;
     rank.resume = null;

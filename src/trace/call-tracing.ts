@@ -104,6 +104,15 @@ const POSTS: Record<string, CallShape> = {
   idup: none,
 };
 
+/**
+ * The public calls of the communicators and requests, by kind: blocking (return a promise),
+ * posts (return a request at once) and the topology communicators' own blocking calls. The
+ * simulator's call meter wraps the same calls.
+ */
+export function communicationCalls(): { blocking: readonly string[]; posts: readonly string[]; topology: readonly string[] } {
+  return { blocking: Object.keys(BLOCKING), posts: Object.keys(POSTS), topology: Object.keys(TOPOLOGY) };
+}
+
 type Method = (this: unknown, a?: unknown, b?: unknown, c?: unknown, d?: unknown, e?: unknown, f?: unknown) => unknown;
 
 let installed = false;

@@ -9,9 +9,21 @@
  */
 import type { Simulation } from '../engine.js';
 
+/**
+ * How two ranks are connected, as a calibrated machine tells them apart: shared memory between
+ * ranks of one process, TCP between processes of one host, TCP between hosts.
+ */
+export type LinkClass = 'intra-process' | 'inter-process' | 'inter-host';
+
+export const LINK_CLASSES: readonly LinkClass[] = ['intra-process', 'inter-process', 'inter-host'];
+
 export interface NetworkModel {
   readonly name: string;
-  send(src: number, dst: number, bytes: number, rail: number, arrived: () => void): void;
+  /**
+   * `srcProc`/`dstProc` name the processes at both ends (global ids): models that tell link
+   * classes apart use them; the host models ignore them.
+   */
+  send(src: number, dst: number, bytes: number, rail: number, arrived: () => void, srcProc?: number, dstProc?: number): void;
   /** Per-link utilisation so far: bytes carried and busy seconds (flow models). */
   linkReport?(): LinkUsage[];
 }

@@ -4,6 +4,8 @@
  * - `flow`: tsmpi's default: max-min sharing weighted by route latency, no cross-traffic, header-only
  *   frames of up to 64 bytes kept out of the sharing (SimGrid CM02 without cross-traffic, faster).
  * - `delay`: latency + size / narrowest bandwidth, no contention.
+ * - `calibrated`: a machine measured by `tsmpi calibrate` (calibrated-model.ts), the default of
+ *   such a platform file.
  * - `cm02`, `smpi`, `lv08`: SimGrid's models of those names, with SimGrid's defaults: every frame
  *   in the sharing, cross-traffic on; SMPI adds weight-S 8775 and its size-dependent latency and
  *   bandwidth factors; LV08 (SimGrid's default outside smpirun) factors 13.01 and 0.97, weight-S
@@ -16,11 +18,11 @@
 import type { FlowModelOptions } from './flow-model.js';
 import { parseSizeFactor, SMPI_BW_FACTOR, SMPI_LAT_FACTOR } from './size-factor.js';
 
-export type NetworkKind = 'flow' | 'delay' | 'cm02' | 'smpi' | 'lv08';
+export type NetworkKind = 'flow' | 'delay' | 'cm02' | 'smpi' | 'lv08' | 'calibrated';
 
-export const NETWORK_KINDS: readonly NetworkKind[] = ['flow', 'delay', 'cm02', 'smpi', 'lv08'];
+export const NETWORK_KINDS: readonly NetworkKind[] = ['flow', 'delay', 'cm02', 'smpi', 'lv08', 'calibrated'];
 
-export const NETWORK_HELP = 'flow (max-min sharing, tsmpi default), delay (no contention), cm02, smpi or lv08 (SimGrid\'s models, cross-traffic on)';
+export const NETWORK_HELP = "flow (max-min sharing, tsmpi default), delay (no contention), cm02, smpi or lv08 (SimGrid's models, cross-traffic on), calibrated (a tsmpi calibrate file's fitted costs; its default)";
 
 export function isNetworkKind(name: string): name is NetworkKind {
   return (NETWORK_KINDS as readonly string[]).includes(name);
@@ -30,6 +32,7 @@ export function isNetworkKind(name: string): name is NetworkKind {
 export function flowDefaults(kind: NetworkKind): FlowModelOptions | undefined {
   switch (kind) {
     case 'delay':
+    case 'calibrated':
       return undefined;
     case 'flow':
       return {};

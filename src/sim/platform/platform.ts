@@ -17,6 +17,7 @@
  * ```
  */
 import { ErrorCode, TsmpiError } from '../../errors.js';
+import type { MachineCalibration } from './calibration.js';
 
 /** From `time` (seconds) on, the host gives us `factor` (0..1) of its speed (until the next step). */
 export interface LoadStep {
@@ -81,6 +82,8 @@ export interface PlatformInit {
   readonly railProfiles?: readonly (LoadProfile | undefined)[];
   /** SimGrid configuration the file carries (`<config><prop id value/>`), in file order. */
   readonly config?: readonly ConfigEntry[];
+  /** A calibrated machine's costs per link class (tsmpi calibrate), which its network model uses. */
+  readonly calibration?: MachineCalibration;
 }
 
 /** One SimGrid configuration setting, e.g. network/model = SMPI. */
@@ -138,6 +141,7 @@ export class Platform {
   readonly source: string;
   /** SimGrid configuration from the platform file (network model, factors, thresholds). */
   readonly config: readonly ConfigEntry[];
+  readonly calibration: MachineCalibration | undefined;
   private readonly hostList: readonly Host[];
   private readonly linkList: readonly Link[];
   private readonly byName: Map<string, number>;
@@ -149,6 +153,7 @@ export class Platform {
   constructor(init: PlatformInit) {
     this.source = init.source ?? 'platform';
     this.config = init.config ?? [];
+    this.calibration = init.calibration;
     this.rails = checkInteger(init.rails ?? 1, `${this.source}: rails`, 1, 64);
     this.cacheLimit = checkInteger(init.routeCacheSize ?? 262144, `${this.source}: routeCacheSize`, 1);
     if (init.hosts.length === 0) throw configError(`${this.source}: the platform has no hosts`, 'declare at least one host');

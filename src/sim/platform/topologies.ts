@@ -14,6 +14,7 @@
  * const k4 = fatTree({ shape: kAryFatTreeShape(4), speed: 1e9, hostBandwidth: 1.25e9, latency: 1e-6, oversubscription: 2 });
  * ```
  */
+import type { MachineCalibration } from './calibration.js';
 import { FatTreeLayout, checkFatTreeShape, parseFatTreeParameters, type FatTreeShape } from './fat-tree.js';
 import { Platform, checkInteger, checkLoadProfile, checkPositive, configError, type Host, type Link, type LoadProfile, type NicLinks } from './platform.js';
 
@@ -58,6 +59,8 @@ export interface CrossbarOptions extends HostOptions {
   readonly latency: number;
   /** Number of rails, or one entry per rail. @default 1 */
   readonly rails?: number | readonly RailSpec[];
+  /** What the machine costs per link class, when the crossbar is a calibrated machine's hosts. */
+  readonly calibration?: MachineCalibration;
 }
 
 export interface FatTreeOptions extends HostOptions {
@@ -131,7 +134,7 @@ export function crossbar(o: CrossbarOptions): Platform {
     route: (src: number, dst: number, rail: number): number[] => [rail * 2 * n + 2 * src, rail * 2 * n + 2 * dst + 1],
     nic: (host: number, rail: number): NicLinks => ({ up: [rail * 2 * n + 2 * host], down: [rail * 2 * n + 2 * host + 1] }),
   };
-  return new Platform({ hosts, links, router, rails: rails.length, source, railProfiles: railProfiles(o.rails, source) });
+  return new Platform({ hosts, links, router, rails: rails.length, source, railProfiles: railProfiles(o.rails, source), ...(o.calibration !== undefined ? { calibration: o.calibration } : {}) });
 }
 
 /** A SimGrid-shaped fat tree (see {@link FatTreeLayout}) with D-mod-k routing, one copy per rail. */

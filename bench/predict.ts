@@ -1,0 +1,86 @@
+/**
+ * Does the simulator predict this machine? Calibrates it (`tsmpi calibrate`, or CAL=FILE), then
+ * for each program, rank count and launch mode runs it for real (median of REPS) and under
+ * `tsmpi sim --platform CAL` with the same launch flags, and prints the span each measured
+ * (wtime() between barriers, or the example's own timing line) with the error in percent.
+ *
+ *   npm run bench -- predict          (REPS=5, RANKS=2,4,8, MODES=threads,procs, CAL=FILE to reuse one)
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { median, param, printTable, spread, writeResults } from './lib/report.ts';
+
+const cli = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
+const root = fileURLToPath(new URL('../', import.meta.url));
+const reps = param('REPS', 5, 'real runs per row (median)');
+const ranks = (process.env.RANKS ?? '2,4,8').split(',').map(Number);
+const modes = (process.env.MODES ?? 'threads,procs').split(',');
+const dir = mkdtempSync(join(tmpdir(), 'tsmpi-predict-'));
+
+let cal = process.env.CAL;
+if (cal === undefined) {
+  cal = join(dir, 'machine.json');
+  const r = spawnSync(process.execPath, [cli, 'calibrate', '-o', cal], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+  if (r.status !== 0) throw new Error(`tsmpi calibrate failed (${r.status})`);
+  console.log(r.stdout.trim());
+}
+
+interface Program {
+  name: string;
+  args: string[];
+  /** The span the program reports, from its output. */
+  span(out: string): number;
+}
+const lastNumber = (re: RegExp) => (out: string): number => {
+  const m = [...out.matchAll(re)].at(-1);
+  return m === undefined ? Number.NaN : Number(m[1]);
+};
+const PROGRAMS: Program[] = [
+  { name: 'pi', args: ['examples/pi.ts', '200000000'], span: lastNumber(/ranks in ([\d.]+) s/g) },
+  { name: 'heat', args: ['examples/heat.ts'], span: lastNumber(/heat time: ([\d.]+) s/g) },
+  { name: 'ring', args: ['bench/ranks/predict.ts', 'ring'], span: lastNumber(/^span ([\d.eE+-]+)$/gm) },
+  { name: 'allreduce', args: ['bench/ranks/predict.ts', 'allreduce'], span: lastNumber(/^span ([\d.eE+-]+)$/gm) },
+  { name: 'alltoall 64 KiB', args: ['bench/ranks/predict.ts', 'alltoall'], span: lastNumber(/^span ([\d.eE+-]+)$/gm) },
+];
+const only = process.env.PROGRAMS?.split(',');
+
+interface Row {
+  program: string;
+  ranks: number;
+  mode: string;
+  real: number;
+  realRuns: number[];
+  predicted: number;
+  error: number;
+}
+const rows: Row[] = [];
+const flagsOf = (mode: string): string[] => (mode === 'procs' ? ['--procs'] : []);
+for (const p of PROGRAMS.filter((p) => only === undefined || only.includes(p.name))) {
+  for (const n of ranks) {
+    for (const mode of modes) {
+      const realRuns: number[] = [];
+      for (let i = 0; i < reps; i++) {
+        const r = spawnSync(process.execPath, [cli, 'run', '-n', String(n), ...flagsOf(mode), ...p.args], { cwd: root, encoding: 'utf8' });
+        if (r.status !== 0) throw new Error(`tsmpi run ${p.args.join(' ')} failed:\n${r.stderr}`);
+        realRuns.push(p.span(r.stdout));
+      }
+      const s = spawnSync(process.execPath, [cli, 'sim', '--quiet', '--platform', cal, '-n', String(n), ...flagsOf(mode), ...p.args], { cwd: root, encoding: 'utf8' });
+      if (s.status !== 0) throw new Error(`tsmpi sim ${p.args.join(' ')} failed:\n${s.stderr}`);
+      const real = median(realRuns);
+      const predicted = p.span(s.stdout);
+      const row = { program: p.name, ranks: n, mode, real, realRuns, predicted, error: predicted / real - 1 };
+      rows.push(row);
+      console.log(`# ${p.name} -n ${n} ${mode}: real ${real.toFixed(4)} s ${spread(realRuns)}, predicted ${predicted.toFixed(4)} s (${(row.error * 100).toFixed(1)}%)`);
+    }
+  }
+}
+const abs = rows.map((r) => Math.abs(r.error)).sort((a, b) => a - b);
+printTable(
+  `tsmpi sim --platform (calibrated here) against tsmpi run: the span each program measures; median |error| ${(median(abs) * 100).toFixed(1)}%, rows within 15%: ${abs.filter((e) => e <= 0.15).length}/${abs.length}`,
+  ['program', 'ranks', 'mode', 'real s', 'predicted s', 'error'],
+  rows.map((r) => [r.program, r.ranks, r.mode, r.real.toFixed(4), r.predicted.toFixed(4), `${r.error >= 0 ? '+' : ''}${(r.error * 100).toFixed(1)}%`]),
+);
+console.log(`wrote ${writeResults('predict', { calibration: cal, reps, rows, medianAbsError: median(abs) })}`);

@@ -1,0 +1,48 @@
+/**
+ * The programs of the prediction bench (bench/predict.ts), each timed by rank 0 with wtime()
+ * between two barriers, so a real run and a simulated one report the same span (virtual under
+ * `tsmpi sim`). Rank 0 prints `span SECONDS`.
+ *   tsmpi run -n N bench/ranks/predict.ts ring|allreduce|alltoall
+ * (The examples time themselves: the bench reads their own lines.)
+ */
+import { init, Op, wtime } from 'tsmpi';
+
+const comm = await init();
+const kind = process.argv[2] ?? 'ring';
+
+async function ring(): Promise<void> {
+  const right = (comm.rank + 1) % comm.size;
+  const left = (comm.rank - 1 + comm.size) % comm.size;
+  const token = new Float64Array(1);
+  for (let lap = 0; lap < 2000; lap++) {
+    if (comm.rank === 0) {
+      await comm.send(token, right);
+      await comm.recvInto(token, left);
+    } else {
+      await comm.recvInto(token, left);
+      await comm.send(token, right);
+    }
+  }
+}
+
+async function allreduce(): Promise<void> {
+  const x = new Float64Array(1);
+  for (let i = 0; i < 5000; i++) {
+    x[0] = i;
+    await comm.allreduce(x, Op.sum);
+  }
+}
+
+async function alltoall(): Promise<void> {
+  const blocks = Array.from({ length: comm.size }, () => new Uint8Array(64 * 1024));
+  for (let i = 0; i < 100; i++) await comm.alltoall(blocks);
+}
+
+await comm.barrier();
+const t0 = wtime();
+if (kind === 'ring') await ring();
+else if (kind === 'allreduce') await allreduce();
+else if (kind === 'alltoall') await alltoall();
+else throw new Error(`predict: no program ${kind}`);
+await comm.barrier();
+if (comm.rank === 0) console.log(`span ${wtime() - t0}`);

@@ -1,0 +1,129 @@
+/**
+ * From the probe's figures to a link class's costs per frame (platform/calibration.ts).
+ *
+ * The simulator runs tsmpi's own protocol, so a fit must make that protocol reproduce what was
+ * measured: a message up to the eager limit is one frame (send CPU, pipe, receive CPU); a larger
+ * one is a request-to-send and a clear-to-send frame (each costing what a 0-byte message costs)
+ * and then the data frame. Per size, the pipe's part is what the ping-pong's one-way time leaves
+ * after the CPU parts; the gap (how long the pair's pipe stays busy) is the stream's period, at
+ * most that; the latency is the rest. Each cost is then fitted, range by range, with a line
+ * (least squares on relative error, intercept and slope kept >= 0), as SMPI's calibration fits
+ * its overheads and factors between breakpoints.
+ */
+import type { LinkClassCalibration, MeasuredSize, Piecewise, Segment } from '../sim/platform/calibration.js';
+
+/** Payload sizes where a fitted range ends: small, medium up to the eager limit, large, huge. */
+export function breakpoints(eagerLimit: number): number[] {
+  return [...new Set([0, 1024, eagerLimit + 1, 1 << 20])].sort((a, b) => a - b);
+}
+
+interface Point {
+  x: number;
+  y: number;
+  /** What an error is relative to (default: y itself). */
+  scale?: number;
+}
+
+/** One line through `points`, minimising the relative error, with intercept and slope >= 0. */
+export function fitLine(points: readonly Point[]): { intercept: number; slope: number; fitError: number } {
+  if (points.length === 0) return { intercept: 0, slope: 0, fitError: 0 };
+  const scaleOf = (p: Point): number => Math.max(p.scale ?? p.y, 1e-9);
+  const w = points.map((p) => 1 / scaleOf(p) ** 2);
+  const sum = (f: (p: Point, i: number) => number): number => points.reduce((s, p, i) => s + f(p, i), 0);
+  let intercept: number;
+  let slope: number;
+  const sw = sum((_, i) => w[i]!);
+  const sx = sum((p, i) => w[i]! * p.x);
+  const sy = sum((p, i) => w[i]! * p.y);
+  const sxx = sum((p, i) => w[i]! * p.x * p.x);
+  const sxy = sum((p, i) => w[i]! * p.x * p.y);
+  const det = sw * sxx - sx * sx;
+  if (points.length >= 2 && det > 0) {
+    slope = (sw * sxy - sx * sy) / det;
+    intercept = (sy - slope * sx) / sw;
+  } else {
+    slope = 0;
+    intercept = sy / sw;
+  }
+  if (slope < 0) {
+    slope = 0;
+    intercept = sy / sw;
+  }
+  if (intercept < 0) {
+    intercept = 0;
+    slope = sxx > 0 ? Math.max(0, sxy / sxx) : 0;
+  }
+  const fitError = Math.max(0, ...points.map((p) => Math.abs(intercept + slope * p.x - p.y) / scaleOf(p)));
+  return { intercept, slope, fitError };
+}
+
+/** Fits `points` range by range between `edges` (the first is 0; the last range is unbounded). */
+export function fitPiecewise(points: readonly Point[], edges: readonly number[]): Piecewise {
+  const segments: Segment[] = [];
+  edges.forEach((from, i) => {
+    const to = edges[i + 1];
+    const inside = points.filter((p) => p.x >= from && (to === undefined || p.x < to));
+    if (inside.length === 0) {
+      // No measurement in this range: it continues the previous one.
+      const previous = segments.at(-1);
+      if (previous !== undefined) segments.push({ ...previous, from, to: to ?? null, points: 0 });
+      return;
+    }
+    segments.push({ from, to: to ?? null, ...fitLine(inside), points: inside.length });
+  });
+  return segments;
+}
+
+/** A cost that is `value` at every size (the rendezvous' data frame's CPU parts). */
+function constant(value: number, from: number): Segment {
+  return { from, to: null, intercept: value, slope: 0, fitError: 0, points: 0 };
+}
+
+/** Throws naming the first figure that cannot be a measurement. */
+export function checkFigures(figures: readonly MeasuredSize[], what: string): void {
+  if (figures.length < 4) throw new RangeError(`${what}: ${figures.length} measured sizes, at least 4 are needed (was the probe cut short?)`);
+  for (const f of figures) {
+    for (const key of ['oneWay', 'streamPeriod', 'send', 'recv'] as const) {
+      const v = f[key];
+      if (typeof v !== 'number' || !Number.isFinite(v) || v < 0) throw new RangeError(`${what}: ${key} of ${f.bytes} B is ${String(v)}, not a time`);
+    }
+    if (!(f.oneWay > 0)) throw new RangeError(`${what}: the one-way time of ${f.bytes} B is ${f.oneWay} s: the clock did not move (a broken measurement)`);
+  }
+  if (!figures.some((f) => f.bytes === 0)) throw new RangeError(`${what}: no 0-byte measurement (it prices the rendezvous' handshake frames)`);
+}
+
+/** The per-frame costs of one link class from the probe's figures. */
+export function fitLinkClass(measured: readonly MeasuredSize[], eagerLimit: number, what: string): LinkClassCalibration {
+  checkFigures(measured, what);
+  const figures = [...measured].sort((a, b) => a.bytes - b.bytes);
+  const edges = breakpoints(eagerLimit);
+  const eager = figures.filter((f) => f.bytes <= eagerLimit);
+  const sendEager = fitPiecewise(eager.map((f) => ({ x: f.bytes, y: f.send })), edges.filter((e) => e <= eagerLimit));
+  const recvEager = fitPiecewise(eager.map((f) => ({ x: f.bytes, y: f.recv })), edges.filter((e) => e <= eagerLimit));
+  const at0 = (cost: Piecewise): number => Math.max(0, cost[0]!.intercept);
+  // A rendezvous' data frame: the handling of a frame, its bytes go through the pipe.
+  const send: Piecewise = [...sendEager, constant(at0(sendEager), eagerLimit + 1)];
+  const recv: Piecewise = [...recvEager, constant(at0(recvEager), eagerLimit + 1)];
+  // A handshake frame costs what a small message costs: the median over the sizes below 1 KiB
+  // (one noisy 0-byte figure must not price every rendezvous).
+  const small = figures.filter((f) => f.bytes < 1024).map((f) => f.oneWay).sort((a, b) => a - b);
+  const handshake = 2 * small[Math.floor((small.length - 1) / 2)]!;
+  const pipe: Point[] = [];
+  const gap: Point[] = [];
+  for (const f of figures) {
+    const rendezvous = f.bytes > eagerLimit;
+    const cpu = rendezvous ? at0(sendEager) + at0(recvEager) : f.send + f.recv;
+    // What the CPU parts leave of the one-way time; at least 2% of it (noise may leave less).
+    const inPipe = Math.max(0.02 * f.oneWay, f.oneWay - cpu - (rendezvous ? handshake : 0));
+    pipe.push({ x: f.bytes, y: inPipe });
+    // The gap's error counts against the whole pipe time (a gap of 0 is a fine figure).
+    gap.push({ x: f.bytes, y: Math.min(inPipe, f.streamPeriod), scale: inPipe });
+  }
+  const pipeFit = fitPiecewise(pipe, edges);
+  const gapFit = fitPiecewise(gap, edges);
+  // Range by range, the gap is at most the pipe's time (coefficient by coefficient) and the
+  // latency is the rest: the two add up to the pipe's fit exactly.
+  const gapCapped: Piecewise = gapFit.map((g, i) => ({ ...g, intercept: Math.min(g.intercept, pipeFit[i]!.intercept), slope: Math.min(g.slope, pipeFit[i]!.slope) }));
+  const latency: Piecewise = pipeFit.map((p, i) => ({ ...p, intercept: p.intercept - gapCapped[i]!.intercept, slope: p.slope - gapCapped[i]!.slope }));
+  return { eagerLimit, send, recv, latency, gap: gapCapped, measured: figures };
+}

@@ -1,0 +1,175 @@
+/**
+ * The measurements of `tsmpi calibrate`, as a tsmpi program of two ranks (run by `tsmpi run` or,
+ * against a modelled machine, by `tsmpi sim`): for each size, a ping-pong (half the round trip),
+ * a stream (seconds per message of back-to-back sends, from two window lengths so the latency
+ * cancels out), the CPU time of one send call and of the receive of a message that has already
+ * arrived; then rank 0's compute speed on a JavaScript kernel. Times come from the rank's clock
+ * (wtime), so a simulated run measures virtual time. Rank 0 writes the figures as JSON to
+ * argv[2] and reports progress on stdout as `progress DONE TOTAL`.
+ *
+ *   tsmpi run -n 2 [--procs] dist/calibrate/probe.js OUT.json [QUICK]
+ */
+import { writeFileSync } from 'node:fs';
+import { init, waitAll, wtime, type Request } from 'tsmpi';
+
+/** Payload sizes measured: both sides of the eager limit, up to 16 MiB. */
+export const PROBE_SIZES = [0, 16, 64, 256, 1024, 4096, 16384, 32768, 65536, 131072, 262144, 1048576, 4194304, 16777216];
+
+interface Figures {
+  bytes: number;
+  oneWay: number;
+  streamPeriod: number;
+  send: number;
+  recv: number;
+}
+
+const comm = await init();
+if (comm.size !== 2) throw new Error(`the calibration probe runs on 2 ranks, not ${comm.size}`);
+const out = process.argv[2];
+const quick = process.argv[3] === 'quick';
+const peer = 1 - comm.rank;
+const batches = quick ? 5 : 9;
+/** Seconds a timed batch lasts at least: long enough for the clock and the noise of a shared machine. */
+const BATCH_SECONDS = quick ? 0.01 : 0.025;
+const big = new Uint8Array(PROBE_SIZES.at(-1)!);
+const sink = new Uint8Array(PROBE_SIZES.at(-1)!);
+const ack = new Uint8Array(0);
+
+const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 === 1 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+};
+/** Rank 0's choice, told to rank 1: both must run the same number of repetitions. */
+async function agree(value: number): Promise<number> {
+  const box = new Float64Array([value]);
+  await comm.bcastInto(box, 0);
+  return box[0]!;
+}
+
+async function pingPongBatch(data: Uint8Array, into: Uint8Array, reps: number): Promise<number> {
+  await comm.barrier();
+  const t0 = wtime();
+  for (let i = 0; i < reps; i++) {
+    if (comm.rank === 0) {
+      await comm.send(data, peer, 1);
+      await comm.recvInto(into, peer, 1);
+    } else {
+      await comm.recvInto(into, peer, 1);
+      await comm.send(data, peer, 1);
+    }
+  }
+  return (wtime() - t0) / reps / 2;
+}
+
+async function pingPong(bytes: number): Promise<number> {
+  const data = big.subarray(0, bytes);
+  const into = sink.subarray(0, bytes);
+  // Two untimed batches warm the path up (compiled code, ring pages) and size the timed ones.
+  await pingPongBatch(data, into, 3);
+  const each = await pingPongBatch(data, into, 3);
+  const reps = await agree(Math.max(3, Math.min(5000, Math.ceil(BATCH_SECONDS / Math.max(2 * each, 1e-7)))));
+  const times: number[] = [];
+  for (let b = 0; b < batches; b++) times.push(await pingPongBatch(data, into, reps));
+  return median(times);
+}
+
+/** Seconds to stream `window` messages of `bytes` and have them acknowledged. */
+async function streamOnce(bytes: number, window: number): Promise<number> {
+  const data = big.subarray(0, bytes);
+  const into = sink.subarray(0, bytes);
+  await comm.barrier();
+  const t0 = wtime();
+  const requests: Request<unknown>[] = [];
+  if (comm.rank === 0) {
+    for (let i = 0; i < window; i++) requests.push(comm.isend(data, peer, 2));
+    await waitAll(requests);
+    await comm.recvInto(ack, peer, 3);
+  } else {
+    for (let i = 0; i < window; i++) requests.push(comm.irecvInto(into, peer, 2));
+    await waitAll(requests);
+    await comm.send(ack, peer, 3);
+  }
+  return wtime() - t0;
+}
+
+async function streamPeriod(bytes: number): Promise<number> {
+  const short = Math.max(2, Math.min(32, Math.floor((8 << 20) / Math.max(bytes, 65536))));
+  const periods: number[] = [];
+  await streamOnce(bytes, short);
+  for (let b = 0; b < batches; b++) {
+    const t1 = await streamOnce(bytes, short);
+    const t2 = await streamOnce(bytes, 2 * short);
+    periods.push(Math.max(0, (t2 - t1) / short));
+  }
+  return median(periods);
+}
+
+/** CPU seconds of one isend call, and of receiving a message that has arrived (eager sizes). */
+async function overheads(bytes: number): Promise<{ send: number; recv: number }> {
+  const data = big.subarray(0, bytes);
+  const into = sink.subarray(0, bytes);
+  // Few enough that they fit the shared-memory ring at once (no waiting for room).
+  const count = Math.max(1, Math.min(32, Math.floor((256 << 10) / (bytes + 64))));
+  const sends: number[] = [];
+  const recvs: number[] = [];
+  for (let b = -1; b < batches; b++) {
+    await comm.barrier();
+    if (comm.rank === 0) {
+      const requests: Request<unknown>[] = [];
+      const t0 = wtime();
+      for (let i = 0; i < count; i++) requests.push(comm.isend(data, peer, 10 + i));
+      const t1 = wtime();
+      await waitAll(requests);
+      if (b >= 0) sends.push((t1 - t0) / count);
+    } else {
+      // Once the last is here, every earlier one is (a pair's messages arrive in order).
+      await comm.probe(peer, 10 + count - 1);
+      const t0 = wtime();
+      for (let i = 0; i < count; i++) await comm.recvInto(into, peer, 10 + i);
+      if (b >= 0) recvs.push((wtime() - t0) / count);
+    }
+  }
+  // Rank 1 tells rank 0 its figure.
+  if (comm.rank === 1) {
+    await comm.send(new Float64Array([median(recvs)]), peer, 4);
+    return { send: 0, recv: 0 };
+  }
+  const recv = await comm.recv<Float64Array>(peer, 4);
+  return { send: median(sends), recv: recv[0]! };
+}
+
+/** Flop/s of a dependent multiply-add chain (2 flops per step), the median of 5 runs of ~20 ms. */
+function computeSpeed(): number {
+  const speeds: number[] = [];
+  let x = 1;
+  for (let run = 0; run < 6; run++) {
+    const steps = 4_000_000;
+    const t0 = wtime();
+    for (let i = 0; i < steps; i++) x = x * 0.9999999 + 1e-7;
+    const t = wtime() - t0;
+    if (run > 0 && t > 0) speeds.push((2 * steps) / t);
+  }
+  if (x === 42) console.log(x);
+  // Under `tsmpi sim --compute declared` the kernel takes no virtual time: no figure (0).
+  return speeds.length === 0 ? 0 : median(speeds);
+}
+
+// The whole path warms up first (compiled code, the peers' wake-ups), or the first size pays it.
+for (const bytes of [0, 1024, 65536, 1 << 20]) await pingPongBatch(big.subarray(0, bytes), sink.subarray(0, bytes), bytes > 65536 ? 5 : 200);
+const figures: Figures[] = [];
+const total = PROBE_SIZES.length + 1;
+for (const [i, bytes] of PROBE_SIZES.entries()) {
+  const oneWay = await pingPong(bytes);
+  const period = await streamPeriod(bytes);
+  const { send, recv } = await overheads(bytes);
+  figures.push({ bytes, oneWay, streamPeriod: period, send, recv });
+  if (comm.rank === 0) console.log(`progress ${i + 1} ${total}`);
+}
+const speed = comm.rank === 0 ? computeSpeed() : 0;
+if (comm.rank === 0) {
+  console.log(`progress ${total} ${total}`);
+  const settings = comm.settings;
+  const result = { figures, speed, eagerLimit: settings.eagerLimit, tcpEagerLimit: settings.tcpEagerLimit };
+  if (out !== undefined) writeFileSync(out, `${JSON.stringify(result)}\n`);
+}
+await comm.barrier();

@@ -1,0 +1,28 @@
+/**
+ * `tsmpi calibrate -o FILE`: measures this machine (or a modelled one) for the simulator.
+ */
+import type { Command } from 'commander';
+import { formatCalibration } from '../calibrate/summary.js';
+import { outputFile } from './options.js';
+
+export function registerCalibrate(program: Command): void {
+  program
+    .command('calibrate')
+    .description('measure this machine (ping-pong, streaming, overheads, compute speed) and write a platform for tsmpi sim --platform')
+    .requiredOption('-o, --output <file>', 'the calibrated machine as JSON (a SimGrid XML twin is written beside it, FILE.xml)')
+    .option('--modes <list>', 'launch modes to measure: threads (shared memory inside a process), procs (TCP between processes)', 'threads,procs')
+    .option('--sim <platform>', 'calibrate a modelled machine: run the probes under tsmpi sim --platform PLATFORM (a check of the fit)')
+    .option('--quick', 'fewer repetitions (a rougher calibration in about half the time)', false)
+    .action(async (flags: { output: string; modes: string; sim?: string; quick: boolean }) => {
+      const output = outputFile('-o/--output', flags.output, 'tsmpi calibrate');
+      const { calibrate, xmlPathOf } = await import('../calibrate/calibrate.js');
+      const machine = await calibrate({
+        output,
+        modes: flags.modes.split(',').map((m) => m.trim()).filter((m) => m !== ''),
+        ...(flags.sim !== undefined ? { sim: flags.sim } : {}),
+        quick: flags.quick,
+        progress: process.stderr.isTTY === true,
+      });
+      process.stdout.write(`${formatCalibration(machine)}\nwrote ${output} and ${xmlPathOf(output)}\nsimulate a run on this machine with: tsmpi sim --platform ${output} -n 4 app.ts (add --procs to predict tsmpi run --procs)\n`);
+    });
+}

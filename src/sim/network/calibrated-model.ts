@@ -1,0 +1,58 @@
+/**
+ * The network of a calibrated machine (platform/calibration.ts): every frame crosses the pipe of
+ * its ordered pair of processes, which it keeps busy for `gap(bytes)` (frames of the pair queue
+ * behind each other, so a stream runs at the measured rate), and arrives `latency(bytes)` after
+ * leaving it. The link class (same process, same host, two hosts) picks the figures. Pairs do
+ * not share anything: the contention that matters on one machine, its cores, is the world's
+ * (ranks computing at once share them).
+ */
+import type { Simulation } from '../engine.js';
+import { classCosts, evaluate, type LinkClassCalibration, type MachineCalibration } from '../platform/calibration.js';
+import type { LinkClass, NetworkModel } from './model.js';
+
+/** Bytes of a frame's header: calibrated figures are per payload byte. */
+const FRAME_HEADER_BYTES = 32;
+
+export class CalibratedModel implements NetworkModel {
+  readonly name = 'calibrated';
+  private readonly sim: Simulation;
+  private readonly classes: Map<LinkClass, LinkClassCalibration>;
+  /** Virtual time each ordered pair of processes' pipe is free again. */
+  private readonly pipeFree = new Map<number, number>();
+
+  constructor(sim: Simulation, calibration: MachineCalibration) {
+    this.sim = sim;
+    this.classes = new Map();
+    for (const c of ['intra-process', 'inter-process', 'inter-host'] as const) {
+      const costs = classCosts(calibration, c);
+      if (costs !== undefined) this.classes.set(c, costs);
+    }
+  }
+
+  /** The figures of a link class; throws naming what to calibrate when there are none. */
+  costs(linkClass: LinkClass): LinkClassCalibration {
+    const costs = this.classes.get(linkClass);
+    if (costs === undefined) throw new RangeError(`the calibration has no ${linkClass} figures: calibrate with ${linkClass === 'intra-process' ? 'threads' : '--procs'} too (tsmpi calibrate --modes threads,procs)`);
+    return costs;
+  }
+
+  send(src: number, dst: number, bytes: number, _rail: number, arrived: () => void, srcProc = src, dstProc = dst): void {
+    const linkClass: LinkClass = srcProc === dstProc ? 'intra-process' : src === dst ? 'inter-process' : 'inter-host';
+    const costs = this.costs(linkClass);
+    const payload = Math.max(0, bytes - FRAME_HEADER_BYTES);
+    const now = this.sim.now();
+    const key = srcProc * 0x100000 + dstProc;
+    const start = Math.max(now, this.pipeFree.get(key) ?? 0);
+    const free = start + evaluate(costs.gap, payload);
+    this.pipeFree.set(key, free);
+    this.sim.post(free + evaluate(costs.latency, payload), arrived);
+  }
+}
+
+/** Per-frame CPU costs of a calibrated machine, for SimWorldOptions.frameCosts. */
+export function calibratedFrameCosts(model: CalibratedModel): { send(c: LinkClass, bytes: number): number; recv(c: LinkClass, bytes: number): number } {
+  return {
+    send: (c, bytes) => evaluate(model.costs(c).send, Math.max(0, bytes - FRAME_HEADER_BYTES)),
+    recv: (c, bytes) => evaluate(model.costs(c).recv, Math.max(0, bytes - FRAME_HEADER_BYTES)),
+  };
+}

@@ -1,0 +1,172 @@
+/**
+ * A calibrated machine, as `tsmpi calibrate` writes it and `tsmpi sim --platform` reads it: what
+ * the runtime costs on that machine, per link class (shared memory inside a process, TCP between
+ * processes of a host, TCP between hosts), fitted from ping-pong, streaming and overhead sweeps.
+ *
+ * Every cost is a piecewise-linear function of a frame's payload bytes, one linear fit per size
+ * range (as SMPI's smpi/os, smpi/or and its size-dependent factors), each range with its fit
+ * error. Per frame, the simulator charges `send` CPU seconds to the sender, keeps the pair's pipe
+ * busy for `gap` seconds (frames of one pair queue behind each other), delivers `latency` seconds
+ * after that, and charges `recv` CPU seconds to the receiver (calibrated-model.ts).
+ *
+ * ```json
+ * { "format": "tsmpi-calibration", "version": 1,
+ *   "machine": { "host": "...", "cpus": 2, "cpuModel": "...", "node": "v20.19.2", "date": "..." },
+ *   "hosts": { "count": 1, "cores": 2, "speed": 1.1e9 },
+ *   "classes": { "intra-process": { "eagerLimit": 65536,
+ *       "send": [{ "from": 0, "to": 1024, "intercept": 1.1e-6, "slope": 2e-10, "fitError": 0.03, "points": 4 }, ...],
+ *       "recv": [...], "latency": [...], "gap": [...], "measured": [...] }, "inter-process": {...} } }
+ * ```
+ */
+import { checkInteger, checkPositive, configError } from './platform.js';
+import { LINK_CLASSES, type LinkClass } from '../network/model.js';
+
+export const CALIBRATION_FORMAT = 'tsmpi-calibration';
+export const CALIBRATION_VERSION = 1;
+
+/** One size range of a fitted cost: `intercept + slope * bytes` for bytes in [from, to). */
+export interface Segment {
+  readonly from: number;
+  /** Exclusive upper bound; null for no bound (JSON has no Infinity). */
+  readonly to: number | null;
+  /** Seconds. */
+  readonly intercept: number;
+  /** Seconds per byte. */
+  readonly slope: number;
+  /** Largest relative residual of the fit over its points (0.05 = 5%). */
+  readonly fitError: number;
+  /** Measured sizes the fit used. */
+  readonly points: number;
+}
+
+/** A cost by payload bytes: segments in increasing size, covering 0 to unbounded. */
+export type Piecewise = readonly Segment[];
+
+/** One measured size of a link class (the raw figures the fits come from). */
+export interface MeasuredSize {
+  /** Payload bytes of the message. */
+  readonly bytes: number;
+  /** Half a ping-pong's round trip (median). */
+  readonly oneWay: number;
+  /** Seconds per message of a stream of back-to-back messages (median). */
+  readonly streamPeriod: number;
+  /** CPU seconds of a send call / of the receive of a message that has already arrived (median). */
+  readonly send: number;
+  readonly recv: number;
+}
+
+export interface LinkClassCalibration {
+  /** Messages up to this size went eagerly (one frame); larger ones took the rendezvous. */
+  readonly eagerLimit: number;
+  readonly send: Piecewise;
+  readonly recv: Piecewise;
+  readonly latency: Piecewise;
+  readonly gap: Piecewise;
+  readonly measured: readonly MeasuredSize[];
+}
+
+export interface MachineCalibration {
+  readonly format: typeof CALIBRATION_FORMAT;
+  readonly version: typeof CALIBRATION_VERSION;
+  readonly machine: { readonly host: string; readonly cpus: number; readonly cpuModel: string; readonly node: string; readonly date: string; readonly seconds?: number };
+  /** The hosts the platform has (a calibrated machine is one; a cluster of such machines more). */
+  readonly hosts: { readonly count: number; readonly cores: number; readonly speed: number; readonly prefix?: string };
+  /** The compute speed, measured as flop/s of a JavaScript kernel (also --compute measured's reference). */
+  readonly compute?: { readonly kernel: string; readonly fitError: number };
+  readonly classes: Readonly<Partial<Record<LinkClass, LinkClassCalibration>>>;
+}
+
+/** The value of a piecewise cost at `bytes` (never negative). */
+export function evaluate(cost: Piecewise, bytes: number): number {
+  let segment = cost[0]!;
+  for (let i = 1; i < cost.length; i++) {
+    if (cost[i]!.from > bytes) break;
+    segment = cost[i]!;
+  }
+  return Math.max(0, segment.intercept + segment.slope * bytes);
+}
+
+type Obj = Readonly<Record<string, unknown>>;
+const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+function piecewise(v: unknown, field: string): Piecewise {
+  if (!Array.isArray(v) || v.length === 0) throw configError(`${field} must be a non-empty list of segments; got ${JSON.stringify(v)?.slice(0, 40)}`, 'calibrate the machine again with tsmpi calibrate -o FILE');
+  let last = -1;
+  return v.map((s: unknown, i: number) => {
+    const f = `${field}[${i}]`;
+    if (!isObj(s)) throw configError(`${f} must be an object`, 'each segment is { from, to, intercept, slope, fitError, points }');
+    const from = checkPositive(s['from'], `${f}.from`, 'bytes', true);
+    if (i === 0 && from !== 0) throw configError(`${f}.from must be 0 (the first segment starts at 0 bytes)`, 'calibrate the machine again');
+    if (from <= last) throw configError(`${f}.from ${from} is not above the previous segment's`, 'segments go in increasing size');
+    last = from;
+    const to = s['to'] === null || s['to'] === undefined ? null : checkPositive(s['to'], `${f}.to`, 'bytes');
+    return {
+      from,
+      to,
+      intercept: checkPositive(s['intercept'], `${f}.intercept`, 'seconds', true),
+      slope: checkPositive(s['slope'], `${f}.slope`, 'seconds per byte', true),
+      fitError: checkPositive(s['fitError'] ?? 0, `${f}.fitError`, 'a ratio', true),
+      points: checkInteger(s['points'] ?? 0, `${f}.points`, 0),
+    };
+  });
+}
+
+/** True when parsed JSON is a calibration (its `format` says so). */
+export function isCalibration(value: unknown): boolean {
+  return isObj(value) && value['format'] === CALIBRATION_FORMAT;
+}
+
+/** Checks a parsed calibration file; errors name the file and field. */
+export function readCalibration(value: unknown, source: string): MachineCalibration {
+  if (!isObj(value) || value['format'] !== CALIBRATION_FORMAT) throw configError(`${source} is not a tsmpi calibration (no "format": "${CALIBRATION_FORMAT}")`, 'write one with tsmpi calibrate -o FILE');
+  if (value['version'] !== CALIBRATION_VERSION) throw configError(`${source}: calibration version ${JSON.stringify(value['version'])} is not ${CALIBRATION_VERSION}`, 'calibrate the machine again with this version of tsmpi');
+  const hosts = value['hosts'];
+  if (!isObj(hosts)) throw configError(`${source}: hosts must be { count, cores, speed }`, 'calibrate the machine again');
+  const machine = isObj(value['machine']) ? value['machine'] : {};
+  const classesIn = value['classes'];
+  if (!isObj(classesIn)) throw configError(`${source}: classes must be an object of link classes`, `link classes: ${LINK_CLASSES.join(', ')}`);
+  const classes: Partial<Record<LinkClass, LinkClassCalibration>> = {};
+  for (const [name, c] of Object.entries(classesIn)) {
+    if (!(LINK_CLASSES as readonly string[]).includes(name)) throw configError(`${source}: unknown link class ${JSON.stringify(name)}`, `link classes: ${LINK_CLASSES.join(', ')}`);
+    const field = `${source}: classes.${name}`;
+    if (!isObj(c)) throw configError(`${field} must be an object`, 'calibrate the machine again');
+    classes[name as LinkClass] = {
+      eagerLimit: checkPositive(c['eagerLimit'], `${field}.eagerLimit`, 'bytes', true),
+      send: piecewise(c['send'], `${field}.send`),
+      recv: piecewise(c['recv'], `${field}.recv`),
+      latency: piecewise(c['latency'], `${field}.latency`),
+      gap: piecewise(c['gap'], `${field}.gap`),
+      measured: Array.isArray(c['measured']) ? (c['measured'] as MeasuredSize[]) : [],
+    };
+  }
+  if (Object.keys(classes).length === 0) throw configError(`${source}: no link class was calibrated`, 'calibrate at least one launch mode (threads or --procs)');
+  const compute = value['compute'];
+  return {
+    format: CALIBRATION_FORMAT,
+    version: CALIBRATION_VERSION,
+    machine: {
+      host: String(machine['host'] ?? ''),
+      cpus: Number(machine['cpus'] ?? 0),
+      cpuModel: String(machine['cpuModel'] ?? ''),
+      node: String(machine['node'] ?? ''),
+      date: String(machine['date'] ?? ''),
+      ...(typeof machine['seconds'] === 'number' ? { seconds: machine['seconds'] } : {}),
+    },
+    hosts: {
+      count: checkInteger(hosts['count'] ?? 1, `${source}: hosts.count`, 1),
+      cores: checkInteger(hosts['cores'], `${source}: hosts.cores`, 1),
+      speed: checkPositive(hosts['speed'], `${source}: hosts.speed`, 'flop/s'),
+      ...(typeof hosts['prefix'] === 'string' ? { prefix: hosts['prefix'] } : {}),
+    },
+    ...(isObj(compute) ? { compute: { kernel: String(compute['kernel'] ?? ''), fitError: Number(compute['fitError'] ?? 0) } } : {}),
+    classes,
+  };
+}
+
+/**
+ * The figures of a link class; between hosts, a machine calibrated alone lends its TCP figures
+ * between processes (undefined when the class was not calibrated).
+ */
+export function classCosts(calibration: MachineCalibration, linkClass: LinkClass): LinkClassCalibration | undefined {
+  return calibration.classes[linkClass] ?? (linkClass === 'inter-host' ? calibration.classes['inter-process'] : undefined);
+}

@@ -1,0 +1,164 @@
+/**
+ * tsmpi calibrate and the simulator of a calibrated machine: a calibration run against a modelled
+ * machine (--sim) gives its costs back; one run on this machine writes a platform and its SimGrid
+ * twin; the simulator places ranks as the launcher does (threads: one process; --procs: one per
+ * rank) and charges each link class's figures; ranks that compute at once share the host's
+ * cores; a placement needing a class that was not calibrated stops up front, saying what to do.
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, test } from 'node:test';
+import { machineFrom } from '../../src/calibrate/calibrate.ts';
+import { evaluate, readCalibration, type MachineCalibration, type MeasuredSize } from '../../src/sim/platform/calibration.ts';
+import { explain, tsmpi } from '../helpers/run-job.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'tsmpi-calibrate-test-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+const SIZES = [0, 16, 64, 256, 1024, 4096, 16384, 32768, 65536, 131072, 262144, 1048576, 4194304, 16777216];
+
+/** A machine whose frames cost `send + recv + latency + perByte * bytes` (streams at gapPerByte). */
+function knownMachine(costs: Record<'threads' | 'procs', { send: number; recv: number; latency: number; perByte: number }>, cores: number): MachineCalibration {
+  const figures = (c: { send: number; recv: number; latency: number; perByte: number }): MeasuredSize[] => {
+    const frame = (b: number): number => c.send + c.recv + c.latency + c.perByte * b;
+    return SIZES.map((bytes) => ({ bytes, oneWay: bytes <= 65536 ? frame(bytes) : 2 * frame(0) + frame(bytes), streamPeriod: Math.max(c.send, (c.perByte * bytes) / 2), send: c.send, recv: c.recv }));
+  };
+  const m = machineFrom(
+    new Map([
+      ['threads', { figures: figures(costs.threads), speed: 1e9, eagerLimit: 65536, tcpEagerLimit: 65536 }],
+      ['procs', { figures: figures(costs.procs), speed: 1e9, eagerLimit: 65536, tcpEagerLimit: 65536 }],
+    ]),
+    0,
+  );
+  return { ...m, hosts: { ...m.hosts, cores } };
+}
+
+const KNOWN = { threads: { send: 4e-6, recv: 3e-6, latency: 20e-6, perByte: 2e-10 }, procs: { send: 12e-6, recv: 6e-6, latency: 60e-6, perByte: 1e-9 } };
+
+function write(name: string, machine: unknown): string {
+  const path = join(dir, name);
+  writeFileSync(path, `${JSON.stringify(machine, null, 2)}\n`);
+  return path;
+}
+
+test('tsmpi calibrate --sim gives back the costs of the modelled machine it measured', async () => {
+  const platform = write('known.json', knownMachine(KNOWN, 2));
+  const out = join(dir, 'recovered.json');
+  const result = await tsmpi(['calibrate', '--quick', '--sim', platform, '-o', out], { timeoutMs: 180_000 });
+  assert.equal(result.code, 0, explain(result));
+  assert.match(result.stdout, /intra-process: frame of 8 B/);
+  const recovered = readCalibration(JSON.parse(readFileSync(out, 'utf8')), out);
+  for (const [mode, linkClass] of [['threads', 'intra-process'], ['procs', 'inter-process']] as const) {
+    const k = KNOWN[mode];
+    const c = recovered.classes[linkClass]!;
+    for (const bytes of [16, 4096, 65536, 1 << 20, 16 << 20]) {
+      const frame = evaluate(c.send, bytes) + evaluate(c.recv, bytes) + evaluate(c.latency, bytes) + evaluate(c.gap, bytes);
+      const expected = k.send + k.recv + k.latency + k.perByte * bytes;
+      // The probe's own JavaScript between calls costs the simulated ranks a little: a few percent.
+      assert.ok(Math.abs(frame / expected - 1) < 0.1, `${linkClass} ${bytes} B: recovered ${frame} s, modelled ${expected} s`);
+    }
+    assert.ok(Math.abs(evaluate(c.send, 16) / k.send - 1) < 0.25, `${linkClass} send ${evaluate(c.send, 16)} vs ${k.send}`);
+    // (The simulator charges a frame's receive cost when it is delivered, so a receive of a message
+    // that is already there costs nothing more: the split of send and receive is not recovered,
+    // their sum with the pipe is.)
+  }
+  const xml = readFileSync(join(dir, 'recovered.xml'), 'utf8');
+  assert.match(xml, /<prop id="smpi\/os" value="0:/);
+  assert.match(xml, /<cluster id="calibrated"/);
+});
+
+test('tsmpi calibrate measures this machine in both launch modes and writes JSON and SimGrid XML', async () => {
+  const out = join(dir, 'here.json');
+  const result = await tsmpi(['calibrate', '--quick', '-o', out], { timeoutMs: 180_000 });
+  assert.equal(result.code, 0, explain(result));
+  const machine = readCalibration(JSON.parse(readFileSync(out, 'utf8')), out);
+  assert.deepEqual(Object.keys(machine.classes).sort(), ['inter-process', 'intra-process']);
+  assert.ok(machine.hosts.speed > 0 && machine.hosts.cores >= 1);
+  for (const c of Object.values(machine.classes)) {
+    assert.equal(c.measured.length, SIZES.length);
+    assert.ok(c.measured.every((m) => m.oneWay > 0));
+  }
+  assert.match(readFileSync(join(dir, 'here.xml'), 'utf8'), /smpi\/bw-factor/);
+  // The simulator runs a program on it, in both placements.
+  for (const flags of [[], ['--procs']]) {
+    const sim = await tsmpi(['sim', '--quiet', '--platform', out, '-n', '4', ...flags, 'examples/ring.ts']);
+    assert.equal(sim.code, 0, explain(sim));
+    assert.match(sim.stdout, /hops 3, sum\[0\] = 6/);
+  }
+});
+
+const PINGPONG = `
+import { init, wtime } from 'tsmpi';
+const comm = await init();
+const data = new Uint8Array(Number(process.argv[2] ?? 8));
+await comm.barrier();
+const t0 = wtime();
+for (let i = 0; i < 10; i++) {
+  if (comm.rank === 0) { await comm.send(data, 1); await comm.recvInto(data, 1); }
+  else if (comm.rank === 1) { await comm.recvInto(data, 0); await comm.send(data, 0); }
+}
+if (comm.rank === 0) console.log('one-way ' + (wtime() - t0) / 20);
+`;
+
+test('the simulator charges each placement its link class: threads share memory, --procs and --ranks-per-proc 1 go through TCP', async () => {
+  const platform = write('classes.json', knownMachine(KNOWN, 4));
+  const program = join(dir, 'pingpong.ts');
+  writeFileSync(program, PINGPONG);
+  const oneWay = async (flags: string[], bytes: number): Promise<number> => {
+    const r = await tsmpi(['sim', '--quiet', '--compute', 'declared', '--platform', platform, '-n', '2', ...flags, program, String(bytes)]);
+    assert.equal(r.code, 0, explain(r));
+    return Number(/one-way ([\d.eE+-]+)/.exec(r.stdout)?.[1]);
+  };
+  for (const bytes of [8, 4096]) {
+    // An eager message is one frame: send + pipe + receive, exactly the modelled figures.
+    const frame = (k: (typeof KNOWN)['threads']): number => k.send + k.recv + k.latency + k.perByte * (bytes + 0);
+    const threads = await oneWay([], bytes);
+    const procs = await oneWay(['--procs'], bytes);
+    assert.ok(Math.abs(threads / frame(KNOWN.threads) - 1) < 0.02, `threads ${bytes} B: ${threads} vs ${frame(KNOWN.threads)}`);
+    assert.ok(Math.abs(procs / frame(KNOWN.procs) - 1) < 0.02, `--procs ${bytes} B: ${procs} vs ${frame(KNOWN.procs)}`);
+    assert.equal(await oneWay(['--ranks-per-proc', '1'], bytes), procs);
+  }
+});
+
+const COMPUTE = `
+import { init, wtime } from 'tsmpi';
+const comm = await init();
+await comm.barrier();
+const t0 = wtime();
+await comm.compute(0.1);
+await comm.barrier();
+if (comm.rank === 0) console.log('span ' + (wtime() - t0));
+`;
+
+test("ranks that compute at once share their host's cores: 4 ranks on 2 cores take twice as long as on 4", async () => {
+  const program = join(dir, 'compute.ts');
+  writeFileSync(program, COMPUTE);
+  const span = async (cores: number, np: number): Promise<number> => {
+    const platform = write(`cores-${cores}.json`, knownMachine({ threads: { send: 1e-7, recv: 1e-7, latency: 1e-7, perByte: 1e-11 }, procs: KNOWN.procs }, cores));
+    const r = await tsmpi(['sim', '--quiet', '--compute', 'declared', '--platform', platform, '-n', String(np), program]);
+    assert.equal(r.code, 0, explain(r));
+    return Number(/span ([\d.eE+-]+)/.exec(r.stdout)?.[1]);
+  };
+  const four = await span(4, 4);
+  const two = await span(2, 4);
+  assert.ok(four > 0.1 && four < 0.101, `4 ranks on 4 cores: ${four}`);
+  assert.ok(two > 0.2 && two < 0.201, `4 ranks on 2 cores: ${two}`);
+  assert.ok((await span(2, 2)) < 0.101);
+});
+
+test('a placement that needs a link class the calibration lacks stops before running, saying what to calibrate', async () => {
+  const machine = knownMachine(KNOWN, 2);
+  const threadsOnly = write('threads-only.json', { ...machine, classes: { 'intra-process': machine.classes['intra-process'] } });
+  const r = await tsmpi(['sim', '--quiet', '--platform', threadsOnly, '--procs', '-n', '2', 'examples/ring.ts']);
+  assert.equal(r.code, 2, explain(r));
+  assert.match(r.stderr, /has no inter-process figures, and this placement needs them/);
+  assert.match(r.stderr, /tsmpi calibrate --modes threads,procs/);
+  const ok = await tsmpi(['sim', '--quiet', '--platform', threadsOnly, '-n', '2', 'examples/ring.ts']);
+  assert.equal(ok.code, 0, explain(ok));
+  const broken = write('broken.json', { ...machine, classes: { 'intra-process': { ...machine.classes['intra-process'], send: [] } } });
+  const bad = await tsmpi(['sim', '--quiet', '--platform', broken, '-n', '2', 'examples/ring.ts']);
+  assert.equal(bad.code, 2, explain(bad));
+  assert.match(bad.stderr, /classes\.intra-process\.send must be a non-empty list of segments/);
+});

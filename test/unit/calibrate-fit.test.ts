@@ -1,0 +1,114 @@
+/**
+ * The calibration's fits: a line is recovered exactly, a link class's per-frame costs are
+ * recovered from figures made by the model itself (tsmpi's protocol: eager frames, and the
+ * rendezvous' two handshake frames before the data), and bad or partial figures are refused with
+ * what is wrong.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import fc from 'fast-check';
+import { fitLine, fitLinkClass, fitPiecewise } from '../../src/calibrate/fit.ts';
+import { machineFrom } from '../../src/calibrate/calibrate.ts';
+import { simgridXml } from '../../src/calibrate/simgrid-xml.ts';
+import { evaluate, readCalibration, type MeasuredSize } from '../../src/sim/platform/calibration.ts';
+import { TsmpiError } from '../../src/errors.ts';
+
+const SIZES = [0, 16, 64, 256, 1024, 4096, 16384, 32768, 65536, 131072, 262144, 1048576, 4194304, 16777216];
+
+test('fitLine recovers any line with intercept and slope >= 0', () => {
+  fc.assert(
+    fc.property(fc.double({ min: 1e-7, max: 1e-3, noNaN: true }), fc.double({ min: 0, max: 1e-8, noNaN: true }), (a, b) => {
+      const fit = fitLine(SIZES.map((x) => ({ x, y: a + b * x })));
+      assert.ok(Math.abs(fit.intercept - a) <= 1e-6 * a + 1e-15, `intercept ${fit.intercept} vs ${a}`);
+      assert.ok(Math.abs(fit.slope - b) <= 1e-6 * b + 1e-15, `slope ${fit.slope} vs ${b}`);
+      assert.ok(fit.fitError < 1e-6);
+    }),
+  );
+});
+
+test('fitLine keeps intercept and slope >= 0 and reports its worst relative error', () => {
+  const falling = fitLine([{ x: 0, y: 4 }, { x: 10, y: 2 }]);
+  assert.equal(falling.slope, 0);
+  assert.ok(falling.intercept > 0);
+  assert.ok(Math.abs(falling.fitError - Math.max(Math.abs(falling.intercept - 4) / 4, Math.abs(falling.intercept - 2) / 2)) < 1e-12);
+});
+
+test('fitPiecewise fits each range on its own points and continues a range without points', () => {
+  const points = [0, 100, 500, 2000, 4000].map((x) => ({ x, y: x < 1024 ? 1 + x : 5 + 2 * x }));
+  const [small, medium, empty] = fitPiecewise(points, [0, 1024, 100000]);
+  assert.deepEqual([small!.from, small!.to, small!.points], [0, 1024, 3]);
+  assert.ok(Math.abs(small!.intercept - 1) < 1e-9 && Math.abs(small!.slope - 1) < 1e-9);
+  assert.ok(Math.abs(medium!.intercept - 5) < 1e-6 && Math.abs(medium!.slope - 2) < 1e-9);
+  assert.equal(empty!.from, 100000);
+  assert.equal(empty!.to, null);
+  assert.equal(empty!.points, 0);
+  assert.equal(empty!.slope, medium!.slope);
+});
+
+/** Figures a machine with these per-frame costs shows under tsmpi's protocol. */
+function figuresOf(costs: { send: number; recv: number; latency: number; perByte: number; gapPerByte: number }, eager: number): MeasuredSize[] {
+  const frame = (bytes: number): number => costs.send + costs.recv + costs.latency + costs.perByte * bytes;
+  return SIZES.map((bytes) => ({
+    bytes,
+    oneWay: bytes <= eager ? frame(bytes) : 2 * frame(0) + frame(bytes),
+    streamPeriod: Math.max(costs.send, costs.gapPerByte * bytes),
+    send: costs.send,
+    recv: costs.recv,
+  }));
+}
+
+test('fitLinkClass recovers the per-frame costs of the figures it is given within 5% (a line per range through a kinked gap), across the eager limit', () => {
+  fc.assert(
+    fc.property(
+      fc.record({
+        send: fc.double({ min: 1e-7, max: 2e-5, noNaN: true }),
+        recv: fc.double({ min: 1e-7, max: 2e-5, noNaN: true }),
+        latency: fc.double({ min: 1e-7, max: 1e-4, noNaN: true }),
+        perByte: fc.double({ min: 1e-11, max: 1e-9, noNaN: true }),
+      }),
+      fc.constantFrom(4096, 65536),
+      (c, eager) => {
+        const costs = { ...c, gapPerByte: c.perByte / 2 };
+        const fitted = fitLinkClass(figuresOf(costs, eager), eager, 'test');
+        for (const bytes of SIZES) {
+          const frame = evaluate(fitted.send, bytes) + evaluate(fitted.latency, bytes) + evaluate(fitted.gap, bytes) + evaluate(fitted.recv, bytes);
+          const expected = costs.send + costs.recv + costs.latency + costs.perByte * bytes;
+          assert.ok(Math.abs(frame - expected) <= 0.05 * expected, `${bytes} B: fitted frame ${frame} vs ${expected}`);
+        }
+        // Sends and receives up to the eager limit are what was measured.
+        assert.ok(Math.abs(evaluate(fitted.send, 16) - costs.send) <= 1e-3 * costs.send);
+        assert.ok(Math.abs(evaluate(fitted.recv, 16) - costs.recv) <= 1e-3 * costs.recv);
+      },
+    ),
+    { numRuns: 50 },
+  );
+});
+
+test('bad or partial figures are refused, naming what is wrong', () => {
+  const good = figuresOf({ send: 1e-6, recv: 1e-6, latency: 1e-5, perByte: 1e-10, gapPerByte: 1e-10 }, 65536);
+  assert.throws(() => fitLinkClass(good.slice(0, 3), 65536, 'threads'), /threads: 3 measured sizes, at least 4/);
+  assert.throws(() => fitLinkClass(good.map((f) => (f.bytes === 4096 ? { ...f, oneWay: Number.NaN } : f)), 65536, 'procs'), /procs: oneWay of 4096 B is NaN, not a time/);
+  assert.throws(() => fitLinkClass(good.map((f) => ({ ...f, oneWay: 0 })), 65536, 'procs'), /the clock did not move/);
+  assert.throws(() => fitLinkClass(good.filter((f) => f.bytes !== 0), 65536, 'procs'), /no 0-byte measurement/);
+  const partial = new Map([['procs', { figures: good.slice(0, 2), speed: 1e9, eagerLimit: 65536, tcpEagerLimit: 65536 }]]);
+  assert.throws(
+    () => machineFrom(partial, 1),
+    (e: unknown) => e instanceof TsmpiError && /cannot fit the procs figures: procs \(inter-process\): 2 measured sizes/.test(e.message),
+  );
+  const noSpeed = new Map([['threads', { figures: good, speed: 0, eagerLimit: 65536, tcpEagerLimit: 65536 }]]);
+  assert.throws(() => machineFrom(noSpeed, 1), /compute speed is 0 flop\/s/);
+});
+
+test('a fitted machine reads back as a calibration, and its SimGrid twin carries the smpi settings', () => {
+  const figures = figuresOf({ send: 2e-6, recv: 1e-6, latency: 3e-5, perByte: 3e-10, gapPerByte: 2e-10 }, 65536);
+  const machine = machineFrom(new Map([['threads', { figures, speed: 1e9, eagerLimit: 65536, tcpEagerLimit: 65536 }], ['procs', { figures, speed: 1e9, eagerLimit: 65536, tcpEagerLimit: 65536 }]]), 3);
+  const back = readCalibration(JSON.parse(JSON.stringify(machine)), 'm.json');
+  assert.deepEqual(Object.keys(back.classes).sort(), ['inter-process', 'intra-process']);
+  assert.equal(back.hosts.speed, 1e9);
+  const xml = simgridXml(back);
+  for (const key of ['network/model" value="SMPI', 'smpi/os', 'smpi/or', 'smpi/ois', 'smpi/bw-factor', 'smpi/lat-factor', 'smpi/async-small-thresh" value="65537', 'smpi/send-is-detached-thresh" value="65537']) assert.ok(xml.includes(key), `${key} in\n${xml}`);
+  assert.match(xml, /<cluster id="calibrated" prefix="node-" suffix="" radical="0-0" speed="[^"]+f" core="\d+"/);
+  assert.throws(() => readCalibration({ format: 'tsmpi-calibration', version: 1, hosts: { count: 1, cores: 2, speed: 1e9 }, classes: {} }, 'm.json'), /m.json: no link class was calibrated/);
+  assert.throws(() => readCalibration({ ...machine, classes: { wifi: {} } }, 'm.json'), /unknown link class "wifi"/);
+  assert.throws(() => readCalibration({ ...machine, version: 7 }, 'm.json'), /calibration version 7 is not 1/);
+});
