@@ -96,8 +96,9 @@ test('simgrid config: unknown keys, models tsmpi lacks and bad values are refuse
 });
 
 test("network models: SimGrid's by name, cross-traffic on in each, SMPI's factors and weight-S", () => {
-  assert.deepEqual(NETWORK_KINDS, ['flow', 'delay', 'cm02', 'smpi', 'lv08']);
+  assert.deepEqual(NETWORK_KINDS, ['flow', 'delay', 'cm02', 'smpi', 'lv08', 'calibrated']);
   assert.equal(flowDefaults('delay'), undefined);
+  assert.equal(flowDefaults('calibrated'), undefined);
   assert.equal(flowDefaults('flow')!.crosstraffic, undefined);
   for (const kind of ['cm02', 'smpi', 'lv08'] as const) {
     assert.equal(flowDefaults(kind)!.crosstraffic, true, kind);
