@@ -18,7 +18,7 @@ import type { Action } from './replay/actions.js';
 import { PhantomPayload, replayRank, type ReplayCollectives } from './replay/replayer.js';
 import { platformHosts } from './simple-hosts.js';
 import type { ComputeMode, FrameCosts } from './world.js';
-import type { LinkClass } from './network/model.js';
+import { linkClassOf, type LinkClass } from './network/model.js';
 import { classCosts } from './platform/calibration.js';
 
 export type { NetworkKind } from './network/network-models.js';
@@ -253,7 +253,7 @@ export async function simulate(options: SimulateOptions): Promise<SimRunResult> 
   if (kind === 'calibrated') {
     // Every link class the placement needs must have been measured, or the run stops up front.
     const needed = new Set<LinkClass>();
-    for (let r = 1; r < np; r++) needed.add(procOf[r] === procOf[0] ? 'intra-process' : hostOf[r] === hostOf[0] ? 'inter-process' : 'inter-host');
+    for (let r = 1; r < np; r++) needed.add(linkClassOf(hostOf[0]!, hostOf[r]!, procOf[0]!, procOf[r]!));
     for (const c of needed) {
       if (classCosts(calibration!, c) === undefined) {
         throw simError(`${platform.source} has no ${c} figures, and this placement needs them`, c === 'intra-process' ? 'calibrate in threads mode too (tsmpi calibrate --modes threads,procs)' : 'calibrate with --procs too (tsmpi calibrate --modes threads,procs), or simulate without --procs');

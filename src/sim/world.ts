@@ -18,7 +18,7 @@
  */
 import { FRAME_HEADER_BYTES } from '../transport/link.js';
 import type { Simulation } from './engine.js';
-import type { LinkClass, NetworkModel } from './network/model.js';
+import { linkClassOf, type LinkClass, type NetworkModel } from './network/model.js';
 
 export type ComputeMode = 'measured' | 'declared';
 
@@ -188,7 +188,7 @@ export class SimWorld {
 
   /** How two ranks are linked: the same process, two processes of one host, or two hosts. */
   linkClass(from: SimRank, to: SimRank): LinkClass {
-    return from.proc === to.proc ? 'intra-process' : from.host === to.host ? 'inter-process' : 'inter-host';
+    return linkClassOf(from.host, to.host, from.proc, to.proc);
   }
 
   /**
@@ -202,7 +202,7 @@ export class SimWorld {
     if (list === undefined) return 1;
     let busy = 1;
     for (const other of list) {
-      if (other === rank || Number.isNaN(other.stats.end) === false) continue;
+      if (other === rank || !Number.isNaN(other.stats.end)) continue;
       if (other.running || other.readyAt > time || other.queuedAt <= time) busy++;
     }
     return Math.max(1, busy / this.cores[rank.host]!);

@@ -8,10 +8,9 @@
  */
 import type { Simulation } from '../engine.js';
 import { classCosts, evaluate, type LinkClassCalibration, type MachineCalibration } from '../platform/calibration.js';
-import type { LinkClass, NetworkModel } from './model.js';
-
-/** Bytes of a frame's header: calibrated figures are per payload byte. */
-const FRAME_HEADER_BYTES = 32;
+import { FRAME_HEADER_BYTES } from '../../transport/link.js';
+import type { FrameCosts } from '../world.js';
+import { linkClassOf, type LinkClass, type NetworkModel } from './model.js';
 
 export class CalibratedModel implements NetworkModel {
   readonly name = 'calibrated';
@@ -37,8 +36,8 @@ export class CalibratedModel implements NetworkModel {
   }
 
   send(src: number, dst: number, bytes: number, _rail: number, arrived: () => void, srcProc = src, dstProc = dst): void {
-    const linkClass: LinkClass = srcProc === dstProc ? 'intra-process' : src === dst ? 'inter-process' : 'inter-host';
-    const costs = this.costs(linkClass);
+    // Calibrated figures are per payload byte: the frame's header is part of its fixed cost.
+    const costs = this.costs(linkClassOf(src, dst, srcProc, dstProc));
     const payload = Math.max(0, bytes - FRAME_HEADER_BYTES);
     const now = this.sim.now();
     const key = srcProc * 0x100000 + dstProc;
@@ -50,7 +49,7 @@ export class CalibratedModel implements NetworkModel {
 }
 
 /** Per-frame CPU costs of a calibrated machine, for SimWorldOptions.frameCosts. */
-export function calibratedFrameCosts(model: CalibratedModel): { send(c: LinkClass, bytes: number): number; recv(c: LinkClass, bytes: number): number } {
+export function calibratedFrameCosts(model: CalibratedModel): FrameCosts {
   return {
     send: (c, bytes) => evaluate(model.costs(c).send, Math.max(0, bytes - FRAME_HEADER_BYTES)),
     recv: (c, bytes) => evaluate(model.costs(c).recv, Math.max(0, bytes - FRAME_HEADER_BYTES)),

@@ -17,6 +17,11 @@ export type LinkClass = 'intra-process' | 'inter-process' | 'inter-host';
 
 export const LINK_CLASSES: readonly LinkClass[] = ['intra-process', 'inter-process', 'inter-host'];
 
+/** The class of a link between two ranks, from their hosts and processes. */
+export function linkClassOf(srcHost: number, dstHost: number, srcProc: number, dstProc: number): LinkClass {
+  return srcProc === dstProc ? 'intra-process' : srcHost === dstHost ? 'inter-process' : 'inter-host';
+}
+
 export interface NetworkModel {
   readonly name: string;
   /**
