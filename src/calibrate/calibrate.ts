@@ -12,10 +12,10 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import cliProgress from 'cli-progress';
 import { ErrorCode, TsmpiError } from '../errors.js';
-import { CALIBRATION_FORMAT, CALIBRATION_VERSION, type LinkClassCalibration, type MachineCalibration, type MeasuredSize } from '../sim/platform/calibration.js';
+import { CALIBRATION_FORMAT, CALIBRATION_VERSION, type LinkClassCalibration, type MachineCalibration, type MeasuredSize, type PollCosts } from '../sim/platform/calibration.js';
 import type { LinkClass } from '../sim/network/model.js';
 import { loadPlatformFile } from '../sim/platform/load.js';
-import { fitLinkClass } from './fit.js';
+import { fitLinkClass, fitWake, fitWarmup } from './fit.js';
 import { simgridXml } from './simgrid-xml.js';
 
 /** A launch mode and the link class its two ranks measure. */
@@ -39,6 +39,16 @@ interface ProbeResult {
   speed: number;
   eagerLimit: number;
   tcpEagerLimit: number;
+  /** Seconds per round trip of the fresh ranks' ping-pong, chunk by chunk of `coldChunk` round trips. */
+  cold?: number[];
+  coldChunk?: number;
+  polls?: PollCosts;
+}
+
+/** What the wake-up experiments measured: one-way time when every receive sleeps, and ring hops with ranks sharing cores. */
+export interface WakeResult {
+  sleepingOneWay: number;
+  rings: { ranksPerCore: number; hop: number }[];
 }
 
 function calibrateError(message: string, hint: string): TsmpiError {
@@ -48,15 +58,25 @@ function calibrateError(message: string, hint: string): TsmpiError {
 const CLI = fileURLToPath(new URL('../cli/main.js', import.meta.url));
 const PROBE = fileURLToPath(new URL('./probe.js', import.meta.url));
 
-/** Runs the probe in one mode; `onStep` hears of each size done. */
-function runProbe(mode: string, options: CalibrateOptions, out: string, onStep: (done: number, total: number) => void): Promise<ProbeResult> {
-  const { flags } = CALIBRATION_MODES[mode]!;
+/** One run of the probe program: its ranks, launch flags, experiment and environment. */
+interface ProbeRun {
+  label: string;
+  np: number;
+  flags: readonly string[];
+  experiment: string;
+  env?: Readonly<Record<string, string>>;
+}
+
+/** Runs the probe once (`onStep` hears of each size done) and reads what rank 0 wrote. */
+function runProbeProgram(run: ProbeRun, options: CalibrateOptions, out: string, onStep: (done: number, total: number) => void = () => {}): Promise<unknown> {
+  const { flags, np } = run;
   // Under the simulator the probe declares nothing: only the modelled costs move its clock (the
   // simulator's own JavaScript between calls is not the modelled machine's).
-  const args = options.sim !== undefined ? [CLI, 'sim', '--quiet', '--compute', 'declared', '--platform', options.sim, '-n', '2', ...flags, PROBE, out] : [CLI, 'run', '-n', '2', ...flags, PROBE, out];
-  if (options.quick) args.push('quick');
+  const args = options.sim !== undefined ? [CLI, 'sim', '--quiet', '--compute', 'declared', '--platform', options.sim, '-n', String(np), ...flags, PROBE, out, run.experiment] : [CLI, 'run', '-n', String(np), ...flags, PROBE, out, run.experiment];
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    // A modelled machine's poll costs are measured as they are, not grown by a loop of polls.
+    const modelled = options.sim !== undefined ? { TSMPI_SIM_GROW_POLLS: process.env['TSMPI_SIM_GROW_POLLS'] ?? '0' } : {};
+    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...modelled, ...run.env } });
     let stderr = '';
     let pending = '';
     child.stdout.setEncoding('utf8');
@@ -76,11 +96,12 @@ function runProbe(mode: string, options: CalibrateOptions, out: string, onStep: 
     child.on('error', reject);
     child.on('close', (code, signal) => {
       if (code !== 0) {
-        reject(calibrateError(`the ${mode} probe (${options.sim !== undefined ? 'tsmpi sim' : 'tsmpi run'} -n 2 ${flags.join(' ')}) ${signal !== null ? `was killed by ${signal}` : `exited with code ${code}`}:\n${stderr.trim()}`, 'the probe needs two ranks in that mode: check that `tsmpi run -n 2` works here'));
+        const command = `${options.sim !== undefined ? 'tsmpi sim' : 'tsmpi run'} -n ${np} ${flags.join(' ')} ${run.experiment}`;
+        reject(calibrateError(`the ${run.label} probe (${command}) ${signal !== null ? `was killed by ${signal}` : `exited with code ${code}`}:\n${stderr.trim()}`, `the probe needs ${np} ranks in that mode: check that \`tsmpi run -n ${np}\` works here`));
         return;
       }
       try {
-        resolve(readProbe(out, mode));
+        resolve(readJson(out, run.label));
       } catch (error) {
         reject(error);
       }
@@ -88,27 +109,58 @@ function runProbe(mode: string, options: CalibrateOptions, out: string, onStep: 
   });
 }
 
-/** Reads and checks a probe's output file. */
-export function readProbe(path: string, mode: string): ProbeResult {
-  let value: ProbeResult;
+function readJson(path: string, label: string): unknown {
   try {
-    value = JSON.parse(readFileSync(path, 'utf8')) as ProbeResult;
+    return JSON.parse(readFileSync(path, 'utf8')) as unknown;
   } catch (cause) {
-    throw new TsmpiError(ErrorCode.Config, `the ${mode} probe wrote no readable figures (${(cause as Error).message})`, { operation: 'tsmpi calibrate', hint: 'run the calibration again; if it fails again, run the probe by hand to see its output', cause });
+    throw new TsmpiError(ErrorCode.Config, `the ${label} probe wrote no readable figures (${(cause as Error).message})`, { operation: 'tsmpi calibrate', hint: 'run the calibration again; if it fails again, run the probe by hand to see its output', cause });
   }
-  if (!Array.isArray(value.figures) || typeof value.speed !== 'number') throw calibrateError(`the ${mode} probe's output ${path} has no figures`, 'run the calibration again');
+}
+
+/** Runs the sweep in one launch mode. */
+async function runSweep(mode: string, options: CalibrateOptions, out: string, onStep: (done: number, total: number) => void): Promise<ProbeResult> {
+  const value = (await runProbeProgram({ label: mode, np: 2, flags: CALIBRATION_MODES[mode]!.flags, experiment: options.quick ? 'quick' : 'full' }, options, out, onStep)) as ProbeResult;
+  if (!Array.isArray(value.figures) || typeof value.speed !== 'number') throw calibrateError(`the ${mode} probe's output ${out} has no figures`, 'run the calibration again');
   return value;
 }
 
-/** Fits the figures of each mode into a calibrated machine (`speed`: flop/s when not measured). */
-export function machineFrom(results: ReadonlyMap<string, ProbeResult>, seconds: number, speedGiven?: number): MachineCalibration {
+/** Ranks per core of the ring experiments; none past this many ranks (threads of one process). */
+const RING_RANKS_PER_CORE = [2, 4];
+const RING_MAX_RANKS = 64;
+
+/**
+ * The wake-up experiments (threads): a ping-pong where every receive sleeps (TSMPI_SPIN_US=0),
+ * then a ring over 2 and 4 ranks per core with the default spin.
+ */
+async function runWake(options: CalibrateOptions, cores: number, dir: string): Promise<WakeResult> {
+  const out = join(dir, 'wake.json');
+  const sleeping = (await runProbeProgram({ label: 'wake-up', np: 2, flags: [], experiment: 'wake', env: { TSMPI_SPIN_US: '0' } }, options, out)) as { oneWay?: unknown };
+  if (typeof sleeping.oneWay !== 'number' || !(sleeping.oneWay > 0)) throw calibrateError(`the wake-up probe measured ${String(sleeping.oneWay)} s`, 'run the calibration again');
+  const rings: WakeResult['rings'] = [];
+  for (const perCore of RING_RANKS_PER_CORE) {
+    const np = perCore * cores;
+    if (np > RING_MAX_RANKS) break;
+    const ring = (await runProbeProgram({ label: `ring of ${np}`, np, flags: [], experiment: 'ring' }, options, join(dir, `ring-${np}.json`))) as { hop?: unknown };
+    if (typeof ring.hop !== 'number' || !(ring.hop > 0)) throw calibrateError(`the ring probe on ${np} ranks measured ${String(ring.hop)} s per hop`, 'run the calibration again');
+    rings.push({ ranksPerCore: perCore, hop: ring.hop });
+  }
+  return { sleepingOneWay: sleeping.oneWay, rings };
+}
+
+/**
+ * Fits the figures of each mode into a calibrated machine (`speed`: flop/s when not measured;
+ * `wake`: the wake-up experiments, when run).
+ */
+export function machineFrom(results: ReadonlyMap<string, ProbeResult>, seconds: number, speedGiven?: number, wake?: WakeResult, cores = availableParallelism()): MachineCalibration {
   const classes: Partial<Record<LinkClass, LinkClassCalibration>> = {};
   let speed = 0;
   for (const [mode, result] of results) {
     const { linkClass } = CALIBRATION_MODES[mode]!;
     const eager = linkClass === 'intra-process' ? result.eagerLimit : result.tcpEagerLimit;
     try {
-      classes[linkClass] = fitLinkClass(result.figures, eager, `${mode} (${linkClass})`);
+      const fitted = fitLinkClass(result.figures, eager, `${mode} (${linkClass})`);
+      const warmup = result.cold !== undefined && result.coldChunk !== undefined ? fitWarmup(result.cold, result.coldChunk) : undefined;
+      classes[linkClass] = { ...fitted, ...(warmup !== undefined ? { warmup } : {}), ...(result.polls !== undefined ? { polls: result.polls } : {}) };
     } catch (error) {
       if (!(error instanceof RangeError)) throw error;
       throw calibrateError(`cannot fit the ${mode} figures: ${error.message}`, 'run the calibration again on an idle machine');
@@ -122,9 +174,10 @@ export function machineFrom(results: ReadonlyMap<string, ProbeResult>, seconds: 
     format: CALIBRATION_FORMAT,
     version: CALIBRATION_VERSION,
     machine: { host: hostname(), cpus: availableParallelism(), cpuModel: cpu?.model ?? '', node: process.version, date: new Date().toISOString(), seconds: Math.round(seconds * 10) / 10 },
-    hosts: { count: 1, cores: availableParallelism(), speed },
+    hosts: { count: 1, cores, speed },
     compute: { kernel: 'x = x * a + b, 2 flops per step', fitError: 0 },
     classes,
+    ...(wake !== undefined && classes['intra-process'] !== undefined ? { wake: fitWake(wake, classes['intra-process'].measured) } : {}),
   };
 }
 
@@ -142,6 +195,9 @@ export async function calibrate(options: CalibrateOptions): Promise<MachineCalib
   const started = performance.now();
   const bar = options.progress ? new cliProgress.SingleBar({ format: 'calibrating {mode} [{bar}] {value}/{total} sizes | {duration}s', hideCursor: true, clearOnComplete: false }, cliProgress.Presets.shades_classic) : undefined;
   const results = new Map<string, ProbeResult>();
+  // A modelled machine's cores, else this one's.
+  const cores = options.sim !== undefined ? (await loadPlatformFile(options.sim)).host(0).cores : availableParallelism();
+  let wake: WakeResult | undefined;
   try {
     for (const mode of options.modes) {
       let started = false;
@@ -155,17 +211,21 @@ export async function calibrate(options: CalibrateOptions): Promise<MachineCalib
       };
       if (bar === undefined) process.stderr.write(`tsmpi calibrate: measuring ${mode} (${CALIBRATION_MODES[mode]!.describe})\n`);
       try {
-        results.set(mode, await runProbe(mode, options, join(dir, `${mode}.json`), step));
+        results.set(mode, await runSweep(mode, options, join(dir, `${mode}.json`), step));
       } finally {
         if (started) bar!.stop();
       }
+    }
+    if (options.modes.includes('threads')) {
+      process.stderr.write(`tsmpi calibrate: measuring wake-ups (a sleeping rank; rings of ${RING_RANKS_PER_CORE.map((k) => k * cores).filter((n) => n <= RING_MAX_RANKS).join(' and ')} ranks on ${cores} cores)\n`);
+      wake = await runWake(options, cores, dir);
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
   // A modelled machine computes at its own declared speed (the probe's kernel takes no virtual time).
   const modelled = options.sim !== undefined ? (await loadPlatformFile(options.sim)).host(0).speed : undefined;
-  const machine = machineFrom(results, (performance.now() - started) / 1000, modelled);
+  const machine = machineFrom(results, (performance.now() - started) / 1000, modelled, wake, cores);
   writeFileSync(options.output, `${JSON.stringify(machine, null, 2)}\n`);
   writeFileSync(xmlPathOf(options.output), simgridXml(machine));
   return machine;

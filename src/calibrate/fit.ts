@@ -10,7 +10,7 @@
  * (least squares on relative error, intercept and slope kept >= 0), as SMPI's calibration fits
  * its overheads and factors between breakpoints.
  */
-import type { LinkClassCalibration, MeasuredSize, Piecewise, Segment } from '../sim/platform/calibration.js';
+import type { LinkClassCalibration, MeasuredSize, Piecewise, Segment, WakePoint, WarmupStep } from '../sim/platform/calibration.js';
 
 /** Payload sizes where a fitted range ends: small, medium up to the eager limit, large, huge. */
 export function breakpoints(eagerLimit: number): number[] {
@@ -126,4 +126,41 @@ export function fitLinkClass(measured: readonly MeasuredSize[], eagerLimit: numb
   const gapCapped: Piecewise = gapFit.map((g, i) => ({ ...g, intercept: Math.min(g.intercept, pipeFit[i]!.intercept), slope: Math.min(g.slope, pipeFit[i]!.slope) }));
   const latency: Piecewise = pipeFit.map((p, i) => ({ ...p, intercept: p.intercept - gapCapped[i]!.intercept, slope: p.slope - gapCapped[i]!.slope }));
   return { eagerLimit, send, recv, latency, gap: gapCapped, measured: figures };
+}
+
+/**
+ * A fresh rank's extra cost per frame, from the ping-pong timed chunk by chunk from the ranks'
+ * first message (`cold`: seconds per round trip). The warm figure is the median of the last
+ * third of the chunks; a round trip is four frame events on its critical path (each rank sends
+ * one and receives one), so each chunk's excess over the warm figure is shared among them.
+ * Steps end at the last chunk still above the warm figure by more than the chunks' noise.
+ */
+export function fitWarmup(cold: readonly number[], chunk: number): WarmupStep[] {
+  if (cold.length < 3 || !cold.every((t) => Number.isFinite(t) && t >= 0)) throw new RangeError(`the fresh ranks' ping-pong has ${cold.length} chunks (${cold.join(', ')}): at least 3 times are needed`);
+  const tail = [...cold.slice(Math.floor((2 * cold.length) / 3))].sort((a, b) => a - b);
+  const warm = tail[Math.floor((tail.length - 1) / 2)]!;
+  // The tail's own spread: a chunk within it of the warm figure is not warming up any more.
+  const noise = Math.max(0.05 * warm, tail.at(-1)! - warm);
+  let last = -1;
+  cold.forEach((t, k) => {
+    if (t - warm > noise) last = k;
+  });
+  const steps: WarmupStep[] = [];
+  for (let k = 0; k <= last; k++) steps.push({ frames: 2 * chunk * (k + 1), extra: Math.max(0, cold[k]! - warm) / 4 });
+  return steps;
+}
+
+/**
+ * A sleeping rank's wake-up by ranks per core: what a small frame's hand-over costs beyond the
+ * calibrated one-way time of 16 bytes, when every receive sleeps (one rank per core), and per
+ * hop of a ring with more ranks than cores.
+ */
+export function fitWake(wake: { sleepingOneWay: number; rings: readonly { ranksPerCore: number; hop: number }[] }, measured: readonly MeasuredSize[]): WakePoint[] {
+  const small = measured.find((f) => f.bytes === 16) ?? measured.find((f) => f.bytes > 0) ?? measured[0];
+  const base = small?.oneWay ?? 0;
+  const points: WakePoint[] = [{ ranksPerCore: 1, seconds: Math.max(0, wake.sleepingOneWay - base) }];
+  for (const r of [...wake.rings].sort((a, b) => a.ranksPerCore - b.ranksPerCore)) {
+    if (r.ranksPerCore > points.at(-1)!.ranksPerCore) points.push({ ranksPerCore: r.ranksPerCore, seconds: Math.max(0, r.hop - base) });
+  }
+  return points;
 }

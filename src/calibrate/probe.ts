@@ -3,11 +3,21 @@
  * against a modelled machine, by `tsmpi sim`): for each size, a ping-pong (half the round trip),
  * a stream (seconds per message of back-to-back sends, from two window lengths so the latency
  * cancels out), the CPU time of one send call and of the receive of a message that has already
- * arrived; then rank 0's compute speed on a JavaScript kernel. Times come from the rank's clock
- * (wtime), so a simulated run measures virtual time. Rank 0 writes the figures as JSON to
- * argv[2] and reports progress on stdout as `progress DONE TOTAL`.
+ * arrived; then rank 0's compute speed on a JavaScript kernel, and the CPU time of a fruitless
+ * test() and iprobe(). Before anything else, while the ranks are fresh, a ping-pong timed in
+ * chunks: how much more a fresh rank's first messages cost (V8 compiles the runtime's code as it
+ * runs). Times come from the rank's clock (wtime), so a simulated run measures virtual time.
+ * Rank 0 writes the figures as JSON to argv[2] and reports progress on stdout as
+ * `progress DONE TOTAL`.
  *
- *   tsmpi run -n 2 [--procs] dist/calibrate/probe.js OUT.json [QUICK]
+ * Two more experiments run alone (argv[3]): `wake`, a 16-byte ping-pong's one-way time (run with
+ * --spin-us 0, every receive wakes a sleeping rank), and `ring`, the time of one hop of a token
+ * passed around all the ranks (run with more ranks than cores: what a hand-over costs when the
+ * ranks share cores).
+ *
+ *   tsmpi run -n 2 [--procs] dist/calibrate/probe.js OUT.json [full|quick]
+ *   tsmpi run -n 2 --spin-us 0 dist/calibrate/probe.js OUT.json wake
+ *   tsmpi run -n 8 dist/calibrate/probe.js OUT.json ring
  */
 import { writeFileSync } from 'node:fs';
 import { init, waitAll, wtime, type Request } from 'tsmpi';
@@ -23,10 +33,15 @@ interface Figures {
   recv: number;
 }
 
+/** Round trips per timed chunk of the fresh ranks' ping-pong. */
+export const COLD_CHUNK = 100;
+
 const comm = await init();
-if (comm.size !== 2) throw new Error(`the calibration probe runs on 2 ranks, not ${comm.size}`);
 const out = process.argv[2];
-const quick = process.argv[3] === 'quick';
+const experiment = process.argv[3] ?? 'full';
+if (!['full', 'quick', 'wake', 'ring'].includes(experiment)) throw new Error(`the calibration probe has no experiment ${experiment} (full, quick, wake, ring)`);
+if (experiment !== 'ring' && comm.size !== 2) throw new Error(`the calibration probe runs on 2 ranks, not ${comm.size}`);
+const quick = experiment === 'quick';
 const peer = 1 - comm.rank;
 const batches = quick ? 5 : 9;
 /** Seconds a timed batch lasts at least: long enough for the clock and the noise of a shared machine. */
@@ -154,22 +169,105 @@ function computeSpeed(): number {
   return speeds.length === 0 ? 0 : median(speeds);
 }
 
-// The whole path warms up first (compiled code, the peers' wake-ups), or the first size pays it.
-for (const bytes of [0, 1024, 65536, 1 << 20]) await pingPongBatch(big.subarray(0, bytes), sink.subarray(0, bytes), bytes > 65536 ? 5 : 200);
-const figures: Figures[] = [];
-const total = PROBE_SIZES.length + 1;
-for (const [i, bytes] of PROBE_SIZES.entries()) {
-  const oneWay = await pingPong(bytes);
-  const period = await streamPeriod(bytes);
-  const { send, recv } = await overheads(bytes);
-  figures.push({ bytes, oneWay, streamPeriod: period, send, recv });
-  if (comm.rank === 0) console.log(`progress ${i + 1} ${total}`);
+/** Seconds per round trip of a 16-byte ping-pong, chunk by chunk, from the ranks' first message. */
+async function coldCurve(chunks: number): Promise<number[]> {
+  const data = big.subarray(0, 16);
+  const into = sink.subarray(0, 16);
+  const times: number[] = [];
+  for (let c = 0; c < chunks; c++) times.push(2 * (await pingPongBatch(data, into, COLD_CHUNK)));
+  return times;
 }
-const speed = comm.rank === 0 ? computeSpeed() : 0;
-if (comm.rank === 0) {
-  console.log(`progress ${total} ${total}`);
-  const settings = comm.settings;
-  const result = { figures, speed, eagerLimit: settings.eagerLimit, tcpEagerLimit: settings.tcpEagerLimit };
-  if (out !== undefined) writeFileSync(out, `${JSON.stringify(result)}\n`);
+
+/** CPU seconds of a test() of a receive nothing matches yet, and of a fruitless iprobe (rank 0's). */
+async function pollCosts(): Promise<{ test: number; iprobe: number }> {
+  const calls = quick ? 2000 : 20000;
+  const one = new Uint8Array(1);
+  await comm.barrier();
+  if (comm.rank === 1) {
+    await comm.recvInto(one, peer, 5);
+    await comm.send(one, peer, 6);
+    return { test: 0, iprobe: 0 };
+  }
+  const pending = comm.irecvInto(one, peer, 6);
+  const tests: number[] = [];
+  const probes: number[] = [];
+  let seen = 0;
+  for (let b = -1; b < batches; b++) {
+    let t0 = wtime();
+    for (let i = 0; i < calls; i++) if (pending.test()) seen++;
+    if (b >= 0) tests.push((wtime() - t0) / calls);
+    t0 = wtime();
+    for (let i = 0; i < calls; i++) if (comm.iprobe(peer, 7) !== undefined) seen++;
+    if (b >= 0) probes.push((wtime() - t0) / calls);
+  }
+  if (seen !== 0) throw new Error('a poll found a message nobody sent');
+  await comm.send(one, peer, 5);
+  await pending.wait();
+  return { test: median(tests), iprobe: median(probes) };
 }
+
+/** One-way time of a 16-byte ping-pong, warmed up (the `wake` experiment). */
+async function wakeExperiment(): Promise<void> {
+  // Every receive here wakes a sleeping rank (--spin-us 0): warm up, then the median of batches.
+  const data = big.subarray(0, 16);
+  const into = sink.subarray(0, 16);
+  await pingPongBatch(data, into, 3000);
+  const times: number[] = [];
+  for (let b = 0; b < 9; b++) times.push(await pingPongBatch(data, into, 400));
+  if (comm.rank === 0 && out !== undefined) writeFileSync(out, `${JSON.stringify({ oneWay: median(times) })}\n`);
+}
+
+/** Seconds per hop of a token passed around every rank, warmed up (the `ring` experiment). */
+async function ringExperiment(): Promise<void> {
+  const right = (comm.rank + 1) % comm.size;
+  const left = (comm.rank - 1 + comm.size) % comm.size;
+  const token = new Float64Array(1);
+  const lap = async (laps: number): Promise<number> => {
+    await comm.barrier();
+    const t0 = wtime();
+    for (let i = 0; i < laps; i++) {
+      if (comm.rank === 0) {
+        await comm.send(token, right);
+        await comm.recvInto(token, left);
+      } else {
+        await comm.recvInto(token, left);
+        await comm.send(token, right);
+      }
+    }
+    return (wtime() - t0) / laps / comm.size;
+  };
+  await lap(3000);
+  const hops: number[] = [];
+  for (let b = 0; b < 7; b++) hops.push(await lap(150));
+  if (comm.rank === 0 && out !== undefined) writeFileSync(out, `${JSON.stringify({ hop: median(hops), ranks: comm.size })}\n`);
+}
+
+/** The sweep of sizes, the fresh ranks' curve, poll costs and compute speed (`full`, `quick`). */
+async function sweep(): Promise<void> {
+  // First, while the ranks are fresh: what their first messages cost.
+  const cold = await coldCurve(quick ? 12 : 30);
+  // The whole path warms up first (compiled code, the peers' wake-ups), or the first size pays it.
+  for (const bytes of [0, 1024, 65536, 1 << 20]) await pingPongBatch(big.subarray(0, bytes), sink.subarray(0, bytes), bytes > 65536 ? 5 : 200);
+  const figures: Figures[] = [];
+  const total = PROBE_SIZES.length + 1;
+  for (const [i, bytes] of PROBE_SIZES.entries()) {
+    const oneWay = await pingPong(bytes);
+    const period = await streamPeriod(bytes);
+    const { send, recv } = await overheads(bytes);
+    figures.push({ bytes, oneWay, streamPeriod: period, send, recv });
+    if (comm.rank === 0) console.log(`progress ${i + 1} ${total}`);
+  }
+  const polls = await pollCosts();
+  const speed = comm.rank === 0 ? computeSpeed() : 0;
+  if (comm.rank === 0) {
+    console.log(`progress ${total} ${total}`);
+    const settings = comm.settings;
+    const result = { figures, speed, eagerLimit: settings.eagerLimit, tcpEagerLimit: settings.tcpEagerLimit, cold, coldChunk: COLD_CHUNK, polls };
+    if (out !== undefined) writeFileSync(out, `${JSON.stringify(result)}\n`);
+  }
+}
+
+if (experiment === 'wake') await wakeExperiment();
+else if (experiment === 'ring') await ringExperiment();
+else await sweep();
 await comm.barrier();

@@ -26,7 +26,7 @@ import type { NetworkModel } from './network/model.js';
 import { SimFabric, SimTransport } from './sim-transport.js';
 import { meterCalls } from './call-meter.js';
 import { installVirtualTimers, type TimerHost } from './virtual-timers.js';
-import { SimWorld, type ComputeMode, type FrameCosts, type RankStats } from './world.js';
+import { SimWorld, type ComputeMode, type FrameCosts, type RankStats, type WakeModel } from './world.js';
 
 export interface SimHosts {
   readonly count: number;
@@ -67,6 +67,8 @@ export interface ProgramRunOptions {
   coresOf?: readonly number[];
   /** Per-frame costs of a calibrated machine, made from the run's network model. */
   frameCosts?: (network: NetworkModel) => FrameCosts;
+  /** Wake-ups of ranks that slept (see SimWorldOptions.wakeModel). */
+  wakeModel?: WakeModel;
   /** Stop the CPU meter inside tsmpi calls (call-meter.ts): a calibrated machine's frame costs are the runtime's. */
   meterCalls?: boolean;
   /** Builds the network model on the run's simulation. */
@@ -158,6 +160,7 @@ export async function runProgram(options: ProgramRunOptions): Promise<SimRunResu
     ...(options.procOf !== undefined ? { procOf: options.procOf } : {}),
     ...(options.coresOf !== undefined ? { coresOf: options.coresOf } : {}),
     ...(options.frameCosts !== undefined ? { frameCosts: options.frameCosts(network) } : {}),
+    ...(options.wakeModel !== undefined ? { wakeModel: options.wakeModel } : {}),
     computeMode: options.computeMode,
     cpuScale: (h, t) => options.hosts.cpuScale(h, t),
     flopsTime: (h, t, f) => options.hosts.flopsTime(h, t, f),

@@ -220,7 +220,7 @@ export class SimProgress implements Progress {
     this.rank.resume = () => {
       for (const w of ready) w.resolve();
     };
-    this.world.wake(this.rank, this.world.sim.now());
+    this.world.wake(this.rank, this.world.resumeTime(this.rank, this.world.sim.now()));
   }
 
   countCompletion(): void {}

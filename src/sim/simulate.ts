@@ -17,9 +17,10 @@ import { runProgram, type ProgramRunOptions, type RankMain, type SimRunResult } 
 import type { Action } from './replay/actions.js';
 import { PhantomPayload, replayRank, type ReplayCollectives } from './replay/replayer.js';
 import { platformHosts } from './simple-hosts.js';
-import type { ComputeMode, FrameCosts } from './world.js';
+import type { ComputeMode, FrameCosts, WakeModel } from './world.js';
 import { linkClassOf, type LinkClass } from './network/model.js';
-import { classCosts } from './platform/calibration.js';
+import { classCosts, wakeSeconds, type MachineCalibration } from './platform/calibration.js';
+import { readSettings } from '../config/tunables.js';
 
 export type { NetworkKind } from './network/network-models.js';
 
@@ -190,6 +191,34 @@ export function placeProcesses(hostOf: readonly number[], perProc: number | unde
   return procOf;
 }
 
+/**
+ * The wake-ups of a calibrated machine's ranks: each rank's spin budget as the runtime picks it
+ * for its placement (ranks in its process, its host's cores, peers elsewhere; TSMPI_SPIN_US
+ * overrides as in a real run), and the measured wake-up at its host's ranks per core. Over TCP the
+ * calibrated latency already includes waking a sleeping process: only what sharing cores adds.
+ */
+export function calibratedWakeModel(calibration: MachineCalibration, hostOf: readonly number[], procOf: readonly number[], coresOf: (host: number) => number, env: NodeJS.ProcessEnv): WakeModel {
+  const inProc = new Map<number, number>();
+  const onHost = new Map<number, number>();
+  procOf.forEach((p, r) => {
+    inProc.set(p, (inProc.get(p) ?? 0) + 1);
+    onHost.set(hostOf[r]!, (onHost.get(hostOf[r]!) ?? 0) + 1);
+  });
+  const spinSeconds = procOf.map((p, r) => {
+    const local = inProc.get(p)!;
+    return readSettings(env, { localRanks: local, cores: coresOf(hostOf[r]!), remotePeers: local < procOf.length }).spinMicros / 1e6;
+  });
+  const points = calibration.wake;
+  const alone = wakeSeconds(points, 1);
+  return {
+    spinSeconds,
+    wake: (host, linkClass) => {
+      const w = wakeSeconds(points, onHost.get(host)! / coresOf(host));
+      return linkClass === 'intra-process' ? w : Math.max(0, w - alone);
+    },
+  };
+}
+
 /** Runs a program, trace or workload in virtual time. */
 export async function simulate(options: SimulateOptions): Promise<SimRunResult> {
   let program: string | RankMain;
@@ -250,6 +279,7 @@ export async function simulate(options: SimulateOptions): Promise<SimRunResult> 
   const procOf = placeProcesses(hostOf, options.ranksPerProc);
   const makeNetwork = networkModel(kind, platform, flow);
   let frameCosts: ((network: NetworkModel) => FrameCosts) | undefined;
+  let wakeModel: WakeModel | undefined;
   if (kind === 'calibrated') {
     // Every link class the placement needs must have been measured, or the run stops up front.
     const needed = new Set<LinkClass>();
@@ -260,6 +290,18 @@ export async function simulate(options: SimulateOptions): Promise<SimRunResult> 
       }
     }
     frameCosts = (network) => calibratedFrameCosts(network as CalibratedModel);
+    wakeModel = calibratedWakeModel(calibration!, hostOf, procOf, (h) => platform.host(h).cores, env ?? process.env);
+    // A poll costs what it costs there (no growth): unless the run says otherwise.
+    const polls = classCosts(calibration!, 'intra-process')?.polls ?? classCosts(calibration!, 'inter-process')?.polls;
+    const base = env ?? process.env;
+    if (polls !== undefined) {
+      env = {
+        ...base,
+        TSMPI_SIM_TEST: base['TSMPI_SIM_TEST'] ?? String(polls.test),
+        TSMPI_SIM_IPROBE: base['TSMPI_SIM_IPROBE'] ?? String(polls.iprobe),
+        TSMPI_SIM_GROW_POLLS: base['TSMPI_SIM_GROW_POLLS'] ?? '0',
+      };
+    }
   }
   return runProgram({
     program,
@@ -270,6 +312,7 @@ export async function simulate(options: SimulateOptions): Promise<SimRunResult> 
     procOf,
     coresOf: Array.from({ length: platform.hostCount }, (_, h) => platform.host(h).cores),
     ...(frameCosts !== undefined ? { frameCosts, meterCalls: true } : {}),
+    ...(wakeModel !== undefined ? { wakeModel } : {}),
     // SMPI's messages share links down to the smallest: no frame stays out of the sharing.
     network: makeNetwork,
     rails: platform.rails,

@@ -89,6 +89,12 @@ export class SimRank {
   pausedAt = 0;
   /** Virtual time the rank was put on the resume queue (NaN: not queued). */
   queuedAt = Number.NaN;
+  /** Frames the rank has sent and received (a fresh rank's first ones cost more: FrameCosts.warmup). */
+  frameEvents = 0;
+  /** Virtual time the rank's last segment ended: since then it waits (polling, then asleep). */
+  waitingSince = 0;
+  /** The link class of the last frame that reached the rank (what woke it). */
+  lastArrival: LinkClass = 'intra-process';
 
   constructor(rank: number, host: number, proc: number) {
     this.rank = rank;
@@ -104,6 +110,20 @@ export class SimRank {
 export interface FrameCosts {
   send(linkClass: LinkClass, bytes: number): number;
   recv(linkClass: LinkClass, bytes: number): number;
+  /** What a rank's frame number `count` (sent and received, from its first) costs more while the rank is fresh. */
+  warmup(linkClass: LinkClass, count: number): number;
+}
+
+/**
+ * How long a rank that slept takes to resume (calibrated machines). A waiting rank polls for its
+ * spin budget, then sleeps: a frame that reaches it later wakes it, which costs time, the more
+ * so when the host's cores are shared by more ranks.
+ */
+export interface WakeModel {
+  /** Seconds each rank polls before it sleeps (its spin budget, as the runtime picks it). */
+  readonly spinSeconds: readonly number[];
+  /** Seconds a sleeping rank of `host` takes to resume after a frame of `linkClass` reached it. */
+  wake(host: number, linkClass: LinkClass): number;
 }
 
 interface ResumeEntry {
@@ -123,6 +143,8 @@ export interface SimWorldOptions {
   coresOf?: readonly number[];
   /** Per-frame send and receive costs by link class and size (replaces the flat overheads). */
   frameCosts?: FrameCosts;
+  /** Wake-ups of ranks that slept (none: a rank resumes when what it waits for arrives). */
+  wakeModel?: WakeModel;
   computeMode: ComputeMode;
   /** Virtual seconds per real second of measured CPU time, per host (1 / relative speed). */
   cpuScale: (host: number, at: number) => number;
@@ -276,6 +298,7 @@ export class SimWorld {
     rank.running = false;
     rank.readyAt = end;
     rank.blockedSince = end;
+    rank.waitingSince = end;
     if (this.current === rank) this.current = null;
     const yielded = rank.onYield;
     rank.onYield = null;
@@ -300,14 +323,32 @@ export class SimWorld {
    */
   chargeSend(rank: SimRank, to: SimRank, bytes = 0): void {
     const costs = this.options.frameCosts;
-    const o = costs !== undefined ? costs.send(this.linkClass(rank, to), bytes) : ((rank.host === to.host ? this.options.localMessageOverhead : this.options.messageOverhead) ?? 0);
-    this.chargeOverhead(rank, o);
+    if (costs === undefined) {
+      this.chargeOverhead(rank, (rank.host === to.host ? this.options.localMessageOverhead : this.options.messageOverhead) ?? 0);
+      return;
+    }
+    const linkClass = this.linkClass(rank, to);
+    this.chargeOverhead(rank, costs.send(linkClass, bytes) + costs.warmup(linkClass, rank.frameEvents++));
   }
 
   /** Charges `rank` the receive cost of a frame of `bytes` from `from` (calibrated machines only). */
   chargeRecv(rank: SimRank, from: SimRank, bytes: number): void {
     const costs = this.options.frameCosts;
-    if (costs !== undefined) this.chargeOverhead(rank, costs.recv(this.linkClass(from, rank), bytes));
+    if (costs === undefined) return;
+    const linkClass = this.linkClass(from, rank);
+    rank.lastArrival = linkClass;
+    this.chargeOverhead(rank, costs.recv(linkClass, bytes) + costs.warmup(linkClass, rank.frameEvents++));
+  }
+
+  /**
+   * When a rank whose waiter was satisfied at `time` resumes: at once if it was still polling
+   * (it waited no longer than its spin budget), else after its wake-up.
+   */
+  resumeTime(rank: SimRank, time: number): number {
+    const model = this.options.wakeModel;
+    if (model === undefined || time - rank.waitingSince <= model.spinSeconds[rank.rank]!) return time;
+    // The frame's receive cost (charged at its arrival) is the woken rank's work: after the wake-up.
+    return Math.max(time, rank.readyAt) + model.wake(rank.host, rank.lastArrival);
   }
 
   private chargeOverhead(rank: SimRank, o: number): void {

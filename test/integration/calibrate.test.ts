@@ -35,6 +35,14 @@ function knownMachine(costs: Record<'threads' | 'procs', { send: number; recv: n
   return { ...m, hosts: { ...m.hosts, cores } };
 }
 
+/** The known machine, also with what the runtime costs beyond its frames: a fresh rank's first frames, polls, wake-ups. */
+const RUNTIME = { warmup: [{ frames: 400, extra: 20e-6 }], polls: { test: 2e-6, iprobe: 3e-6 }, wake: [{ ranksPerCore: 1, seconds: 30e-6 }, { ranksPerCore: 2, seconds: 60e-6 }, { ranksPerCore: 4, seconds: 100e-6 }] };
+function knownRuntime(cores: number): MachineCalibration {
+  const m = knownMachine(KNOWN, cores);
+  const intra = { ...m.classes['intra-process']!, warmup: RUNTIME.warmup, polls: RUNTIME.polls };
+  return { ...m, classes: { ...m.classes, 'intra-process': intra }, wake: RUNTIME.wake };
+}
+
 const KNOWN = { threads: { send: 4e-6, recv: 3e-6, latency: 20e-6, perByte: 2e-10 }, procs: { send: 12e-6, recv: 6e-6, latency: 60e-6, perByte: 1e-9 } };
 
 function write(name: string, machine: unknown): string {
@@ -69,6 +77,87 @@ test('tsmpi calibrate --sim gives back the costs of the modelled machine it meas
   assert.match(xml, /<cluster id="calibrated"/);
 });
 
+test("tsmpi calibrate --sim gives back a modelled machine's warm-up, poll costs and wake-ups by ranks per core", async () => {
+  const platform = write('known-runtime.json', knownRuntime(2));
+  const out = join(dir, 'recovered-runtime.json');
+  const result = await tsmpi(['calibrate', '--quick', '--modes', 'threads', '--sim', platform, '-o', out], { timeoutMs: 180_000 });
+  assert.equal(result.code, 0, explain(result));
+  assert.match(result.stderr, /rings of 4 and 8 ranks on 2 cores/);
+  const back = readCalibration(JSON.parse(readFileSync(out, 'utf8')), out);
+  const c = back.classes['intra-process']!;
+  const near = (got: number, want: number, tolerance: number, what: string): void => assert.ok(Math.abs(got / want - 1) < tolerance, `${what}: recovered ${got}, modelled ${want}`);
+  near(c.polls!.test, RUNTIME.polls.test, 0.05, 'test()');
+  near(c.polls!.iprobe, RUNTIME.polls.iprobe, 0.05, 'iprobe()');
+  // The warm-up's whole extra time (a step's extra times its frames), wherever the steps fall.
+  let previous = 0;
+  let extra = 0;
+  for (const s of c.warmup!) {
+    extra += s.extra * (s.frames - previous);
+    previous = s.frames;
+  }
+  near(extra, 400 * 20e-6, 0.1, 'warm-up seconds');
+  assert.deepEqual(back.wake!.map((p) => p.ranksPerCore), [1, 2, 4]);
+  back.wake!.forEach((p, i) => near(p.seconds, RUNTIME.wake[i]!.seconds, 0.1, `wake-up at ${p.ranksPerCore} ranks per core`));
+});
+
+const RING_HOPS = `
+import { init, wtime } from 'tsmpi';
+const comm = await init();
+const token = new Uint8Array(8);
+const right = (comm.rank + 1) % comm.size, left = (comm.rank + comm.size - 1) % comm.size;
+let t0 = wtime();
+for (let lap = 0; lap < 300; lap++) {
+  if (lap === 100 && comm.rank === 0) console.log('fresh hop ' + (wtime() - t0) / 100 / comm.size);
+  if (lap === 250) { await comm.barrier(); t0 = wtime(); }
+  if (comm.rank === 0) { await comm.send(token, right); await comm.recvInto(token, left); }
+  else { await comm.recvInto(token, left); await comm.send(token, right); }
+}
+if (comm.rank === 0) console.log('hop ' + (wtime() - t0) / 50 / comm.size);
+// Fruitless polls: a test() of a receive not yet sent, an iprobe of a tag nobody sends.
+if (comm.rank === 0) {
+  const pending = comm.irecvInto(token, left, 99);
+  let t = wtime();
+  for (let i = 0; i < 1000; i++) if (pending.test()) throw new Error('not sent yet');
+  console.log('test ' + (wtime() - t) / 1000);
+  t = wtime();
+  for (let i = 0; i < 1000; i++) if (comm.iprobe(left, 98) !== undefined) throw new Error('never sent');
+  console.log('iprobe ' + (wtime() - t) / 1000);
+  await comm.barrier();
+  await pending.wait();
+} else {
+  await comm.barrier();
+  if (comm.rank === comm.size - 1) await comm.send(token, 0, 99);
+}
+`;
+test('on a calibrated machine a rank that slept pays its wake-up (more with more ranks per core), a fresh rank its warm-up, a poll its cost', async () => {
+  const platform = write('runtime.json', knownRuntime(2));
+  const program = join(dir, 'ring-hops.ts');
+  writeFileSync(program, RING_HOPS);
+  const run = async (np: number, env: Record<string, string> = {}): Promise<Record<string, number>> => {
+    const r = await tsmpi(['sim', '--quiet', '--compute', 'declared', '--platform', platform, '-n', String(np), program], { env: { ...process.env, ...env } });
+    assert.equal(r.code, 0, explain(r));
+    return Object.fromEntries([...r.stdout.matchAll(/^(fresh hop|hop|test|iprobe) ([\d.eE+-]+)$/gm)].map((m) => [m[1]!, Number(m[2])]));
+  };
+  const k = KNOWN.threads;
+  const frame = k.send + k.recv + k.latency + k.perByte * 8;
+  // Two ranks on two cores poll for 200 us: a hop waits far less, nobody sleeps.
+  const two = await run(2);
+  near(two['hop']!, frame, 0.02, '2 ranks, polling');
+  // Their first 100 laps (frames 0-399 of each rank): the sender's and the receiver's warm-up per hop.
+  near(two['fresh hop']!, frame + 2 * 20e-6, 0.05, '2 fresh ranks');
+  // A poll costs what was measured, the 1000th as the first (no growth on a calibrated machine).
+  near(two['test']!, 2e-6, 0.01, 'test()');
+  near(two['iprobe']!, 3e-6, 0.01, 'iprobe()');
+  // Asleep at once (TSMPI_SPIN_US=0, as in a real run): each hop pays the lone wake-up.
+  near((await run(2, { TSMPI_SPIN_US: '0' }))['hop']!, frame + 30e-6, 0.02, '2 ranks, sleeping');
+  // 4 and 8 ranks on 2 cores poll 10 us, then sleep: each hop pays the wake-up at 2 and 4 ranks per core.
+  near((await run(4))['hop']!, frame + 60e-6, 0.02, '4 ranks on 2 cores');
+  near((await run(8))['hop']!, frame + 100e-6, 0.02, '8 ranks on 2 cores');
+  function near(got: number, want: number, tolerance: number, what: string): void {
+    assert.ok(Math.abs(got / want - 1) < tolerance, `${what}: ${got} s, modelled ${want}`);
+  }
+});
+
 test('tsmpi calibrate measures this machine in both launch modes and writes JSON and SimGrid XML', async () => {
   const out = join(dir, 'here.json');
   const result = await tsmpi(['calibrate', '--quick', '-o', out], { timeoutMs: 180_000 });
@@ -76,8 +165,13 @@ test('tsmpi calibrate measures this machine in both launch modes and writes JSON
   const machine = readCalibration(JSON.parse(readFileSync(out, 'utf8')), out);
   assert.deepEqual(Object.keys(machine.classes).sort(), ['inter-process', 'intra-process']);
   assert.ok(machine.hosts.speed > 0 && machine.hosts.cores >= 1);
+  // Beyond the frames: wake-ups at 1 rank per core and in rings of 2 and 4 (up to 64 ranks), poll costs, a warm-up curve.
+  assert.deepEqual(machine.wake!.map((p) => p.ranksPerCore), [1, 2, 4].filter((k) => k === 1 || k * machine.hosts.cores <= 64));
+  assert.ok(machine.wake!.every((p) => p.seconds >= 0 && p.seconds < 0.1));
   for (const c of Object.values(machine.classes)) {
     assert.equal(c.measured.length, SIZES.length);
+    assert.ok(c.polls!.test > 0 && c.polls!.iprobe > 0 && c.polls!.test < 1e-3, JSON.stringify(c.polls));
+    assert.ok(Array.isArray(c.warmup) && c.warmup.every((s) => s.extra >= 0 && s.frames > 0));
     assert.ok(c.measured.every((m) => m.oneWay > 0));
   }
   assert.match(readFileSync(join(dir, 'here.xml'), 'utf8'), /smpi\/bw-factor/);

@@ -7,10 +7,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { fitLine, fitLinkClass, fitPiecewise } from '../../src/calibrate/fit.ts';
+import { fitLine, fitLinkClass, fitPiecewise, fitWake, fitWarmup } from '../../src/calibrate/fit.ts';
 import { machineFrom } from '../../src/calibrate/calibrate.ts';
 import { simgridXml } from '../../src/calibrate/simgrid-xml.ts';
-import { evaluate, readCalibration, type MeasuredSize } from '../../src/sim/platform/calibration.ts';
+import { evaluate, readCalibration, wakeSeconds, warmupExtra, type MeasuredSize } from '../../src/sim/platform/calibration.ts';
 import { TsmpiError } from '../../src/errors.ts';
 
 const SIZES = [0, 16, 64, 256, 1024, 4096, 16384, 32768, 65536, 131072, 262144, 1048576, 4194304, 16777216];
@@ -111,4 +111,77 @@ test('a fitted machine reads back as a calibration, and its SimGrid twin carries
   assert.throws(() => readCalibration({ format: 'tsmpi-calibration', version: 1, hosts: { count: 1, cores: 2, speed: 1e9 }, classes: {} }, 'm.json'), /m.json: no link class was calibrated/);
   assert.throws(() => readCalibration({ ...machine, classes: { wifi: {} } }, 'm.json'), /unknown link class "wifi"/);
   assert.throws(() => readCalibration({ ...machine, version: 7 }, 'm.json'), /calibration version 7 is not 1/);
+});
+
+test("fitWarmup recovers a fresh rank's extra cost per frame, chunk by chunk, and stops where the curve is warm", () => {
+  fc.assert(
+    fc.property(
+      fc.double({ min: 1e-6, max: 1e-4, noNaN: true }),
+      // Per frame, from 2% of the warm round trip (4 frames: 8% per round trip, above the 5% noise floor).
+      fc.array(fc.double({ min: 0.02, max: 20, noNaN: true }), { minLength: 1, maxLength: 8 }),
+      fc.integer({ min: 50, max: 200 }),
+      (warm, ratios, chunk) => {
+        const extras = ratios.map((r) => r * warm);
+        // A round trip is four frame events on its critical path: each chunk's round trip costs 4 x extra more.
+        const cold = [...extras.map((e) => warm + 4 * e), ...Array.from({ length: 3 * extras.length + 3 }, () => warm)];
+        const steps = fitWarmup(cold, chunk);
+        assert.equal(steps.length, extras.length);
+        steps.forEach((s, k) => {
+          assert.equal(s.frames, 2 * chunk * (k + 1));
+          assert.ok(Math.abs(s.extra - extras[k]!) <= 1e-9 * extras[k]! + 1e-15, `${s.extra} vs ${extras[k]}`);
+        });
+        // Frame by frame: the step's extra below its bound, nothing once warm.
+        assert.equal(warmupExtra(steps, 0), steps[0]!.extra);
+        assert.equal(warmupExtra(steps, 2 * chunk * extras.length), 0);
+      },
+    ),
+  );
+  assert.deepEqual(fitWarmup([5e-6, 5e-6, 5e-6, 5e-6, 5e-6, 5e-6], 100), []);
+  // Within the noise of the warm chunks (here 4%): not warming up.
+  assert.deepEqual(fitWarmup([5.2e-6, 5e-6, 5e-6, 5e-6, 5e-6, 5e-6], 100), []);
+  assert.throws(() => fitWarmup([1e-6, Number.NaN, 1e-6], 100), /3 times are needed/);
+  assert.throws(() => fitWarmup([1e-6], 100), /at least 3/);
+});
+
+test("fitWake gives a sleeping rank's wake-up beyond the calibrated one-way time, and wakeSeconds interpolates it by ranks per core", () => {
+  const measured: MeasuredSize[] = [0, 16, 64].map((bytes) => ({ bytes, oneWay: 1e-6 + bytes * 1e-9, streamPeriod: 1e-7, send: 1e-7, recv: 1e-7 }));
+  const base = 1e-6 + 16e-9;
+  const points = fitWake({ sleepingOneWay: base + 20e-6, rings: [{ ranksPerCore: 4, hop: base + 80e-6 }, { ranksPerCore: 2, hop: base + 50e-6 }] }, measured);
+  assert.deepEqual(points.map((p) => p.ranksPerCore), [1, 2, 4]);
+  const near = (a: number, b: number): boolean => Math.abs(a - b) < 1e-12;
+  assert.ok(near(points[0]!.seconds, 20e-6) && near(points[1]!.seconds, 50e-6) && near(points[2]!.seconds, 80e-6), JSON.stringify(points));
+  assert.ok(near(wakeSeconds(points, 0.5), 20e-6), 'fewer ranks than cores: the lone figure');
+  assert.ok(near(wakeSeconds(points, 1.5), 35e-6), 'between points: linear');
+  assert.ok(near(wakeSeconds(points, 3), 65e-6));
+  assert.ok(near(wakeSeconds(points, 6), 110e-6), 'past the last point: its slope');
+  assert.equal(wakeSeconds(undefined, 4), 0);
+  // A hand-over faster than the calibrated frame is no wake-up at all, not a negative one.
+  assert.equal(fitWake({ sleepingOneWay: base / 2, rings: [] }, measured)[0]!.seconds, 0);
+});
+
+test('warm-up steps, poll costs and wake-up points read back from a file, and bad ones are refused naming the field', () => {
+  const figures = SIZES.map((bytes) => ({ bytes, oneWay: 1e-5 + bytes * 1e-9, streamPeriod: 5e-6 + bytes * 5e-10, send: 1e-6, recv: 1e-6 }));
+  const m = machineFrom(
+    new Map([['threads', { figures, speed: 1e9, eagerLimit: 65536, tcpEagerLimit: 65536, cold: [9e-5, 5e-5, 2e-5, 2e-5, 2e-5, 2e-5], coldChunk: 100, polls: { test: 3e-8, iprobe: 6e-8 } }]]),
+    1,
+    undefined,
+    { sleepingOneWay: 3.5e-5, rings: [{ ranksPerCore: 2, hop: 6e-5 }] },
+    2,
+  );
+  const back = readCalibration(JSON.parse(JSON.stringify(m)), 'cal.json');
+  const c = back.classes['intra-process']!;
+  assert.deepEqual(c.polls, { test: 3e-8, iprobe: 6e-8 });
+  assert.deepEqual(c.warmup!.map((s) => s.frames), [200, 400]);
+  assert.ok(Math.abs(c.warmup![0]!.extra - 7e-5 / 4) < 1e-12);
+  assert.deepEqual(back.wake!.map((p) => p.ranksPerCore), [1, 2]);
+  assert.ok(Math.abs(back.wake![0]!.seconds - (3.5e-5 - (1e-5 + 16e-9))) < 1e-12);
+  const broken = (edit: (v: Record<string, any>) => void): (() => void) => () => {
+    const v = JSON.parse(JSON.stringify(m)) as Record<string, any>;
+    edit(v);
+    readCalibration(v, 'cal.json');
+  };
+  assert.throws(broken((v) => (v['classes']['intra-process']['warmup'] = [{ frames: 400, extra: 1e-6 }, { frames: 200, extra: 1e-6 }])), /warmup\[1\]\.frames 200 is not above/);
+  assert.throws(broken((v) => (v['classes']['intra-process']['polls'] = { test: -1, iprobe: 0 })), /polls\.test/);
+  assert.throws(broken((v) => (v['wake'] = [])), /wake must be a non-empty list/);
+  assert.throws(broken((v) => (v['wake'] = [{ ranksPerCore: 2, seconds: 1e-5 }, { ranksPerCore: 1, seconds: 1e-5 }])), /wake\[1\]\.ranksPerCore 1 is not above/);
 });

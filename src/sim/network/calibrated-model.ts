@@ -7,7 +7,7 @@
  * (ranks computing at once share them).
  */
 import type { Simulation } from '../engine.js';
-import { classCosts, evaluate, type LinkClassCalibration, type MachineCalibration } from '../platform/calibration.js';
+import { classCosts, evaluate, warmupExtra, type LinkClassCalibration, type MachineCalibration } from '../platform/calibration.js';
 import { FRAME_HEADER_BYTES } from '../../transport/link.js';
 import type { FrameCosts } from '../world.js';
 import { linkClassOf, type LinkClass, type NetworkModel } from './model.js';
@@ -53,5 +53,6 @@ export function calibratedFrameCosts(model: CalibratedModel): FrameCosts {
   return {
     send: (c, bytes) => evaluate(model.costs(c).send, Math.max(0, bytes - FRAME_HEADER_BYTES)),
     recv: (c, bytes) => evaluate(model.costs(c).recv, Math.max(0, bytes - FRAME_HEADER_BYTES)),
+    warmup: (c, count) => warmupExtra(model.costs(c).warmup, count),
   };
 }

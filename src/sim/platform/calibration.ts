@@ -9,13 +9,21 @@
  * busy for `gap` seconds (frames of one pair queue behind each other), delivers `latency` seconds
  * after that, and charges `recv` CPU seconds to the receiver (calibrated-model.ts).
  *
+ * What the runtime costs beyond its frames, also measured: a fresh rank's first frames cost more
+ * (`warmup`: V8 compiles the runtime's code as it runs), a fruitless test() and iprobe() cost
+ * CPU (`polls`), and a rank that slept (it waited longer than its spin budget) resumes only after
+ * a wake-up, which grows when the host's cores are shared by more ranks (`wake`).
+ *
  * ```json
  * { "format": "tsmpi-calibration", "version": 1,
  *   "machine": { "host": "...", "cpus": 2, "cpuModel": "...", "node": "v20.19.2", "date": "..." },
  *   "hosts": { "count": 1, "cores": 2, "speed": 1.1e9 },
  *   "classes": { "intra-process": { "eagerLimit": 65536,
  *       "send": [{ "from": 0, "to": 1024, "intercept": 1.1e-6, "slope": 2e-10, "fitError": 0.03, "points": 4 }, ...],
- *       "recv": [...], "latency": [...], "gap": [...], "measured": [...] }, "inter-process": {...} } }
+ *       "recv": [...], "latency": [...], "gap": [...], "measured": [...],
+ *       "warmup": [{ "frames": 200, "extra": 2e-5 }, ...], "polls": { "test": 2e-7, "iprobe": 3e-7 } },
+ *     "inter-process": {...} },
+ *   "wake": [{ "ranksPerCore": 1, "seconds": 2.3e-5 }, { "ranksPerCore": 2, "seconds": 3.5e-5 }] }
  * ```
  */
 import { checkInteger, checkPositive, configError } from './platform.js';
@@ -55,6 +63,24 @@ export interface MeasuredSize {
   readonly recv: number;
 }
 
+/** A fresh rank's frames below `frames` (sent and received, counted from its first) cost `extra` seconds more each. */
+export interface WarmupStep {
+  readonly frames: number;
+  readonly extra: number;
+}
+
+/** CPU seconds of a test() that finds nothing done, and of a fruitless iprobe(). */
+export interface PollCosts {
+  readonly test: number;
+  readonly iprobe: number;
+}
+
+/** Seconds a sleeping rank takes to resume after a frame reached it, with `ranksPerCore` ranks per core on its host. */
+export interface WakePoint {
+  readonly ranksPerCore: number;
+  readonly seconds: number;
+}
+
 export interface LinkClassCalibration {
   /** Messages up to this size went eagerly (one frame); larger ones took the rendezvous. */
   readonly eagerLimit: number;
@@ -63,6 +89,9 @@ export interface LinkClassCalibration {
   readonly latency: Piecewise;
   readonly gap: Piecewise;
   readonly measured: readonly MeasuredSize[];
+  /** What a fresh rank's first frames cost more, in steps of its frame count (none: nothing more). */
+  readonly warmup?: readonly WarmupStep[];
+  readonly polls?: PollCosts;
 }
 
 export interface MachineCalibration {
@@ -74,6 +103,8 @@ export interface MachineCalibration {
   /** The compute speed, measured as flop/s of a JavaScript kernel (also --compute measured's reference). */
   readonly compute?: { readonly kernel: string; readonly fitError: number };
   readonly classes: Readonly<Partial<Record<LinkClass, LinkClassCalibration>>>;
+  /** A sleeping rank's wake-up by ranks per core, in increasing ranksPerCore (none: not measured). */
+  readonly wake?: readonly WakePoint[];
 }
 
 /** The value of a piecewise cost at `bytes` (never negative). */
@@ -130,6 +161,7 @@ export function readCalibration(value: unknown, source: string): MachineCalibrat
     if (!(LINK_CLASSES as readonly string[]).includes(name)) throw configError(`${source}: unknown link class ${JSON.stringify(name)}`, `link classes: ${LINK_CLASSES.join(', ')}`);
     const field = `${source}: classes.${name}`;
     if (!isObj(c)) throw configError(`${field} must be an object`, 'calibrate the machine again');
+    const polls: unknown = c['polls'];
     classes[name as LinkClass] = {
       eagerLimit: checkPositive(c['eagerLimit'], `${field}.eagerLimit`, 'bytes', true),
       send: piecewise(c['send'], `${field}.send`),
@@ -137,6 +169,8 @@ export function readCalibration(value: unknown, source: string): MachineCalibrat
       latency: piecewise(c['latency'], `${field}.latency`),
       gap: piecewise(c['gap'], `${field}.gap`),
       measured: Array.isArray(c['measured']) ? (c['measured'] as MeasuredSize[]) : [],
+      ...(c['warmup'] !== undefined ? { warmup: warmupSteps(c['warmup'], `${field}.warmup`) } : {}),
+      ...(polls !== undefined ? { polls: pollCostsOf(polls, `${field}.polls`) } : {}),
     };
   }
   if (Object.keys(classes).length === 0) throw configError(`${source}: no link class was calibrated`, 'calibrate at least one launch mode (threads or --procs)');
@@ -160,7 +194,58 @@ export function readCalibration(value: unknown, source: string): MachineCalibrat
     },
     ...(isObj(compute) ? { compute: { kernel: String(compute['kernel'] ?? ''), fitError: Number(compute['fitError'] ?? 0) } } : {}),
     classes,
+    ...(value['wake'] !== undefined ? { wake: wakePoints(value['wake'], `${source}: wake`) } : {}),
   };
+}
+
+function pollCostsOf(v: unknown, field: string): PollCosts {
+  if (!isObj(v)) throw configError(`${field} must be { test, iprobe }`, 'calibrate the machine again');
+  return { test: checkPositive(v['test'], `${field}.test`, 'seconds', true), iprobe: checkPositive(v['iprobe'], `${field}.iprobe`, 'seconds', true) };
+}
+
+function warmupSteps(v: unknown, field: string): WarmupStep[] {
+  if (!Array.isArray(v)) throw configError(`${field} must be a list of { frames, extra }`, 'calibrate the machine again');
+  let last = 0;
+  return v.map((s: unknown, i: number) => {
+    const f = `${field}[${i}]`;
+    if (!isObj(s)) throw configError(`${f} must be { frames, extra }`, 'calibrate the machine again');
+    const frames = checkInteger(s['frames'], `${f}.frames`, 1);
+    if (frames <= last) throw configError(`${f}.frames ${frames} is not above the previous step's`, 'steps go in increasing frame counts');
+    last = frames;
+    return { frames, extra: checkPositive(s['extra'], `${f}.extra`, 'seconds', true) };
+  });
+}
+
+function wakePoints(v: unknown, field: string): WakePoint[] {
+  if (!Array.isArray(v) || v.length === 0) throw configError(`${field} must be a non-empty list of { ranksPerCore, seconds }`, 'calibrate the machine again');
+  let last = 0;
+  return v.map((p: unknown, i: number) => {
+    const f = `${field}[${i}]`;
+    if (!isObj(p)) throw configError(`${f} must be { ranksPerCore, seconds }`, 'calibrate the machine again');
+    const ranksPerCore = checkPositive(p['ranksPerCore'], `${f}.ranksPerCore`, 'ranks per core');
+    if (ranksPerCore <= last) throw configError(`${f}.ranksPerCore ${ranksPerCore} is not above the previous point's`, 'points go in increasing ranks per core');
+    last = ranksPerCore;
+    return { ranksPerCore, seconds: checkPositive(p['seconds'], `${f}.seconds`, 'seconds', true) };
+  });
+}
+
+/** The extra seconds of a fresh rank's frame number `count` (0-based, sent and received). */
+export function warmupExtra(steps: readonly WarmupStep[] | undefined, count: number): number {
+  if (steps === undefined) return 0;
+  for (const s of steps) if (count < s.frames) return s.extra;
+  return 0;
+}
+
+/** A sleeping rank's wake-up with `ranksPerCore` ranks per core: linear between the points, the end points' slope beyond. */
+export function wakeSeconds(points: readonly WakePoint[] | undefined, ranksPerCore: number): number {
+  if (points === undefined || points.length === 0) return 0;
+  const first = points[0]!;
+  if (points.length === 1 || ranksPerCore <= first.ranksPerCore) return first.seconds;
+  let i = 1;
+  while (i < points.length - 1 && points[i]!.ranksPerCore < ranksPerCore) i++;
+  const a = points[i - 1]!;
+  const b = points[i]!;
+  return Math.max(0, a.seconds + ((b.seconds - a.seconds) * (ranksPerCore - a.ranksPerCore)) / (b.ranksPerCore - a.ranksPerCore));
 }
 
 /**
