@@ -134,7 +134,7 @@ test('on a calibrated machine a rank that slept pays its wake-up (more with more
   const program = join(dir, 'ring-hops.ts');
   writeFileSync(program, RING_HOPS);
   const run = async (np: number, env: Record<string, string> = {}): Promise<Record<string, number>> => {
-    const r = await tsmpi(['sim', '--quiet', '--compute', 'declared', '--platform', platform, '-n', String(np), program], { env: { ...process.env, ...env } });
+    const r = await tsmpi(['sim', '--quiet', '--compute', 'declared', '--platform', platform, '-n', String(np), program], { env });
     assert.equal(r.code, 0, explain(r));
     return Object.fromEntries([...r.stdout.matchAll(/^(fresh hop|hop|test|iprobe) ([\d.eE+-]+)$/gm)].map((m) => [m[1]!, Number(m[2])]));
   };
