@@ -1,10 +1,11 @@
 /**
- * Does the simulator predict this machine? Calibrates it (`tsmpi calibrate`, or CAL=FILE), then
- * for each program, rank count and launch mode runs it for real (median of REPS) and under
- * `tsmpi sim --platform CAL` with the same launch flags, and prints the span each measured
- * (wtime() between barriers, or the example's own timing line) with the error in percent.
+ * Does the simulator predict this machine? Calibrates it twice (`tsmpi calibrate`; CAL=FILE and
+ * CAL2=FILE reuse calibrations), then for each program, rank count and launch mode runs it for
+ * real (median of REPS) and under `tsmpi sim --platform` with the same launch flags on each
+ * calibration, and prints the span each measured (wtime() between barriers, or the example's own
+ * timing line) with the error in percent, and how far the two calibrations' predictions differ.
  *
- *   npm run bench -- predict          (REPS=5, RANKS=2,4,8, MODES=threads,procs, CAL=FILE to reuse one)
+ *   npm run bench -- predict    (REPS=5, RANKS=2,4,8, MODES=threads,procs, PROGRAMS=pi,heat,...)
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
@@ -20,13 +21,17 @@ const ranks = (process.env.RANKS ?? '2,4,8').split(',').map(Number);
 const modes = (process.env.MODES ?? 'threads,procs').split(',');
 const dir = mkdtempSync(join(tmpdir(), 'tsmpi-predict-'));
 
-let cal = process.env.CAL;
-if (cal === undefined) {
-  cal = join(dir, 'machine.json');
-  const r = spawnSync(process.execPath, [cli, 'calibrate', '-o', cal], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+function calibration(given: string | undefined, name: string): string {
+  if (given !== undefined) return given;
+  const out = join(dir, name);
+  const r = spawnSync(process.execPath, [cli, 'calibrate', '-o', out], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
   if (r.status !== 0) throw new Error(`tsmpi calibrate failed (${r.status})`);
   console.log(r.stdout.trim());
+  return out;
 }
+// Two calibrations of this machine: a prediction must not hang on which one was used.
+const cal = calibration(process.env.CAL, 'machine.json');
+const cal2 = calibration(process.env.CAL2, 'machine-again.json');
 
 interface Program {
   name: string;
@@ -44,6 +49,8 @@ const PROGRAMS: Program[] = [
   { name: 'ring', args: ['bench/ranks/predict.ts', 'ring'], span: lastNumber(/^span ([\d.eE+-]+)$/gm) },
   { name: 'allreduce', args: ['bench/ranks/predict.ts', 'allreduce'], span: lastNumber(/^span ([\d.eE+-]+)$/gm) },
   { name: 'alltoall 64 KiB', args: ['bench/ranks/predict.ts', 'alltoall'], span: lastNumber(/^span ([\d.eE+-]+)$/gm) },
+  { name: 'pool', args: ['examples/pool.ts'], span: lastNumber(/pool time: ([\d.]+) s/g) },
+  { name: 'exchange', args: ['examples/exchange.ts'], span: lastNumber(/exchange time: ([\d.]+) s/g) },
 ];
 const only = process.env.PROGRAMS?.split(',');
 
@@ -55,6 +62,9 @@ interface Row {
   realRuns: number[];
   predicted: number;
   error: number;
+  /** The prediction on the second calibration, and how far it is from the first's. */
+  predictedAgain: number;
+  calibrationSpread: number;
 }
 const rows: Row[] = [];
 const flagsOf = (mode: string): string[] => (mode === 'procs' ? ['--procs'] : []);
@@ -67,20 +77,26 @@ for (const p of PROGRAMS.filter((p) => only === undefined || only.includes(p.nam
         if (r.status !== 0) throw new Error(`tsmpi run ${p.args.join(' ')} failed:\n${r.stderr}`);
         realRuns.push(p.span(r.stdout));
       }
-      const s = spawnSync(process.execPath, [cli, 'sim', '--quiet', '--platform', cal, '-n', String(n), ...flagsOf(mode), ...p.args], { cwd: root, encoding: 'utf8' });
-      if (s.status !== 0) throw new Error(`tsmpi sim ${p.args.join(' ')} failed:\n${s.stderr}`);
+      const predict = (platform: string): number => {
+        const s = spawnSync(process.execPath, [cli, 'sim', '--quiet', '--platform', platform, '-n', String(n), ...flagsOf(mode), ...p.args], { cwd: root, encoding: 'utf8' });
+        if (s.status !== 0) throw new Error(`tsmpi sim ${p.args.join(' ')} failed:\n${s.stderr}`);
+        return p.span(s.stdout);
+      };
       const real = median(realRuns);
-      const predicted = p.span(s.stdout);
-      const row = { program: p.name, ranks: n, mode, real, realRuns, predicted, error: predicted / real - 1 };
+      const predicted = predict(cal);
+      const predictedAgain = predict(cal2);
+      const row = { program: p.name, ranks: n, mode, real, realRuns, predicted, error: predicted / real - 1, predictedAgain, calibrationSpread: Math.abs(predictedAgain / predicted - 1) };
       rows.push(row);
-      console.log(`# ${p.name} -n ${n} ${mode}: real ${real.toFixed(4)} s ${spread(realRuns)}, predicted ${predicted.toFixed(4)} s (${(row.error * 100).toFixed(1)}%)`);
+      console.log(`# ${p.name} -n ${n} ${mode}: real ${real.toFixed(4)} s ${spread(realRuns)}, predicted ${predicted.toFixed(4)} s (${(row.error * 100).toFixed(1)}%), on the second calibration ${predictedAgain.toFixed(4)} s`);
     }
   }
 }
 const abs = rows.map((r) => Math.abs(r.error)).sort((a, b) => a - b);
+const between = rows.map((r) => r.calibrationSpread).sort((a, b) => a - b);
+const pct = (x: number, sign = false): string => `${sign && x >= 0 ? '+' : ''}${(x * 100).toFixed(1)}%`;
 printTable(
-  `tsmpi sim --platform (calibrated here) against tsmpi run: the span each program measures; median |error| ${(median(abs) * 100).toFixed(1)}%, rows within 15%: ${abs.filter((e) => e <= 0.15).length}/${abs.length}`,
-  ['program', 'ranks', 'mode', 'real s', 'predicted s', 'error'],
-  rows.map((r) => [r.program, r.ranks, r.mode, r.real.toFixed(4), r.predicted.toFixed(4), `${r.error >= 0 ? '+' : ''}${(r.error * 100).toFixed(1)}%`]),
+  `tsmpi sim --platform (calibrated here) against tsmpi run: the span each program measures; median |error| ${pct(median(abs))}, rows within 15%: ${abs.filter((e) => e <= 0.15).length}/${abs.length}; two calibrations' predictions differ by ${pct(median(between))} (median), ${pct(between.at(-1) ?? 0)} (most)`,
+  ['program', 'ranks', 'mode', 'real s', 'predicted s', 'error', '2nd calibration s', 'differ'],
+  rows.map((r) => [r.program, r.ranks, r.mode, r.real.toFixed(4), r.predicted.toFixed(4), pct(r.error, true), r.predictedAgain.toFixed(4), pct(r.calibrationSpread)]),
 );
-console.log(`wrote ${writeResults('predict', { calibration: cal, reps, rows, medianAbsError: median(abs) })}`);
+console.log(`wrote ${writeResults('predict', { calibration: cal, calibrationAgain: cal2, reps, rows, medianAbsError: median(abs), medianCalibrationSpread: median(between), maxCalibrationSpread: between.at(-1) ?? 0 })}`);

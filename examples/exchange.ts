@@ -11,9 +11,10 @@
  * owners count them. Every rank can replay every rank's generator, so each owner checks its counts
  * against a local recomputation, and an allreduce checks the total and a checksum.
  */
-import { init, Op, type Incoming, type Outgoing, type PlannerName } from 'tsmpi';
+import { init, Op, wtime, type Incoming, type Outgoing, type PlannerName } from 'tsmpi';
 
 const comm = await init();
+const start = wtime();
 const { rank, size } = comm;
 const ranks = `${size} rank${size === 1 ? '' : 's'}`;
 const itemsPerRank = Number(process.argv[2] ?? 100_000);
@@ -146,3 +147,5 @@ if (rank === 0) {
   // How often push() said "full" depends on timing: not a deterministic line.
   console.log(`conveyor flow control: push() returned false ${allStalls} times`);
 }
+// Rank 0's span (virtual under tsmpi sim): what `npm run bench -- predict` compares.
+if (rank === 0) console.log(`exchange time: ${(wtime() - start).toFixed(3)} s`);

@@ -130,7 +130,7 @@ export function fitLinkClass(measured: readonly MeasuredSize[], eagerLimit: numb
 
 /**
  * A fresh rank's extra cost per frame, from the ping-pong timed chunk by chunk from the ranks'
- * first message (`cold`: seconds per round trip). The warm figure is the median of the last
+ * first message (`cold`: seconds per round trip). The warm figure is the mean of the last
  * third of the chunks; a round trip is four frame events on its critical path (each rank sends
  * one and receives one), so each chunk's excess over the warm figure is shared among them.
  * Steps end at the last chunk still above the warm figure by more than the chunks' noise.
@@ -138,7 +138,8 @@ export function fitLinkClass(measured: readonly MeasuredSize[], eagerLimit: numb
 export function fitWarmup(cold: readonly number[], chunk: number): WarmupStep[] {
   if (cold.length < 3 || !cold.every((t) => Number.isFinite(t) && t >= 0)) throw new RangeError(`the fresh ranks' ping-pong has ${cold.length} chunks (${cold.join(', ')}): at least 3 times are needed`);
   const tail = [...cold.slice(Math.floor((2 * cold.length) / 3))].sort((a, b) => a - b);
-  const warm = tail[Math.floor((tail.length - 1) / 2)]!;
+  // The mean, as the warm one-way times are: the pauses a warm run still meets are not warm-up.
+  const warm = tail.reduce((a, b) => a + b, 0) / tail.length;
   // The tail's own spread: a chunk within it of the warm figure is not warming up any more.
   const noise = Math.max(0.05 * warm, tail.at(-1)! - warm);
   let last = -1;

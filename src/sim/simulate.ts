@@ -19,7 +19,7 @@ import { PhantomPayload, replayRank, type ReplayCollectives } from './replay/rep
 import { platformHosts } from './simple-hosts.js';
 import type { ComputeMode, FrameCosts, WakeModel } from './world.js';
 import { linkClassOf, type LinkClass } from './network/model.js';
-import { classCosts, wakeSeconds, type MachineCalibration } from './platform/calibration.js';
+import { classCosts, evaluate, wakeSeconds, type MachineCalibration } from './platform/calibration.js';
 import { readSettings } from '../config/tunables.js';
 
 export type { NetworkKind } from './network/network-models.js';
@@ -291,17 +291,17 @@ export async function simulate(options: SimulateOptions): Promise<SimRunResult> 
     }
     frameCosts = (network) => calibratedFrameCosts(network as CalibratedModel);
     wakeModel = calibratedWakeModel(calibration!, hostOf, procOf, (h) => platform.host(h).cores, env ?? process.env);
-    // A poll costs what it costs there (no growth): unless the run says otherwise.
-    const polls = classCosts(calibration!, 'intra-process')?.polls ?? classCosts(calibration!, 'inter-process')?.polls;
+    // A poll costs what it costs there (no growth), unless the run says otherwise; a file from
+    // before polls were measured prices one as the receive of a frame that is there.
+    const measured = classCosts(calibration!, 'intra-process') ?? classCosts(calibration!, 'inter-process')!;
+    const polls = measured.polls ?? { test: evaluate(measured.recv, 0), iprobe: evaluate(measured.recv, 0) };
     const base = env ?? process.env;
-    if (polls !== undefined) {
-      env = {
-        ...base,
-        TSMPI_SIM_TEST: base['TSMPI_SIM_TEST'] ?? String(polls.test),
-        TSMPI_SIM_IPROBE: base['TSMPI_SIM_IPROBE'] ?? String(polls.iprobe),
-        TSMPI_SIM_GROW_POLLS: base['TSMPI_SIM_GROW_POLLS'] ?? '0',
-      };
-    }
+    env = {
+      ...base,
+      TSMPI_SIM_TEST: base['TSMPI_SIM_TEST'] ?? String(polls.test),
+      TSMPI_SIM_IPROBE: base['TSMPI_SIM_IPROBE'] ?? String(polls.iprobe),
+      TSMPI_SIM_GROW_POLLS: base['TSMPI_SIM_GROW_POLLS'] ?? '0',
+    };
   }
   return runProgram({
     program,

@@ -54,9 +54,9 @@ export type Piecewise = readonly Segment[];
 export interface MeasuredSize {
   /** Payload bytes of the message. */
   readonly bytes: number;
-  /** Half a ping-pong's round trip (median). */
+  /** Half a ping-pong's round trip (mean over timed batches). */
   readonly oneWay: number;
-  /** Seconds per message of a stream of back-to-back messages (median). */
+  /** Seconds per message of a stream of back-to-back messages (mean over batches). */
   readonly streamPeriod: number;
   /** CPU seconds of a send call / of the receive of a message that has already arrived (median). */
   readonly send: number;
