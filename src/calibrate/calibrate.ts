@@ -195,8 +195,9 @@ export async function calibrate(options: CalibrateOptions): Promise<MachineCalib
   const started = performance.now();
   const bar = options.progress ? new cliProgress.SingleBar({ format: 'calibrating {mode} [{bar}] {value}/{total} sizes | {duration}s', hideCursor: true, clearOnComplete: false }, cliProgress.Presets.shades_classic) : undefined;
   const results = new Map<string, ProbeResult>();
-  // A modelled machine's cores, else this one's.
-  const cores = options.sim !== undefined ? (await loadPlatformFile(options.sim)).host(0).cores : availableParallelism();
+  // A modelled machine's cores and declared speed (the probe's kernel takes no virtual time), else this one's.
+  const modelledHost = options.sim !== undefined ? (await loadPlatformFile(options.sim)).host(0) : undefined;
+  const cores = modelledHost?.cores ?? availableParallelism();
   let wake: WakeResult | undefined;
   try {
     for (const mode of options.modes) {
@@ -223,9 +224,7 @@ export async function calibrate(options: CalibrateOptions): Promise<MachineCalib
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
-  // A modelled machine computes at its own declared speed (the probe's kernel takes no virtual time).
-  const modelled = options.sim !== undefined ? (await loadPlatformFile(options.sim)).host(0).speed : undefined;
-  const machine = machineFrom(results, (performance.now() - started) / 1000, modelled, wake, cores);
+  const machine = machineFrom(results, (performance.now() - started) / 1000, modelledHost?.speed, wake, cores);
   writeFileSync(options.output, `${JSON.stringify(machine, null, 2)}\n`);
   writeFileSync(xmlPathOf(options.output), simgridXml(machine));
   return machine;

@@ -273,14 +273,14 @@ export const tunables = {
     env: 'TSMPI_SIM_TEST',
     description:
       "Virtual seconds a test (test, testAny, testAll, testSome, getStatus) costs a rank under tsmpi sim, times the number of fruitless polls in a row while TSMPI_SIM_GROW_POLLS is 1: SMPI's smpi/test. A polling loop thus moves the rank's clock on until what it waits for has arrived.",
-    defaultText: "1e-4 (SMPI's default)",
+    defaultText: "1e-4 (SMPI's default); on a calibrated --platform, the measured test()",
     defaultValue: () => 1e-4,
     parse: (text) => parseNonNegative('TSMPI_SIM_TEST', text),
   } satisfies Tunable<number>,
   simIprobeCost: {
     env: 'TSMPI_SIM_IPROBE',
     description: "Virtual seconds an iprobe costs a rank under tsmpi sim, grown as TSMPI_SIM_TEST: SMPI's smpi/iprobe.",
-    defaultText: "1e-4 (SMPI's default)",
+    defaultText: "1e-4 (SMPI's default); on a calibrated --platform, the measured iprobe()",
     defaultValue: () => 1e-4,
     parse: (text) => parseNonNegative('TSMPI_SIM_IPROBE', text),
   } satisfies Tunable<number>,
@@ -288,7 +288,7 @@ export const tunables = {
     env: 'TSMPI_SIM_GROW_POLLS',
     description:
       "1: under tsmpi sim the n-th fruitless poll in a row costs n times TSMPI_SIM_TEST (or TSMPI_SIM_IPROBE), and a poll that finds something resets n, as SMPI's smpi/grow-injected-times; 0: every poll costs the same.",
-    defaultText: '1 (on)',
+    defaultText: '1 (on); 0 on a calibrated --platform',
     defaultValue: () => true,
     parse: (text) => parseChoice('TSMPI_SIM_GROW_POLLS', text, ['0', '1'] as const) === '1',
   } satisfies Tunable<boolean>,

@@ -204,9 +204,15 @@ export function calibratedWakeModel(calibration: MachineCalibration, hostOf: rea
     inProc.set(p, (inProc.get(p) ?? 0) + 1);
     onHost.set(hostOf[r]!, (onHost.get(hostOf[r]!) ?? 0) + 1);
   });
+  // Ranks of one placement share a budget: read the settings once per kind of placement.
+  const budgets = new Map<string, number>();
   const spinSeconds = procOf.map((p, r) => {
     const local = inProc.get(p)!;
-    return readSettings(env, { localRanks: local, cores: coresOf(hostOf[r]!), remotePeers: local < procOf.length }).spinMicros / 1e6;
+    const cores = coresOf(hostOf[r]!);
+    const key = `${local}/${cores}`;
+    let budget = budgets.get(key);
+    if (budget === undefined) budgets.set(key, (budget = readSettings(env, { localRanks: local, cores, remotePeers: local < procOf.length }).spinMicros / 1e6));
+    return budget;
   });
   const points = calibration.wake;
   const alone = wakeSeconds(points, 1);

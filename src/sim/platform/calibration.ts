@@ -231,7 +231,8 @@ function wakePoints(v: unknown, field: string): WakePoint[] {
 
 /** The extra seconds of a fresh rank's frame number `count` (0-based, sent and received). */
 export function warmupExtra(steps: readonly WarmupStep[] | undefined, count: number): number {
-  if (steps === undefined) return 0;
+  // A warm rank (most frames of a long run) answers at once.
+  if (steps === undefined || steps.length === 0 || count >= steps[steps.length - 1]!.frames) return 0;
   for (const s of steps) if (count < s.frames) return s.extra;
   return 0;
 }
