@@ -317,10 +317,10 @@ export class SimLink implements Link {
  * acknowledgements, on the rank's virtual clock: what a real rank does over TCP rails.
  */
 /**
- * The self link under the simulator: the runtime's LoopbackLink, plus a simulation event after
- * each send that lets the endpoint poll it. A rank that is waiting (its segment over) polls
- * only when an event wakes it: a frame it sent itself from a handler (a window's
- * acknowledgement, a collective's step) must be such an event.
+ * The self link under the simulator: the runtime's LoopbackLink, announcing a queued frame with
+ * a simulation event (at the current virtual time) rather than at once. A rank that is waiting
+ * (its segment over) polls only when an event wakes it: a frame it sent itself from a handler (a
+ * window's acknowledgement, a collective's step) must be such an event.
  */
 class SimSelfLink extends LoopbackLink {
   readonly #world: SimWorld;
@@ -333,16 +333,13 @@ class SimSelfLink extends LoopbackLink {
     this.#notify = events;
   }
 
-  override trySend(header: Int32Array, payload: Uint8Array | null, offset: number, length: number): boolean {
-    const sent = super.trySend(header, payload, offset, length);
-    if (sent && !this.#posted) {
-      this.#posted = true;
-      this.#world.sim.post(this.#world.sim.now(), () => {
-        this.#posted = false;
-        this.#notify.drain(this);
-      });
-    }
-    return sent;
+  protected override announce(): void {
+    if (this.#posted) return;
+    this.#posted = true;
+    this.#world.sim.post(this.#world.sim.now(), () => {
+      this.#posted = false;
+      this.#notify.drain(this);
+    });
   }
 }
 

@@ -1,7 +1,9 @@
 /**
  * The link from a rank to itself (Open MPI's btl/self): frames are copied into a private queue and
  * delivered on the next poll, never synchronously inside `trySend` (a send must not run receive
- * handlers re-entrantly).
+ * handlers re-entrantly). A frame queued while none waited is announced (`announce`): a rank
+ * asleep in its progress engine, or one whose other links are sockets that deliver by event,
+ * would otherwise not poll the queue until something else woke it.
  */
 import { copyOut } from './copy-bytes.js';
 import { FRAME_HEADER_WORDS, type InboundFrame, type Link, type LinkEvents, type LinkLimits } from './link.js';
@@ -17,6 +19,8 @@ export class LoopbackLink implements Link {
   private readonly events: LinkEvents;
   private queue: QueuedFrame[] = [];
   private head = 0;
+  /** Frames were announced and no poll has begun since (one announcement per poll is enough). */
+  private announced = false;
   private readonly frame: InboundFrame = {
     words: new Int32Array(FRAME_HEADER_WORDS),
     headerIndex: 0,
@@ -36,12 +40,23 @@ export class LoopbackLink implements Link {
     words.set(header.subarray(0, FRAME_HEADER_WORDS));
     const bytes = payload === null || length === 0 ? new Uint8Array(0) : copyOut(payload, offset, length);
     this.queue.push({ words, bytes });
+    if (!this.announced) {
+      this.announced = true;
+      this.announce();
+    }
     return true;
+  }
+
+  /** Tells the endpoint that there is something to poll (its progress engine then polls, not now). */
+  protected announce(): void {
+    this.events.drain(this);
   }
 
   poll(): number {
     const end = this.queue.length;
     if (this.head === end) return 0;
+    // Frames a handler queues during this poll wait for the next one: they are announced again.
+    this.announced = false;
     let delivered = 0;
     // Deliver only what was queued before this poll began; frames queued by handlers wait.
     while (this.head < end) {
@@ -72,5 +87,6 @@ export class LoopbackLink implements Link {
   close(): void {
     this.queue = [];
     this.head = 0;
+    this.announced = false;
   }
 }

@@ -21,3 +21,24 @@ test('spinning ranks (the fast path) and oversubscribed ranks agree', { timeout:
   assert.equal(result.code, 0, explain(result));
   assert.match(result.stdout, /wakeups ok 100/);
 });
+
+for (const flags of [[], ['--procs']]) {
+  test(`a message to self wakes a rank whose waits sleep (${flags.length === 0 ? 'threads' : '--procs'})`, { timeout: 120_000 }, async () => {
+    const result = await tsmpi(['run', '-n', '2', ...flags, '--hang-timeout', '10', fixture('self-while-asleep.ts'), '20'], {
+      env: { TSMPI_SPIN_US: '0', TSMPI_SLEEP_MAX_MS: '3600000' },
+      timeoutMs: 100_000,
+    });
+    assert.equal(result.code, 0, explain(result));
+    assert.match(result.stdout, /self while asleep ok 20/);
+  });
+}
+
+test('a conveyor over --procs closes without waiting for the sleep safety net', { timeout: 120_000 }, async () => {
+  // Its buffers to the rank itself went through the self link while the rank slept on sockets.
+  const result = await tsmpi(['run', '-n', '2', '--procs', '--hang-timeout', '10', 'examples/exchange.ts', '20000'], {
+    env: { TSMPI_SLEEP_MAX_MS: '3600000' },
+    timeoutMs: 100_000,
+  });
+  assert.equal(result.code, 0, explain(result));
+  assert.match(result.stdout, /conveyor: 2 ranks, 40000 items, histogram ok/);
+});
