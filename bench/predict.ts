@@ -12,11 +12,13 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { anchorMissing, runAnchor, type AnchorRow } from './lib/anchor.ts';
 import { median, param, printTable, spread, writeResults } from './lib/report.ts';
 
 const cli = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
 const root = fileURLToPath(new URL('../', import.meta.url));
 const reps = param('REPS', 5, 'real runs per row (median)');
+const anchor = param('ANCHOR', 1, 'also run the C twins under Open MPI and SimGrid (0: skip)');
 const ranks = (process.env.RANKS ?? '2,4,8').split(',').map(Number);
 const modes = (process.env.MODES ?? 'threads,procs').split(',');
 const dir = mkdtempSync(join(tmpdir(), 'tsmpi-predict-'));
@@ -99,4 +101,20 @@ printTable(
   ['program', 'ranks', 'mode', 'real s', 'predicted s', 'error', '2nd calibration s', 'differ'],
   rows.map((r) => [r.program, r.ranks, r.mode, r.real.toFixed(4), r.predicted.toFixed(4), pct(r.error, true), r.predictedAgain.toFixed(4), pct(r.calibrationSpread)]),
 );
-console.log(`wrote ${writeResults('predict', { calibration: cal, calibrationAgain: cal2, reps, rows, medianAbsError: median(abs), medianCalibrationSpread: median(between), maxCalibrationSpread: between.at(-1) ?? 0 })}`);
+
+// The anchor: SimGrid predicting Open MPI runs of the same programs on this machine.
+let anchorRows: AnchorRow[] = [];
+const missing = anchor ? anchorMissing() : 'ANCHOR=0';
+if (missing !== undefined) console.log(`# anchor skipped: ${missing}`);
+else {
+  const result = runAnchor({ calibration: cal, ranks, reps, dir: join(dir, 'anchor'), log: (line) => console.log(line) });
+  anchorRows = result.rows;
+  const absOf = (pick: (r: AnchorRow) => number): number => median(anchorRows.map((r) => Math.abs(pick(r))));
+  const within = (pick: (r: AnchorRow) => number): number => anchorRows.filter((r) => Math.abs(pick(r)) <= 0.15).length;
+  printTable(
+    `The anchor: C twins under Open MPI (real, median of ${reps}) predicted by SimGrid (smpirun, its defaults) on Open MPI's calibration (median |error| ${pct(absOf((r) => r.errorOpenMpiXml))}, within 15%: ${within((r) => r.errorOpenMpiXml)}/${anchorRows.length}) and on tsmpi's (${pct(absOf((r) => r.errorTsmpiXml))}, ${within((r) => r.errorTsmpiXml)}/${anchorRows.length})`,
+    ['program', 'ranks', 'Open MPI s', 'SimGrid, Open MPI cal. s', 'error', 'SimGrid, tsmpi cal. s', 'error'],
+    anchorRows.map((r) => [r.program, r.ranks, r.real.toExponential(3), r.onOpenMpiXml.toExponential(3), pct(r.errorOpenMpiXml, true), r.onTsmpiXml.toExponential(3), pct(r.errorTsmpiXml, true)]),
+  );
+}
+console.log(`wrote ${writeResults('predict', { calibration: cal, calibrationAgain: cal2, reps, rows, medianAbsError: median(abs), medianCalibrationSpread: median(between), maxCalibrationSpread: between.at(-1) ?? 0, anchor: anchorRows })}`);

@@ -9,9 +9,13 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { after, test } from 'node:test';
 import { machineFrom } from '../../src/calibrate/calibrate.ts';
 import { evaluate, readCalibration, type MachineCalibration, type MeasuredSize } from '../../src/sim/platform/calibration.ts';
+import { spawnSync } from 'node:child_process';
+import { simgridXml } from '../../src/calibrate/simgrid-xml.ts';
+import { findSimgrid } from '../../bench/lib/simgrid.ts';
 import { explain, tsmpi } from '../helpers/run-job.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'tsmpi-calibrate-test-'));
@@ -255,4 +259,30 @@ test('a placement that needs a link class the calibration lacks stops before run
   const bad = await tsmpi(['sim', '--quiet', '--platform', broken, '-n', '2', 'examples/ring.ts']);
   assert.equal(bad.code, 2, explain(bad));
   assert.match(bad.stderr, /classes\.intra-process\.send must be a non-empty list of segments/);
+});
+
+// SimGrid's own check of the twin (skipped without SimGrid, unless TSMPI_REQUIRE_SIMGRID=1).
+const simgrid = findSimgrid();
+const skipSimgrid = simgrid === undefined && process.env.TSMPI_REQUIRE_SIMGRID !== '1' ? 'SimGrid is not installed (apt-get install libsimgrid-dev)' : false;
+
+test("SimGrid on the calibration's XML reproduces the calibrated ping-pong at every size: inside a host (shared memory) and between two hosts (TCP)", { skip: skipSimgrid }, () => {
+  const machine = knownMachine(KNOWN, 2);
+  const binary = join(dir, 'p2p-smpi');
+  const compiled = spawnSync('smpicc', ['-O2', '-o', binary, fileURLToPath(new URL('../../bench/peers/p2p.c', import.meta.url))], { encoding: 'utf8' });
+  assert.equal(compiled.status, 0, compiled.stderr);
+  const sizes = [0, 16, 1024, 4096, 65536, 131072, 1048576, 16777216];
+  for (const [hosts, linkClass] of [[1, 'intra-process'], [2, 'inter-process']] as const) {
+    const xml = join(dir, `twin-${hosts}.xml`);
+    writeFileSync(xml, simgridXml({ ...machine, hosts: { ...machine.hosts, count: hosts } }));
+    const hostfile = join(dir, `twin-hosts-${hosts}`);
+    writeFileSync(hostfile, hosts === 1 ? 'node-0\nnode-0\n' : 'node-0\nnode-1\n');
+    // The C program's own computing is not the machine's: SimGrid is told not to time it.
+    const r = spawnSync(simgrid!.smpirun, ['-np', '2', '-platform', xml, '-hostfile', hostfile, '--cfg=smpi/simulate-computation:no', binary, 'pingpong', ...sizes.map(String)], { encoding: 'utf8', cwd: dir, timeout: 120_000 });
+    assert.equal(r.status, 0, `${r.stdout}${r.stderr}`.slice(-3000));
+    const simulated = new Map(r.stdout.split('\n').filter((l) => l.startsWith('{')).map((l) => { const j = JSON.parse(l) as { bytes: number; oneWayUs: number }; return [j.bytes, j.oneWayUs * 1e-6]; }));
+    for (const f of machine.classes[linkClass]!.measured.filter((m) => sizes.includes(m.bytes))) {
+      const got = simulated.get(f.bytes);
+      assert.ok(got !== undefined && Math.abs(got / f.oneWay - 1) < 0.05, `${hosts} host(s), ${f.bytes} B: SimGrid ${got} s, calibrated ${f.oneWay} s`);
+    }
+  }
 });

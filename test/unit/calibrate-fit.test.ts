@@ -113,6 +113,33 @@ test('a fitted machine reads back as a calibration, and its SimGrid twin carries
   assert.throws(() => readCalibration({ ...machine, version: 7 }, 'm.json'), /calibration version 7 is not 1/);
 });
 
+test('the SimGrid twin: inside one host the shared-memory class sets SMPI\'s knobs over the loopback, between hosts the TCP class over the cluster links', () => {
+  const shm = figuresOf({ send: 1e-7, recv: 2e-7, latency: 4e-7, perByte: 1e-10, gapPerByte: 5e-11 }, 65536);
+  const tcp = figuresOf({ send: 5e-6, recv: 3e-6, latency: 2e-5, perByte: 4e-10, gapPerByte: 3e-10 }, 65536);
+  const machine = machineFrom(new Map([['threads', { figures: shm, speed: 2e9, eagerLimit: 65536, tcpEagerLimit: 65536, polls: { test: 3e-8, iprobe: 7e-8 } }], ['procs', { figures: tcp, speed: 2e9, eagerLimit: 65536, tcpEagerLimit: 65536 }]]), 3);
+  const prop = (xml: string, id: string): string => new RegExp(`<prop id="${id}" value="([^"]*)"/>`).exec(xml)?.[1] ?? 'missing';
+  const intercept0 = (value: string): number => Number(value.split(';')[0]!.split(':')[1]);
+  const oneHost = simgridXml(machine);
+  const classes = machine.classes;
+  assert.ok(Math.abs(intercept0(prop(oneHost, 'smpi/os')) / classes['intra-process']!.send[0]!.intercept - 1) < 1e-5, prop(oneHost, 'smpi/os'));
+  assert.ok(Math.abs(intercept0(prop(oneHost, 'smpi/or')) / classes['intra-process']!.recv[0]!.intercept - 1) < 1e-5, prop(oneHost, 'smpi/or'));
+  // A burst SMPI times here takes as long on a simulated host; polls cost what was measured.
+  assert.equal(prop(oneHost, 'smpi/host-speed'), '2000000000f');
+  assert.equal(prop(oneHost, 'smpi/test'), '3e-8');
+  assert.equal(prop(oneHost, 'smpi/iprobe'), '7e-8');
+  // The smallest range's latency factor is 1: the loopback's latency is that range's pipe time.
+  const loopbackLat = Number(/loopback_lat="([^"]+)s"/.exec(oneHost)![1]);
+  const smallShm = classes['intra-process']!;
+  assert.ok(Math.abs(loopbackLat / (smallShm.latency[0]!.intercept + smallShm.gap[0]!.intercept) - 1) < 1e-5, `loopback_lat ${loopbackLat}`);
+  assert.match(prop(oneHost, 'smpi/lat-factor'), /;0:1$/);
+  const twoHosts = simgridXml({ ...machine, hosts: { ...machine.hosts, count: 2 } });
+  assert.ok(Math.abs(intercept0(prop(twoHosts, 'smpi/os')) / classes['inter-process']!.send[0]!.intercept - 1) < 1e-5, prop(twoHosts, 'smpi/os'));
+  assert.match(prop(twoHosts, 'smpi/lat-factor'), /;0:1$/);
+  // No poll figures (TCP's were not measured here): SimGrid keeps its own.
+  assert.equal(prop(twoHosts, 'smpi/test'), 'missing');
+  assert.match(twoHosts, /radical="0-1"/);
+});
+
 test("fitWarmup recovers a fresh rank's extra cost per frame, chunk by chunk, and stops where the curve is warm", () => {
   fc.assert(
     fc.property(
