@@ -4,6 +4,9 @@
  * real (median of REPS) and under `tsmpi sim --platform` with the same launch flags on each
  * calibration, and prints the span each measured (wtime() between barriers, or the example's own
  * timing line) with the error in percent, and how far the two calibrations' predictions differ.
+ * The bench's own loops (ring, allreduce, alltoall) also run a third time in the same run: that
+ * pass, once the ranks' code is compiled, is the `warm` column. Then the anchor (lib/anchor.ts):
+ * SimGrid predicting Open MPI runs of the same programs' C twins here (ANCHOR=0 skips it).
  *
  *   npm run bench -- predict    (REPS=5, RANKS=2,4,8, MODES=threads,procs, PROGRAMS=pi,heat,...)
  */
@@ -40,17 +43,21 @@ interface Program {
   args: string[];
   /** The span the program reports, from its output. */
   span(out: string): number;
+  /** The same work timed again once the ranks' code is compiled (programs that can repeat it). */
+  warm?(out: string): number;
 }
 const lastNumber = (re: RegExp) => (out: string): number => {
   const m = [...out.matchAll(re)].at(-1);
   return m === undefined ? Number.NaN : Number(m[1]);
 };
+const spanLine = lastNumber(/^span ([\d.eE+-]+)$/gm);
+const warmLine = lastNumber(/^warm span ([\d.eE+-]+)$/gm);
 const PROGRAMS: Program[] = [
   { name: 'pi', args: ['examples/pi.ts', '200000000'], span: lastNumber(/ranks in ([\d.]+) s/g) },
   { name: 'heat', args: ['examples/heat.ts'], span: lastNumber(/heat time: ([\d.]+) s/g) },
-  { name: 'ring', args: ['bench/ranks/predict.ts', 'ring'], span: lastNumber(/^span ([\d.eE+-]+)$/gm) },
-  { name: 'allreduce', args: ['bench/ranks/predict.ts', 'allreduce'], span: lastNumber(/^span ([\d.eE+-]+)$/gm) },
-  { name: 'alltoall 64 KiB', args: ['bench/ranks/predict.ts', 'alltoall'], span: lastNumber(/^span ([\d.eE+-]+)$/gm) },
+  { name: 'ring', args: ['bench/ranks/predict.ts', 'ring', 'warm'], span: spanLine, warm: warmLine },
+  { name: 'allreduce', args: ['bench/ranks/predict.ts', 'allreduce', 'warm'], span: spanLine, warm: warmLine },
+  { name: 'alltoall 64 KiB', args: ['bench/ranks/predict.ts', 'alltoall', 'warm'], span: spanLine, warm: warmLine },
   { name: 'pool', args: ['examples/pool.ts'], span: lastNumber(/pool time: ([\d.]+) s/g) },
   { name: 'exchange', args: ['examples/exchange.ts'], span: lastNumber(/exchange time: ([\d.]+) s/g) },
 ];
@@ -67,6 +74,8 @@ interface Row {
   /** The prediction on the second calibration, and how far it is from the first's. */
   predictedAgain: number;
   calibrationSpread: number;
+  /** The third pass of the same loop in the same run (compiled code), real (median) and predicted. */
+  warm?: { real: number; realRuns: number[]; predicted: number; error: number };
 }
 const rows: Row[] = [];
 const flagsOf = (mode: string): string[] => (mode === 'procs' ? ['--procs'] : []);
@@ -74,20 +83,29 @@ for (const p of PROGRAMS.filter((p) => only === undefined || only.includes(p.nam
   for (const n of ranks) {
     for (const mode of modes) {
       const realRuns: number[] = [];
+      const warmRuns: number[] = [];
       for (let i = 0; i < reps; i++) {
         const r = spawnSync(process.execPath, [cli, 'run', '-n', String(n), ...flagsOf(mode), ...p.args], { cwd: root, encoding: 'utf8' });
         if (r.status !== 0) throw new Error(`tsmpi run ${p.args.join(' ')} failed:\n${r.stderr}`);
         realRuns.push(p.span(r.stdout));
+        if (p.warm !== undefined) warmRuns.push(p.warm(r.stdout));
       }
-      const predict = (platform: string): number => {
+      const simulated = (platform: string): string => {
         const s = spawnSync(process.execPath, [cli, 'sim', '--quiet', '--platform', platform, '-n', String(n), ...flagsOf(mode), ...p.args], { cwd: root, encoding: 'utf8' });
         if (s.status !== 0) throw new Error(`tsmpi sim ${p.args.join(' ')} failed:\n${s.stderr}`);
-        return p.span(s.stdout);
+        return s.stdout;
       };
       const real = median(realRuns);
-      const predicted = predict(cal);
-      const predictedAgain = predict(cal2);
-      const row = { program: p.name, ranks: n, mode, real, realRuns, predicted, error: predicted / real - 1, predictedAgain, calibrationSpread: Math.abs(predictedAgain / predicted - 1) };
+      const first = simulated(cal);
+      const predicted = p.span(first);
+      const predictedAgain = p.span(simulated(cal2));
+      let warm: Row['warm'];
+      if (p.warm !== undefined) {
+        const warmReal = median(warmRuns);
+        const warmPredicted = p.warm(first);
+        warm = { real: warmReal, realRuns: warmRuns, predicted: warmPredicted, error: warmPredicted / warmReal - 1 };
+      }
+      const row: Row = { program: p.name, ranks: n, mode, real, realRuns, predicted, error: predicted / real - 1, predictedAgain, calibrationSpread: Math.abs(predictedAgain / predicted - 1), ...(warm !== undefined ? { warm } : {}) };
       rows.push(row);
       console.log(`# ${p.name} -n ${n} ${mode}: real ${real.toFixed(4)} s ${spread(realRuns)}, predicted ${predicted.toFixed(4)} s (${(row.error * 100).toFixed(1)}%), on the second calibration ${predictedAgain.toFixed(4)} s`);
     }
@@ -98,9 +116,14 @@ const between = rows.map((r) => r.calibrationSpread).sort((a, b) => a - b);
 const pct = (x: number, sign = false): string => `${sign && x >= 0 ? '+' : ''}${(x * 100).toFixed(1)}%`;
 printTable(
   `tsmpi sim --platform (calibrated here) against tsmpi run: the span each program measures; median |error| ${pct(median(abs))}, rows within 15%: ${abs.filter((e) => e <= 0.15).length}/${abs.length}; two calibrations' predictions differ by ${pct(median(between))} (median), ${pct(between.at(-1) ?? 0)} (most)`,
-  ['program', 'ranks', 'mode', 'real s', 'predicted s', 'error', '2nd calibration s', 'differ'],
-  rows.map((r) => [r.program, r.ranks, r.mode, r.real.toFixed(4), r.predicted.toFixed(4), pct(r.error, true), r.predictedAgain.toFixed(4), pct(r.calibrationSpread)]),
+  ['program', 'ranks', 'mode', 'real s', 'predicted s', 'error', '2nd calibration s', 'differ', 'warm: real s', 'predicted s', 'error'],
+  rows.map((r) => [r.program, r.ranks, r.mode, r.real.toFixed(4), r.predicted.toFixed(4), pct(r.error, true), r.predictedAgain.toFixed(4), pct(r.calibrationSpread), r.warm?.real.toFixed(4) ?? '-', r.warm?.predicted.toFixed(4) ?? '-', r.warm !== undefined ? pct(r.warm.error, true) : '-']),
 );
+const warmRows = rows.filter((r) => r.warm !== undefined);
+if (warmRows.length > 0) {
+  const warmAbs = warmRows.map((r) => Math.abs(r.warm!.error));
+  console.log(`# the same loops once compiled (third pass in the same run): median |error| ${pct(median(warmAbs))}, within 15%: ${warmAbs.filter((e) => e <= 0.15).length}/${warmAbs.length}; their first passes: median |error| ${pct(median(warmRows.map((r) => Math.abs(r.error))))}`);
+}
 
 // The anchor: SimGrid predicting Open MPI runs of the same programs on this machine.
 let anchorRows: AnchorRow[] = [];

@@ -3,6 +3,10 @@
  * between two barriers, so a real run and a simulated one report the same span (virtual under
  * `tsmpi sim`). Rank 0 prints `span SECONDS`.
  *   tsmpi run -n N bench/ranks/predict.ts ring|allreduce|alltoall
+ * With `warm`, the loop runs twice more and rank 0 also prints `warm span SECONDS`, the third
+ * pass: the same work once each rank's code is compiled (what the first pass pays beyond it is
+ * the ranks' JIT warm-up).
+ *   tsmpi run -n N bench/ranks/predict.ts ring|allreduce|alltoall [warm]
  * (The examples time themselves: the bench reads their own lines.)
  */
 import { init, Op, wtime } from 'tsmpi';
@@ -38,11 +42,20 @@ async function alltoall(): Promise<void> {
   for (let i = 0; i < 100; i++) await comm.alltoall(blocks);
 }
 
-await comm.barrier();
-const t0 = wtime();
-if (kind === 'ring') await ring();
-else if (kind === 'allreduce') await allreduce();
-else if (kind === 'alltoall') await alltoall();
-else throw new Error(`predict: no program ${kind}`);
-await comm.barrier();
-if (comm.rank === 0) console.log(`span ${wtime() - t0}`);
+async function pass(): Promise<number> {
+  await comm.barrier();
+  const t0 = wtime();
+  if (kind === 'ring') await ring();
+  else if (kind === 'allreduce') await allreduce();
+  else if (kind === 'alltoall') await alltoall();
+  else throw new Error(`predict: no program ${kind}`);
+  await comm.barrier();
+  return wtime() - t0;
+}
+const span = await pass();
+if (comm.rank === 0) console.log(`span ${span}`);
+if (process.argv[3] === 'warm') {
+  await pass();
+  const warm = await pass();
+  if (comm.rank === 0) console.log(`warm span ${warm}`);
+}

@@ -12,10 +12,11 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import cliProgress from 'cli-progress';
 import { ErrorCode, TsmpiError } from '../errors.js';
-import { CALIBRATION_FORMAT, CALIBRATION_VERSION, type LinkClassCalibration, type MachineCalibration, type MeasuredSize, type PollCosts } from '../sim/platform/calibration.js';
+import { CALIBRATION_FORMAT, CALIBRATION_VERSION, type LinkClassCalibration, type MachineCalibration } from '../sim/platform/calibration.js';
 import type { LinkClass } from '../sim/network/model.js';
 import { loadPlatformFile } from '../sim/platform/load.js';
 import { fitLinkClass, fitWake, fitWarmup } from './fit.js';
+import { combineProbes, combineWakes, type ProbeResult, type WakeResult } from './combine.js';
 import { simgridXml } from './simgrid-xml.js';
 
 /** A launch mode and the link class its two ranks measure. */
@@ -30,25 +31,10 @@ export interface CalibrateOptions {
   /** Calibrate a modelled machine (tsmpi sim --platform FILE) instead of this one. */
   sim?: string;
   quick: boolean;
+  /** Independent runs of each experiment, combined by medians (combine.ts); default 3, 1 with quick or sim. */
+  runs?: number;
   /** Draw a progress bar (else a line per mode). */
   progress: boolean;
-}
-
-interface ProbeResult {
-  figures: MeasuredSize[];
-  speed: number;
-  eagerLimit: number;
-  tcpEagerLimit: number;
-  /** Seconds per round trip of the fresh ranks' ping-pong, chunk by chunk of `coldChunk` round trips. */
-  cold?: number[];
-  coldChunk?: number;
-  polls?: PollCosts;
-}
-
-/** What the wake-up experiments measured: one-way time when every receive sleeps, and ring hops with ranks sharing cores. */
-export interface WakeResult {
-  sleepingOneWay: number;
-  rings: { ranksPerCore: number; hop: number }[];
 }
 
 function calibrateError(message: string, hint: string): TsmpiError {
@@ -199,27 +185,38 @@ export async function calibrate(options: CalibrateOptions): Promise<MachineCalib
   const modelledHost = options.sim !== undefined ? (await loadPlatformFile(options.sim)).host(0) : undefined;
   const cores = modelledHost?.cores ?? availableParallelism();
   let wake: WakeResult | undefined;
+  // A modelled machine gives the same figures every time: one run is enough there.
+  const runs = options.runs ?? (options.quick || options.sim !== undefined ? 1 : 3);
+  if (!(Number.isInteger(runs) && runs >= 1)) throw calibrateError(`--runs ${runs} is not a positive whole number`, 'give --runs 1 or more (3 by default)');
+  const sweeps = new Map<string, ProbeResult[]>(options.modes.map((m) => [m, []]));
   try {
-    for (const mode of options.modes) {
-      let started = false;
-      const step = (done: number, total: number): void => {
-        if (bar === undefined) return;
-        if (!started) {
-          bar.start(total, 0, { mode });
-          started = true;
+    // Run by run, every mode in turn: a slow spell on the machine hits one run of a mode, which the median outvotes.
+    for (let run = 0; run < runs; run++) {
+      for (const mode of options.modes) {
+        const label = runs > 1 ? `${mode} (run ${run + 1} of ${runs})` : mode;
+        let started = false;
+        const step = (done: number, total: number): void => {
+          if (bar === undefined) return;
+          if (!started) {
+            bar.start(total, 0, { mode: label });
+            started = true;
+          }
+          bar.update(done, { mode: label });
+        };
+        if (bar === undefined) process.stderr.write(`tsmpi calibrate: measuring ${label} (${CALIBRATION_MODES[mode]!.describe})\n`);
+        try {
+          sweeps.get(mode)!.push(await runSweep(mode, options, join(dir, `${mode}-${run}.json`), step));
+        } finally {
+          if (started) bar!.stop();
         }
-        bar.update(done, { mode });
-      };
-      if (bar === undefined) process.stderr.write(`tsmpi calibrate: measuring ${mode} (${CALIBRATION_MODES[mode]!.describe})\n`);
-      try {
-        results.set(mode, await runSweep(mode, options, join(dir, `${mode}.json`), step));
-      } finally {
-        if (started) bar!.stop();
       }
     }
+    for (const [mode, done] of sweeps) results.set(mode, combineProbes(done));
     if (options.modes.includes('threads')) {
-      process.stderr.write(`tsmpi calibrate: measuring wake-ups (a sleeping rank; rings of ${RING_RANKS_PER_CORE.map((k) => k * cores).filter((n) => n <= RING_MAX_RANKS).join(' and ')} ranks on ${cores} cores)\n`);
-      wake = await runWake(options, cores, dir);
+      process.stderr.write(`tsmpi calibrate: measuring wake-ups (a sleeping rank; rings of ${RING_RANKS_PER_CORE.map((k) => k * cores).filter((n) => n <= RING_MAX_RANKS).join(' and ')} ranks on ${cores} cores${runs > 1 ? `; ${runs} runs` : ''})\n`);
+      const wakes: WakeResult[] = [];
+      for (let run = 0; run < runs; run++) wakes.push(await runWake(options, cores, dir));
+      wake = combineWakes(wakes);
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -3,7 +3,7 @@
  */
 import type { Command } from 'commander';
 import { formatCalibration } from '../calibrate/summary.js';
-import { outputFile } from './options.js';
+import { outputFile, positiveInteger } from './options.js';
 
 export function registerCalibrate(program: Command): void {
   program
@@ -12,8 +12,9 @@ export function registerCalibrate(program: Command): void {
     .requiredOption('-o, --output <file>', 'the calibrated machine as JSON (a SimGrid XML twin is written beside it, FILE.xml)')
     .option('--modes <list>', 'launch modes to measure: threads (shared memory inside a process), procs (TCP between processes)', 'threads,procs')
     .option('--sim <platform>', 'calibrate a modelled machine: run the probes under tsmpi sim --platform PLATFORM (a check of the fit)')
-    .option('--quick', 'fewer repetitions (a rougher calibration in about half the time)', false)
-    .action(async (flags: { output: string; modes: string; sim?: string; quick: boolean }) => {
+    .option('--quick', 'fewer repetitions and one run (a rougher calibration in a fraction of the time)', false)
+    .option('--runs <K>', 'independent runs of each experiment, each figure the median over them (default 3; 1 with --quick or --sim)', positiveInteger('--runs'))
+    .action(async (flags: { output: string; modes: string; sim?: string; quick: boolean; runs?: number }) => {
       const output = outputFile('-o/--output', flags.output, 'tsmpi calibrate');
       const { calibrate, xmlPathOf } = await import('../calibrate/calibrate.js');
       const machine = await calibrate({
@@ -21,6 +22,7 @@ export function registerCalibrate(program: Command): void {
         modes: flags.modes.split(',').map((m) => m.trim()).filter((m) => m !== ''),
         ...(flags.sim !== undefined ? { sim: flags.sim } : {}),
         quick: flags.quick,
+        ...(flags.runs !== undefined ? { runs: flags.runs } : {}),
         progress: process.stderr.isTTY === true,
       });
       process.stdout.write(`${formatCalibration(machine)}\nwrote ${output} and ${xmlPathOf(output)}\nsimulate a run on this machine with: tsmpi sim --platform ${output} -n 4 app.ts (add --procs to predict tsmpi run --procs)\n`);

@@ -1,0 +1,65 @@
+/**
+ * Repeated probe runs made into one set of figures. A shared machine now and then slows one run
+ * down for seconds (another process or the hypervisor takes a core): one such run in a single
+ * sweep put a 16-byte one-way time at 44 us against 0.8 us, and with it every figure fitted from
+ * it. Each figure is therefore the median over independent runs (fresh processes): a slow run is
+ * outvoted, while the pauses every run meets stay in each run's means.
+ */
+import type { MeasuredSize, PollCosts } from '../sim/platform/calibration.js';
+
+/** What one run of the probe's sweep measured (probe.ts writes it). */
+export interface ProbeResult {
+  figures: MeasuredSize[];
+  speed: number;
+  eagerLimit: number;
+  tcpEagerLimit: number;
+  /** Seconds per round trip of the fresh ranks' ping-pong, chunk by chunk of `coldChunk` round trips. */
+  cold?: number[];
+  coldChunk?: number;
+  polls?: PollCosts;
+}
+
+/** What the wake-up experiments measured: one-way time when every receive sleeps, and ring hops with ranks sharing cores. */
+export interface WakeResult {
+  sleepingOneWay: number;
+  rings: { ranksPerCore: number; hop: number }[];
+}
+
+export function medianOf(xs: readonly number[]): number {
+  if (xs.length === 0) throw new RangeError('the median of no figures');
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = s.length >> 1;
+  return s.length % 2 === 1 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
+}
+
+/** Each figure of each size, each chunk of the fresh curve, the polls and the speed: the median over the runs. */
+export function combineProbes(runs: readonly ProbeResult[]): ProbeResult {
+  if (runs.length === 0) throw new RangeError('no probe run to combine');
+  if (runs.length === 1) return runs[0]!;
+  const first = runs[0]!;
+  const figures = first.figures.map((f): MeasuredSize => {
+    const same = runs.map((r) => r.figures.find((g) => g.bytes === f.bytes));
+    if (same.some((g) => g === undefined)) throw new RangeError(`the probe runs measured different sizes (${f.bytes} B is missing from one)`);
+    const of = (pick: (g: MeasuredSize) => number): number => medianOf(same.map((g) => pick(g!)));
+    return { bytes: f.bytes, oneWay: of((g) => g.oneWay), streamPeriod: of((g) => g.streamPeriod), send: of((g) => g.send), recv: of((g) => g.recv) };
+  });
+  const colds = runs.map((r) => r.cold).filter((c): c is number[] => c !== undefined);
+  const chunks = colds.length === 0 ? 0 : Math.min(...colds.map((c) => c.length));
+  const cold = colds.length === 0 ? undefined : Array.from({ length: chunks }, (_, i) => medianOf(colds.map((c) => c[i]!)));
+  const polls = runs.map((r) => r.polls).filter((p): p is PollCosts => p !== undefined);
+  return {
+    figures,
+    speed: medianOf(runs.map((r) => r.speed)),
+    eagerLimit: first.eagerLimit,
+    tcpEagerLimit: first.tcpEagerLimit,
+    ...(cold !== undefined && first.coldChunk !== undefined ? { cold, coldChunk: first.coldChunk } : {}),
+    ...(polls.length > 0 ? { polls: { test: medianOf(polls.map((p) => p.test)), iprobe: medianOf(polls.map((p) => p.iprobe)) } } : {}),
+  };
+}
+
+/** The sleeping one-way time and each ring's hop: the median over the runs. */
+export function combineWakes(runs: readonly WakeResult[]): WakeResult {
+  if (runs.length === 0) throw new RangeError('no wake-up run to combine');
+  const rings = runs[0]!.rings.map((ring) => ({ ranksPerCore: ring.ranksPerCore, hop: medianOf(runs.map((r) => r.rings.find((x) => x.ranksPerCore === ring.ranksPerCore)?.hop ?? Number.NaN).filter((h) => Number.isFinite(h))) }));
+  return { sleepingOneWay: medianOf(runs.map((r) => r.sleepingOneWay)), rings };
+}

@@ -1,0 +1,52 @@
+/**
+ * Repeated calibration runs combined by medians: one slow run among three changes nothing, and
+ * runs that disagree on what they measured are refused.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import fc from 'fast-check';
+import { combineProbes, combineWakes, medianOf, type ProbeResult } from '../../src/calibrate/combine.ts';
+
+const SIZES = [0, 16, 1024, 65536, 1048576];
+
+function run(scale: number, cold: number[]): ProbeResult {
+  return {
+    figures: SIZES.map((bytes) => ({ bytes, oneWay: scale * (1e-6 + bytes * 1e-10), streamPeriod: scale * bytes * 5e-11, send: scale * 2e-7, recv: scale * 3e-7 })),
+    speed: 1e9 / scale,
+    eagerLimit: 65536,
+    tcpEagerLimit: 65536,
+    cold: cold.map((c) => c * scale),
+    coldChunk: 100,
+    polls: { test: scale * 3e-8, iprobe: scale * 6e-8 },
+  };
+}
+
+test('one slow run among three is outvoted: every figure, chunk, poll and the speed are the steady runs\'', () => {
+  fc.assert(
+    fc.property(fc.double({ min: 1e-3, max: 1e3, noNaN: true }), fc.integer({ min: 0, max: 2 }), fc.array(fc.double({ min: 1e-6, max: 1e-3, noNaN: true }), { minLength: 3, maxLength: 30 }), (slow, at, cold) => {
+      const runs = [run(1, cold), run(1, cold)];
+      runs.splice(at, 0, run(slow, cold));
+      assert.deepEqual(combineProbes(runs), run(1, cold));
+    }),
+  );
+});
+
+test('the median of each figure over the runs, chunk by chunk over the shortest fresh curve', () => {
+  const combined = combineProbes([run(1, [5, 4, 3, 2]), run(3, [5, 4, 3]), run(2, [5, 4, 3, 2, 1])]);
+  assert.deepEqual(combined.figures, run(2, []).figures);
+  assert.deepEqual(combined.cold, [10, 8, 6]);
+  assert.equal(combined.speed, 5e8);
+  assert.deepEqual(combined.polls, { test: 6e-8, iprobe: 12e-8 });
+  assert.equal(medianOf([4, 1, 3, 2]), 2.5);
+});
+
+test('runs that measured different sizes are refused, naming the size', () => {
+  const short = { ...run(1, [1, 1, 1]), figures: run(1, []).figures.filter((f) => f.bytes !== 1024) };
+  assert.throws(() => combineProbes([run(1, [1, 1, 1]), short]), /1024 B is missing/);
+  assert.throws(() => combineProbes([]), /no probe run/);
+});
+
+test('wake-ups: the median sleeping one-way time and ring hop per ranks per core', () => {
+  const w = (k: number) => ({ sleepingOneWay: 10e-6 * k, rings: [{ ranksPerCore: 2, hop: 50e-6 * k }, { ranksPerCore: 4, hop: 80e-6 * k }] });
+  assert.deepEqual(combineWakes([w(1), w(40), w(1.5)]), w(1.5));
+});
