@@ -406,13 +406,17 @@ export class ReceivePath {
    * waiting: another rank may match it).
    */
   failPeer(peerRank: number, failure: (request: Request<unknown>) => TsmpiError): void {
-    for (const [id, posted] of [...this.receives]) {
-      if (posted.peerWorld !== peerRank) continue;
+    // Matches are collected before anything fails (a failure's callbacks may post or drop
+    // entries); at a job's end every peer ends, mostly with nothing pending: no copies then.
+    const receives: [number, ReceiveRequest][] = [];
+    for (const entry of this.receives) if (entry[1].peerWorld === peerRank) receives.push(entry);
+    for (const [id, posted] of receives) {
       this.receives.delete(id);
       posted.fail(failure(posted));
     }
-    for (const [key, message] of [...this.incoming]) {
-      if (message.peer !== peerRank) continue;
+    const incoming: [number, IncomingMessage][] = [];
+    for (const entry of this.incoming) if (entry[1].peer === peerRank) incoming.push(entry);
+    for (const [key, message] of incoming) {
       this.incoming.delete(key);
       if (message.receiver !== null) message.receiver.fail(failure(message.receiver));
       if (message.entry !== null) {

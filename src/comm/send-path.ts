@@ -60,8 +60,12 @@ export interface PeerState {
   queue: OutboundJob[];
   head: number;
   backlogged: boolean;
-  /** Why the sending link closed: what is sent to the peer afterwards fails at once. */
-  failed: TsmpiError | undefined;
+  /**
+   * Why the sending link closed: what is sent to the peer afterwards fails at once. Made when
+   * needed: at a job's end every rank learns that every peer ended, and an error per pair (with
+   * its stack) cost a 64-rank replay tens of milliseconds.
+   */
+  failed: (() => TsmpiError) | undefined;
   /** Messages started to this peer: the next one's sequence number (timelines pair sends and receives by it). */
   sent: number;
 }
@@ -141,7 +145,8 @@ export class SendPath {
     const peer = this.peer(dest);
     if (peer.failed !== undefined) {
       // The link to that rank is gone (it exited or failed): a frame queued on it would wait for ever.
-      request.fail(new TsmpiError(peer.failed.code, peer.failed.detail, { rank: this.host.rank, operation, hint: peer.failed.hint }));
+      const failed = peer.failed();
+      request.fail(new TsmpiError(failed.code, failed.detail, { rank: this.host.rank, operation, hint: failed.hint }));
       return request;
     }
     const length = bytes.length;
@@ -275,7 +280,7 @@ export class SendPath {
     }
     const peer = this.peers[peerRank];
     if (peer === undefined) return;
-    peer.failed ??= failure(new Request(this.host.driver, 'send', -1, -1, -1));
+    peer.failed ??= () => failure(new Request(this.host.driver, 'send', -1, -1, -1));
   }
 
   /** Sends a frame without payload to world rank `peer` (the receive path's clear-to-send). */
@@ -416,7 +421,7 @@ export class SendPath {
     }
     const peer = this.peers[peerRank];
     if (peer === undefined) return;
-    if (peer.link === link) peer.failed = failure('send');
+    if (peer.link === link) peer.failed = () => failure('send');
     for (let i = peer.head; i < peer.queue.length; i++) {
       const job = peer.queue[i]!;
       if (job.request !== null) {
