@@ -15,6 +15,7 @@ import { ErrorCode, TsmpiError } from '../errors.js';
 import { CALIBRATION_FORMAT, CALIBRATION_VERSION, type LinkClassCalibration, type MachineCalibration } from '../sim/platform/calibration.js';
 import type { LinkClass } from '../sim/network/model.js';
 import { loadPlatformFile } from '../sim/platform/load.js';
+import { parseHostfile } from '../bootstrap/mpirun-hosts.js';
 import { fitLinkClass, fitWake, fitWarmup } from './fit.js';
 import { combineProbes, combineWakes, type ProbeResult, type WakeResult } from './combine.js';
 import { simgridXml } from './simgrid-xml.js';
@@ -23,13 +24,26 @@ import { simgridXml } from './simgrid-xml.js';
 export const CALIBRATION_MODES: Readonly<Record<string, { linkClass: LinkClass; flags: readonly string[]; describe: string }>> = {
   threads: { linkClass: 'intra-process', flags: [], describe: 'shared memory between worker threads of a process' },
   procs: { linkClass: 'inter-process', flags: ['--procs'], describe: 'TCP between two processes of this machine' },
+  hosts: { linkClass: 'inter-host', flags: [], describe: 'TCP between the first two hosts of the hostfile' },
 };
+
+/**
+ * The launch flags of a mode's two ranks. Between hosts: one rank on each of the hostfile's first
+ * two hosts (or, on a modelled machine, one rank per host); else both on one host.
+ */
+function flagsOf(mode: string, options: CalibrateOptions): readonly string[] {
+  if (mode !== 'hosts') return options.sim !== undefined ? [...CALIBRATION_MODES[mode]!.flags, '--ranks-per-host', '2'] : CALIBRATION_MODES[mode]!.flags;
+  if (options.sim !== undefined) return ['--ranks-per-host', '1'];
+  return ['--hostfile', options.hostfile!, '--map-by', 'node'];
+}
 
 export interface CalibrateOptions {
   output: string;
   modes: readonly string[];
   /** Calibrate a modelled machine (tsmpi sim --platform FILE) instead of this one. */
   sim?: string;
+  /** The hosts of the cluster (Open MPI's hostfile syntax, as tsmpi run reads it): mode `hosts` measures between the first two. */
+  hostfile?: string;
   quick: boolean;
   /** Independent runs of each experiment, combined by medians (combine.ts); default 3, 1 with quick or sim. */
   runs?: number;
@@ -105,7 +119,7 @@ function readJson(path: string, label: string): unknown {
 
 /** Runs the sweep in one launch mode. */
 async function runSweep(mode: string, options: CalibrateOptions, out: string, onStep: (done: number, total: number) => void): Promise<ProbeResult> {
-  const value = (await runProbeProgram({ label: mode, np: 2, flags: CALIBRATION_MODES[mode]!.flags, experiment: options.quick ? 'quick' : 'full' }, options, out, onStep)) as ProbeResult;
+  const value = (await runProbeProgram({ label: mode, np: 2, flags: flagsOf(mode, options), experiment: options.quick ? 'quick' : 'full' }, options, out, onStep)) as ProbeResult;
   if (!Array.isArray(value.figures) || typeof value.speed !== 'number') throw calibrateError(`the ${mode} probe's output ${out} has no figures`, 'run the calibration again');
   return value;
 }
@@ -137,7 +151,7 @@ async function runWake(options: CalibrateOptions, cores: number, dir: string): P
  * Fits the figures of each mode into a calibrated machine (`speed`: flop/s when not measured;
  * `wake`: the wake-up experiments, when run).
  */
-export function machineFrom(results: ReadonlyMap<string, ProbeResult>, seconds: number, speedGiven?: number, wake?: WakeResult, cores = availableParallelism()): MachineCalibration {
+export function machineFrom(results: ReadonlyMap<string, ProbeResult>, seconds: number, speedGiven?: number, wake?: WakeResult, cores = availableParallelism(), hostCount = 1): MachineCalibration {
   const classes: Partial<Record<LinkClass, LinkClassCalibration>> = {};
   let speed = 0;
   for (const [mode, result] of results) {
@@ -160,11 +174,22 @@ export function machineFrom(results: ReadonlyMap<string, ProbeResult>, seconds: 
     format: CALIBRATION_FORMAT,
     version: CALIBRATION_VERSION,
     machine: { host: hostname(), cpus: availableParallelism(), cpuModel: cpu?.model ?? '', node: process.version, date: new Date().toISOString(), seconds: Math.round(seconds * 10) / 10 },
-    hosts: { count: 1, cores, speed },
+    hosts: { count: hostCount, cores, speed },
     compute: { kernel: 'x = x * a + b, 2 flops per step', fitError: 0 },
     classes,
     ...(wake !== undefined && classes['intra-process'] !== undefined ? { wake: fitWake(wake, classes['intra-process'].measured) } : {}),
   };
+}
+
+/** Hosts named by a hostfile (its lines, as tsmpi run --hostfile reads them). */
+function readHostCount(hostfile: string): number {
+  let text: string;
+  try {
+    text = readFileSync(hostfile, 'utf8');
+  } catch (cause) {
+    throw new TsmpiError(ErrorCode.Arg, `cannot read the hostfile ${hostfile}: ${(cause as Error).message}`, { operation: 'tsmpi calibrate', hint: 'give the path of a file with a "host slots=N" line per host', cause });
+  }
+  return new Set(parseHostfile(text, hostfile).map((h) => h.name)).size;
 }
 
 /** Where the XML goes: FILE.json becomes FILE.xml, any other name gets .xml added. */
@@ -177,13 +202,18 @@ export async function calibrate(options: CalibrateOptions): Promise<MachineCalib
     if (CALIBRATION_MODES[mode] === undefined) throw calibrateError(`--modes ${mode} is not a launch mode`, `use ${Object.keys(CALIBRATION_MODES).join(', ')} (comma-separated)`);
   }
   if (options.modes.length === 0) throw calibrateError('no launch mode to calibrate', 'give --modes threads,procs');
+  if (options.modes.includes('hosts') && options.hostfile === undefined && options.sim === undefined) throw calibrateError('--modes hosts measures between two hosts, and no hosts were named', 'give --hostfile FILE (the hosts, as tsmpi run --hostfile reads them)');
   const dir = mkdtempSync(join(tmpdir(), 'tsmpi-calibrate-'));
   const started = performance.now();
   const bar = options.progress ? new cliProgress.SingleBar({ format: 'calibrating {mode} [{bar}] {value}/{total} sizes | {duration}s', hideCursor: true, clearOnComplete: false }, cliProgress.Presets.shades_classic) : undefined;
   const results = new Map<string, ProbeResult>();
   // A modelled machine's cores and declared speed (the probe's kernel takes no virtual time), else this one's.
-  const modelledHost = options.sim !== undefined ? (await loadPlatformFile(options.sim)).host(0) : undefined;
+  const modelled = options.sim !== undefined ? await loadPlatformFile(options.sim) : undefined;
+  const modelledHost = modelled?.host(0);
   const cores = modelledHost?.cores ?? availableParallelism();
+  // The hosts of the machine: the modelled platform's, or the hostfile's (one process per host line).
+  const hostCount = modelled !== undefined ? (options.modes.includes('hosts') ? modelled.hostCount : 1) : options.hostfile !== undefined ? readHostCount(options.hostfile) : 1;
+  if (options.modes.includes('hosts') && hostCount < 2) throw calibrateError(`--modes hosts needs two hosts; ${options.hostfile ?? options.sim} has ${hostCount}`, 'name at least two hosts');
   let wake: WakeResult | undefined;
   // A modelled machine gives the same figures every time: one run is enough there.
   const runs = options.runs ?? (options.quick || options.sim !== undefined ? 1 : 3);
@@ -221,7 +251,7 @@ export async function calibrate(options: CalibrateOptions): Promise<MachineCalib
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
-  const machine = machineFrom(results, (performance.now() - started) / 1000, modelledHost?.speed, wake, cores);
+  const machine = machineFrom(results, (performance.now() - started) / 1000, modelledHost?.speed, wake, cores, hostCount);
   writeFileSync(options.output, `${JSON.stringify(machine, null, 2)}\n`);
   writeFileSync(xmlPathOf(options.output), simgridXml(machine));
   return machine;

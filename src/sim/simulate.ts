@@ -299,7 +299,7 @@ export async function simulate(options: SimulateOptions): Promise<SimRunResult> 
     wakeModel = calibratedWakeModel(calibration!, hostOf, procOf, (h) => platform.host(h).cores, env ?? process.env);
     // A poll costs what it costs there (no growth), unless the run says otherwise; a file from
     // before polls were measured prices one as the receive of a frame that is there.
-    const measured = classCosts(calibration!, 'intra-process') ?? classCosts(calibration!, 'inter-process')!;
+    const measured = classCosts(calibration!, 'intra-process') ?? classCosts(calibration!, 'inter-process') ?? classCosts(calibration!, 'inter-host')!;
     const polls = measured.polls ?? { test: evaluate(measured.recv, 0), iprobe: evaluate(measured.recv, 0) };
     const base = env ?? process.env;
     env = {

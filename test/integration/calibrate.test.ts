@@ -81,6 +81,41 @@ test('tsmpi calibrate --sim gives back the costs of the modelled machine it meas
   assert.match(xml, /<cluster id="calibrated"/);
 });
 
+test('a cluster: calibrate --sim on a modelled 2-host machine gives back its between-hosts figures, and the simulator charges them to ranks on different hosts', async () => {
+  const between = { send: 20e-6, recv: 10e-6, latency: 150e-6, perByte: 4e-9 };
+  const figures = (c: typeof between): MeasuredSize[] => {
+    const frame = (b: number): number => c.send + c.recv + c.latency + c.perByte * b;
+    return SIZES.map((bytes) => ({ bytes, oneWay: bytes <= 65536 ? frame(bytes) : 2 * frame(0) + frame(bytes), streamPeriod: Math.max(c.send, (c.perByte * bytes) / 2), send: c.send, recv: c.recv }));
+  };
+  const local = knownMachine(KNOWN, 2);
+  const cluster = machineFrom(new Map([['hosts', { figures: figures(between), speed: 1e9, eagerLimit: 65536, tcpEagerLimit: 65536 }]]), 0, undefined, undefined, 2, 2);
+  const platform = write('known-cluster.json', { ...local, hosts: { ...local.hosts, count: 2 }, classes: { ...local.classes, ...cluster.classes } });
+  const out = join(dir, 'recovered-cluster.json');
+  const result = await tsmpi(['calibrate', '--quick', '--modes', 'procs,hosts', '--sim', platform, '-o', out], { timeoutMs: 180_000 });
+  assert.equal(result.code, 0, explain(result));
+  assert.match(result.stdout, /inter-host: frame of 8 B/);
+  const back = readCalibration(JSON.parse(readFileSync(out, 'utf8')), out);
+  assert.equal(back.hosts.count, 2);
+  for (const [linkClass, k] of [['inter-process', KNOWN.procs], ['inter-host', between]] as const) {
+    const c = back.classes[linkClass]!;
+    for (const bytes of [16, 65536, 1 << 20]) {
+      const frame = evaluate(c.send, bytes) + evaluate(c.recv, bytes) + evaluate(c.latency, bytes) + evaluate(c.gap, bytes);
+      const expected = k.send + k.recv + k.latency + k.perByte * bytes;
+      assert.ok(Math.abs(frame / expected - 1) < 0.1, `${linkClass} ${bytes} B: recovered ${frame} s, modelled ${expected} s`);
+    }
+  }
+  // The twin for SimGrid governs SMPI's knobs by the between-hosts class on a cluster.
+  assert.match(readFileSync(join(dir, 'recovered-cluster.xml'), 'utf8'), /radical="0-1"/);
+  // On the recovered cluster, a ring of 2 ranks on 2 hosts pays the between-hosts frame per hop.
+  const program = join(dir, 'cluster-ring.ts');
+  writeFileSync(program, RING_HOPS);
+  const sim = await tsmpi(['sim', '--quiet', '--compute', 'declared', '--platform', out, '-n', '2', '--ranks-per-host', '1', program]);
+  assert.equal(sim.code, 0, explain(sim));
+  const hop = Number(/^hop ([\d.eE+-]+)$/m.exec(sim.stdout)?.[1]);
+  const frame16 = between.send + between.recv + between.latency + between.perByte * 8;
+  assert.ok(Math.abs(hop / frame16 - 1) < 0.1, `hop ${hop} s on the cluster, a between-hosts frame ${frame16} s\n${sim.stdout}`);
+});
+
 test("tsmpi calibrate --sim gives back a modelled machine's warm-up, poll costs and wake-ups by ranks per core", async () => {
   const platform = write('known-runtime.json', knownRuntime(2));
   const out = join(dir, 'recovered-runtime.json');

@@ -267,6 +267,34 @@ describe('tsmpi run on 4 hosts over ssh', { skip }, () => {
     await nothingLeft();
   });
 
+  test('tsmpi calibrate --hostfile measures between two hosts: an inter-host class on a platform of the hostfile\'s 4 hosts, which tsmpi sim then runs on', { timeout: 240_000 }, async () => {
+    const dir = mkdtempSync(`${tmpdir()}/tsmpi-calibrate-hosts-`);
+    try {
+      const out = `${dir}/cluster.json`;
+      const result = await tsmpi(['calibrate', '--quick', '--hostfile', hostfile, '--modes', 'hosts', '-o', out], { timeoutMs: 200_000 });
+      assert.equal(result.code, 0, explain(result));
+      assert.match(result.stdout, /inter-host: frame of 8 B/, explain(result));
+      const machine = JSON.parse(readFileSync(out, 'utf8')) as { hosts: { count: number }; classes: Record<string, { measured: { bytes: number; oneWay: number }[] }> };
+      assert.equal(machine.hosts.count, HOSTS);
+      assert.deepEqual(Object.keys(machine.classes), ['inter-host']);
+      // Every size was measured, each taking time.
+      assert.equal(machine.classes['inter-host']!.measured.length, 14);
+      for (const m of machine.classes['inter-host']!.measured) assert.ok(m.oneWay > 0, JSON.stringify(m));
+      assert.match(readFileSync(`${dir}/cluster.xml`, 'utf8'), new RegExp(`radical="0-${HOSTS - 1}"`));
+      // One rank per host: only the class measured is needed.
+      const sim = await tsmpi(['sim', '--quiet', '--platform', out, '-n', String(HOSTS), 'examples/pi.ts']);
+      assert.equal(sim.code, 0, explain(sim));
+      assert.match(sim.stdout, /pi is approximately 3\.14159/, explain(sim));
+      // A calibration between hosts asks for hosts.
+      const none = await tsmpi(['calibrate', '--modes', 'hosts', '-o', `${dir}/x.json`]);
+      assert.equal(none.code, 2, explain(none));
+      assert.match(none.stderr, /--modes hosts measures between two hosts, and no hosts were named.*--hostfile FILE/s);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+    await nothingLeft();
+  });
+
   test('a host without sshd fails the job at start, naming it', { timeout: 60_000 }, async () => {
     const result = await tsmpi(['run', '-H', `${hostAddress(1)}:1,${hostAddress(99)}:1`, 'examples/pi.ts'], { timeoutMs: 50_000 });
     assert.equal(result.code, 255, explain(result));
