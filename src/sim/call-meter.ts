@@ -50,49 +50,16 @@ function settle(world: SimWorld, rank: SimRank, promise: Promise<unknown>): void
   promise.then(leave, leave);
 }
 
-/** The classes whose calls are metered, from one copy of the runtime. */
-interface RuntimeClasses {
-  Communicator: { prototype: object };
-  CartCommunicator: { prototype: object };
-  DistGraphCommunicator: { prototype: object };
-  Request: { prototype: object };
-}
-
-function wrapRuntime(runtime: RuntimeClasses): void {
-  const calls = communicationCalls();
-  wrap(runtime.Communicator.prototype as Record<string, Method>, [...calls.blocking, ...calls.posts]);
-  for (const topology of [runtime.CartCommunicator.prototype, runtime.DistGraphCommunicator.prototype]) wrap(topology as Record<string, Method>, calls.topology);
-  wrap(runtime.Request.prototype as Record<string, Method>, ['wait', 'test']);
-}
-
-/**
- * The runtime a program's `import 'tsmpi'` loads (the package's own entry, dist/tsmpi.js): a copy
- * of the classes apart from this module's whenever the simulator runs from its bundle or from
- * source. Wrapping only this module's copy left every program's calls unmetered: the simulator's
- * own handling of each call counted as the rank's computing. Undefined where the package cannot
- * be resolved (not built).
- */
-async function programRuntime(): Promise<RuntimeClasses | undefined> {
-  const entry = 'tsmpi';
-  try {
-    return (await import(entry)) as RuntimeClasses;
-  } catch {
-    return undefined;
-  }
-}
-
-/** Wraps the calls of both copies of the runtime, once per thread (before the first metered run). */
-export async function installCallMeter(): Promise<void> {
-  if (installed) return;
-  installed = true;
-  wrapRuntime({ Communicator, CartCommunicator, DistGraphCommunicator, Request });
-  const program = await programRuntime();
-  if (program !== undefined && program.Communicator !== Communicator) wrapRuntime(program);
-}
-
-/** Meters the calls of `world`'s ranks until the returned function is called (after installCallMeter). */
+/** Meters the calls of `world`'s ranks until the returned function is called. */
 export function meterCalls(world: SimWorld): () => void {
-  if (!installed) throw new Error('meterCalls before installCallMeter');
+  if (!installed) {
+    installed = true;
+    const calls = communicationCalls();
+    const proto = Communicator.prototype as unknown as Record<string, Method>;
+    wrap(proto, [...calls.blocking, ...calls.posts]);
+    for (const topology of [CartCommunicator.prototype, DistGraphCommunicator.prototype]) wrap(topology as unknown as Record<string, Method>, calls.topology);
+    wrap(Request.prototype as unknown as Record<string, Method>, ['wait', 'test']);
+  }
   metered = world;
   return () => {
     if (metered === world) metered = null;

@@ -24,7 +24,7 @@ import type { RequestDescription } from '../comm/request.js';
 import { Simulation } from './engine.js';
 import type { NetworkModel } from './network/model.js';
 import { SimFabric, SimTransport } from './sim-transport.js';
-import { installCallMeter, meterCalls } from './call-meter.js';
+import { meterCalls } from './call-meter.js';
 import { installVirtualTimers, type TimerHost } from './virtual-timers.js';
 import { SimWorld, type ComputeMode, type FrameCosts, type RankStats, type WakeModel } from './world.js';
 
@@ -170,7 +170,6 @@ export async function runProgram(options: ProgramRunOptions): Promise<SimRunResu
     ...(options.freeHandshakes ? { freeHandshakes: true } : {}),
   });
   if (options.record?.trace === true) world.spans = [];
-  if (options.meterCalls === true) await installCallMeter();
   const unmeter = options.meterCalls === true ? meterCalls(world) : undefined;
   const fabric = new SimFabric(world, options.rails ?? 1, options.railRates ?? []);
   const singleFlow = typeof main !== 'string' && main.singleFlow === true;
