@@ -84,6 +84,7 @@ export function calibrateOpenMpi(tsmpiCalibration: MachineCalibration, dir: stri
   const { wake: _wake, ...hosts } = tsmpiCalibration;
   const machine: MachineCalibration = {
     ...hosts,
+    hosts: { ...tsmpiCalibration.hosts, count: 1 },
     machine: { ...tsmpiCalibration.machine, date: new Date().toISOString() },
     classes: { 'intra-process': { ...fitted, ...(polls !== undefined ? { polls } : {}) } },
   };
@@ -98,9 +99,10 @@ export function runAnchor(options: { calibration: string; ranks: readonly number
   const { dir, log } = options;
   mkdirSync(dir, { recursive: true });
   const tsmpiCalibration = JSON.parse(readFileSync(options.calibration, 'utf8')) as MachineCalibration;
-  // Written again from the JSON: a reused calibration may predate the XML's current settings.
+  // Written again from the JSON: a reused calibration may predate the XML's current settings. The
+  // anchor runs on this one host (a cluster's calibration too).
   const tsmpiXml = join(dir, 'tsmpi-calibrated.xml');
-  writeFileSync(tsmpiXml, simgridXml(tsmpiCalibration));
+  writeFileSync(tsmpiXml, simgridXml({ ...tsmpiCalibration, hosts: { ...tsmpiCalibration.hosts, count: 1 } }));
   const { xml: openMpiXml } = calibrateOpenMpi(tsmpiCalibration, dir);
   log(`# Open MPI calibrated on shared memory (bench/peers/calibrate.c): ${openMpiXml}`);
   const real = compile('mpicc', join(peers, 'predict.c'), join(dir, 'predict-openmpi'));
