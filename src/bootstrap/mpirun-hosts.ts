@@ -11,6 +11,7 @@
  * List: comma-separated `[user@]host[:N]`, N slots (1 when absent); a host named again adds its
  * slots.
  */
+import { readFile } from 'node:fs/promises';
 import { ErrorCode, TsmpiError } from '../errors.js';
 
 export interface HostEntry {
@@ -47,6 +48,17 @@ function parseTarget(text: string, origin: string, hint: string): { name: string
 function count(text: string, key: string, origin: string, min: number): number {
   if (!/^\d+$/.test(text) || Number(text) < min) throw hostsError(origin, `${key}=${text} is not a whole number >= ${min}`, HOSTFILE_HINT);
   return Number(text);
+}
+
+/** Reads and parses the hostfile at `path`; `operation` (the command) names who asked in errors. */
+export async function readHostfile(path: string, operation: string): Promise<HostEntry[]> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    throw new TsmpiError(ErrorCode.Arg, `cannot read the hostfile ${path}: ${(error as Error).message}`, { operation, hint: 'give the path of a file with a "host slots=N" line per host' });
+  }
+  return parseHostfile(text, path);
 }
 
 /** Reads a hostfile's text; `file` names it in errors. */

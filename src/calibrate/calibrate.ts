@@ -15,7 +15,7 @@ import { ErrorCode, TsmpiError } from '../errors.js';
 import { CALIBRATION_FORMAT, CALIBRATION_VERSION, type LinkClassCalibration, type MachineCalibration } from '../sim/platform/calibration.js';
 import type { LinkClass } from '../sim/network/model.js';
 import { loadPlatformFile } from '../sim/platform/load.js';
-import { parseHostfile } from '../bootstrap/mpirun-hosts.js';
+import { readHostfile } from '../bootstrap/mpirun-hosts.js';
 import { fitLinkClass, fitWake, fitWarmup } from './fit.js';
 import { combineProbes, combineWakes, type ProbeResult, type WakeResult } from './combine.js';
 import { simgridXml } from './simgrid-xml.js';
@@ -181,17 +181,6 @@ export function machineFrom(results: ReadonlyMap<string, ProbeResult>, seconds: 
   };
 }
 
-/** Hosts named by a hostfile (its lines, as tsmpi run --hostfile reads them). */
-function readHostCount(hostfile: string): number {
-  let text: string;
-  try {
-    text = readFileSync(hostfile, 'utf8');
-  } catch (cause) {
-    throw new TsmpiError(ErrorCode.Arg, `cannot read the hostfile ${hostfile}: ${(cause as Error).message}`, { operation: 'tsmpi calibrate', hint: 'give the path of a file with a "host slots=N" line per host', cause });
-  }
-  return new Set(parseHostfile(text, hostfile).map((h) => h.name)).size;
-}
-
 /** Where the XML goes: FILE.json becomes FILE.xml, any other name gets .xml added. */
 export function xmlPathOf(output: string): string {
   return output.endsWith('.json') ? `${output.slice(0, -5)}.xml` : `${output}.xml`;
@@ -212,7 +201,9 @@ export async function calibrate(options: CalibrateOptions): Promise<MachineCalib
   const modelledHost = modelled?.host(0);
   const cores = modelledHost?.cores ?? availableParallelism();
   // The hosts of the machine: the modelled platform's, or the hostfile's (one process per host line).
-  const hostCount = modelled !== undefined ? (options.modes.includes('hosts') ? modelled.hostCount : 1) : options.hostfile !== undefined ? readHostCount(options.hostfile) : 1;
+  let hostCount = 1;
+  if (modelled !== undefined && options.modes.includes('hosts')) hostCount = modelled.hostCount;
+  else if (modelled === undefined && options.hostfile !== undefined) hostCount = new Set((await readHostfile(options.hostfile, 'tsmpi calibrate')).map((h) => h.name)).size;
   if (options.modes.includes('hosts') && hostCount < 2) throw calibrateError(`--modes hosts needs two hosts; ${options.hostfile ?? options.sim} has ${hostCount}`, 'name at least two hosts');
   let wake: WakeResult | undefined;
   // A modelled machine gives the same figures every time: one run is enough there.

@@ -21,6 +21,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { init, waitAll, wtime, type Request } from 'tsmpi';
+import { medianOf as median } from './combine.js';
 
 /** Payload sizes measured: both sides of the eager limit, up to 16 MiB. */
 export const PROBE_SIZES = [0, 16, 64, 256, 1024, 4096, 16384, 32768, 65536, 131072, 262144, 1048576, 4194304, 16777216];
@@ -57,10 +58,6 @@ const ack = new Uint8Array(0);
  * call are medians (a pause there is already in the times).
  */
 const mean = (xs: number[]): number => xs.reduce((a, b) => a + b, 0) / xs.length;
-const median = (xs: number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 === 1 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
-};
 /** Rank 0's choice, told to rank 1: both must run the same number of repetitions. */
 async function agree(value: number): Promise<number> {
   const box = new Float64Array([value]);

@@ -1,7 +1,6 @@
 /**
  * `tsmpi run -n N [options] app.ts [args...]`: starts N ranks of a program, as mpirun does.
  */
-import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { ErrorCode, TsmpiError } from '../errors.js';
 import { applyExports, collect, nonNegativeNumber, outputFile, positiveInteger } from './options.js';
@@ -25,14 +24,6 @@ interface RunFlags {
   mapBy: string;
   oversubscribe: boolean;
   launchAgent?: string;
-}
-
-async function readHostfile(path: string): Promise<string> {
-  try {
-    return await readFile(path, 'utf8');
-  } catch (error) {
-    throw new TsmpiError(ErrorCode.Arg, `cannot read the hostfile ${path}: ${(error as Error).message}`, { operation: 'tsmpi run', hint: 'give the path of a file with a "host slots=N" line per host' });
-  }
 }
 
 export function registerRun(program: Command): void {
@@ -90,12 +81,12 @@ export function registerRun(program: Command): void {
       if (hosts) {
         if (flags.hostfile !== undefined && flags.host !== undefined) throw new TsmpiError(ErrorCode.Arg, '--hostfile and -H both name the hosts', { operation: 'tsmpi run', hint: 'give one of them' });
         if (namespaces.length > 0) throw new TsmpiError(ErrorCode.Arg, '--netns and hosts conflict', { operation: 'tsmpi run', hint: 'the hosts say where processes run' });
-        const { parseHostfile, parseHostList } = await import('../bootstrap/mpirun-hosts.js');
+        const { readHostfile, parseHostList } = await import('../bootstrap/mpirun-hosts.js');
         const { DEFAULT_LAUNCH_AGENT, parseLaunchAgent } = await import('../bootstrap/launch-agent.js');
         const agentText = flags.launchAgent ?? env.TSMPI_LAUNCH_AGENT;
         process.exitCode = await (await import('../bootstrap/host-launcher.js')).runHostJob({
           np: flags.np,
-          hosts: flags.hostfile !== undefined ? parseHostfile(await readHostfile(flags.hostfile), flags.hostfile) : parseHostList(flags.host!),
+          hosts: flags.hostfile !== undefined ? await readHostfile(flags.hostfile, 'tsmpi run') : parseHostList(flags.host!),
           mapBy: flags.mapBy,
           oversubscribe: flags.oversubscribe,
           ranksPerProcess,
