@@ -168,11 +168,28 @@ const numberScratch = new Float64Array(1);
 const numberBytes = new Uint8Array(numberScratch.buffer);
 const textDecoder = new TextDecoder();
 
+// A number's 8 bytes are a view of a shared slab rather than a fresh ArrayBuffer: a backing store
+// per send (malloc and GC bookkeeping) cost more than the rest of a small collective step. Each
+// view is handed out once, so a send waiting in a backlog keeps its own bytes.
+const NUMBER_SLAB_BYTES = 8 * 4096;
+let numberSlab = new Float64Array(NUMBER_SLAB_BYTES / 8);
+let numberSlabNext = 0;
+
+function numberPayload(value: number): Uint8Array {
+  if (numberSlabNext === numberSlab.length) {
+    numberSlab = new Float64Array(NUMBER_SLAB_BYTES / 8);
+    numberSlabNext = 0;
+  }
+  const index = numberSlabNext++;
+  numberSlab[index] = value;
+  return new Uint8Array(numberSlab.buffer, index * 8, 8);
+}
+
 /** Encodes any value; raw kinds are views of the value (no copy). */
 export function encodeValue(value: unknown, rank: number, operation: string): Encoded {
   const raw = rawKindOf(value);
   if (raw >= 0) return { kind: raw, bytes: bytesOf(value as ArrayBufferView) };
-  if (typeof value === 'number') return { kind: PayloadKind.Number, bytes: new Uint8Array(Float64Array.of(value).buffer) };
+  if (typeof value === 'number') return { kind: PayloadKind.Number, bytes: numberPayload(value) };
   if (typeof value === 'string') return { kind: PayloadKind.String, bytes: textEncoder.encode(value) };
   try {
     return { kind: PayloadKind.Packed, bytes: getPackr().pack(value) };

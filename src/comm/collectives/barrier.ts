@@ -7,20 +7,24 @@ import type { CollectiveCall } from './call.js';
 import { wait, type Steps } from './steps.js';
 import { selectBarrier } from './select.js';
 
+// A barrier's messages carry nothing: empty raw bytes, received into an empty buffer, are
+// neither encoded nor decoded (a number would cost an encode and a decode per message).
+const NOTHING = new Uint8Array(0);
+
 export function* barrier(call: CollectiveCall): Steps<void> {
   const { rank, size } = call;
   if (size === 1) return;
   if (selectBarrier(call.settings) === 'linear') {
     if (rank === 0) {
-      yield Array.from({ length: size - 1 }, (_, i) => call.recv(i + 1));
-      yield Array.from({ length: size - 1 }, (_, i) => call.send(0, i + 1));
+      yield Array.from({ length: size - 1 }, (_, i) => call.recvInto(NOTHING, i + 1));
+      yield Array.from({ length: size - 1 }, (_, i) => call.send(NOTHING, i + 1));
     } else {
-      yield* wait(call.send(0, 0));
-      yield* wait(call.recv(0));
+      yield* wait(call.send(NOTHING, 0));
+      yield* wait(call.recvInto(NOTHING, 0));
     }
     return;
   }
   for (let step = 1; step < size; step *= 2) {
-    yield* call.exchange(0, (rank + step) % size, (rank - step + size) % size);
+    yield* call.exchangeBytes(NOTHING, (rank + step) % size, NOTHING, (rank - step + size) % size);
   }
 }
