@@ -117,14 +117,14 @@ export class Endpoint implements RequestDriver, ProgressHost {
 
   // ---- requests -------------------------------------------------------------------------------
 
-  waitUntil(condition: () => boolean, description: RequestDescription): Promise<void> {
+  waitUntil(condition: () => boolean, description: RequestDescription, spun = false): Promise<void> {
     const background = this.background;
     // A wait started before a nonblocking collective must still advance it (a rank blocked in
     // recv forwards its part of an ibcast), so the check is made whenever the condition is.
     return this.engine.waitUntil(() => {
       if (background.active) background.advance();
       return condition();
-    }, description);
+    }, description, spun);
   }
 
   cancel(request: Request<unknown>): boolean {

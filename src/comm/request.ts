@@ -22,7 +22,7 @@ export interface RequestDriver {
   /** Polls until `request` is done or the spin budget is spent (never sleeps). */
   spinFor(request: Request<unknown>): void;
   /** Resolves once `condition()` holds, polling meanwhile (spinning first, then sleeping). */
-  waitUntil(condition: () => boolean, description: RequestDescription): Promise<void>;
+  waitUntil(condition: () => boolean, description: RequestDescription, spun?: boolean): Promise<void>;
   /** Cancels a pending receive; returns true when it was still unmatched. */
   cancel(request: Request<unknown>): boolean;
   /** The rank's timeline recorder, when tracing. */
@@ -114,7 +114,8 @@ export class Request<T = unknown> implements RequestDescription {
 
   /** An async function (not a `then`), so that a failure's stack reaches the program's await. */
   private async waitLong(): Promise<T> {
-    await this.driver.waitUntil(() => this.state !== PENDING, this);
+    // wait() has just spun for it: go straight to sleep (a second spin doubled the budget).
+    await this.driver.waitUntil(() => this.state !== PENDING, this, true);
     this.reported = true;
     return this.take();
   }

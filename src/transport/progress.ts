@@ -43,8 +43,11 @@ export interface Progress {
    * performance.now and unref'd timers; simulated: the rank's virtual time and engine events).
    */
   readonly clock: Clock;
-  /** Resolves once `condition()` holds. */
-  waitUntil(condition: () => boolean, description: WaitDescription): Promise<void>;
+  /**
+   * Resolves once `condition()` holds. `spun`: the caller has just spent the spin budget on this
+   * wait (a request's wait spins before it makes a promise), so sleep without spinning again.
+   */
+  waitUntil(condition: () => boolean, description: WaitDescription, spun?: boolean): Promise<void>;
   /** Polls until `target` is done or the spin budget is spent (never sleeps). */
   spinFor(target: Completable): void;
   /**
@@ -132,9 +135,9 @@ export class ProgressEngine implements Progress {
     control.setState(slot, RankState.Running);
   }
 
-  /** Resolves once `condition()` holds. */
-  waitUntil(condition: () => boolean, description: WaitDescription): Promise<void> {
-    if (condition() || this.spin(condition)) return resolved;
+  /** Resolves once `condition()` holds; see {@link Progress.waitUntil}. */
+  waitUntil(condition: () => boolean, description: WaitDescription, spun = false): Promise<void> {
+    if (condition() || (!spun && this.spin(condition))) return resolved;
     return new Promise<void>((resolve) => {
       this.waiters.push({ condition, resolve, description });
       if (this.waiters.length === 1) {
