@@ -138,3 +138,18 @@ test('codec: handles of a rank (groups, requests, messages) refuse to be encoded
   // Sets, Maps, dates, regular expressions and errors still round-trip beside them.
   for (const v of [new Set([1, 'a', 2n]), new Map([['k', new Set([{ a: 1 }])]]), new Date(5), /re/g]) assert.deepStrictEqual(roundTrip(v), v);
 });
+
+test('encoded numbers keep their own bytes while later numbers are encoded (views of a shared slab)', () => {
+  fc.assert(
+    fc.property(fc.array(fc.double(), { minLength: 1, maxLength: 9000 }), (values) => {
+      // Held, as sends waiting in a backlog hold their payloads, past the slab's 4096 numbers.
+      const held = values.map((v) => encodeValue(v, 0, 'test'));
+      held.forEach(({ kind, bytes }, i) => {
+        assert.equal(kind, PayloadKind.Number);
+        assert.equal(bytes.length, 8);
+        assert.ok(Object.is(decodeValue(kind, bytes, 0, 8), values[i]), `number ${i} changed after later encodes`);
+      });
+    }),
+    { numRuns: 20 },
+  );
+});

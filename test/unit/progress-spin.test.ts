@@ -1,0 +1,80 @@
+/**
+ * The progress engine's spin budget: a wait polls for at most the budget before it sleeps, and a
+ * request's wait, which spins before it makes a promise, spends the budget once, not twice.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { allocateControlArea, ControlArea } from '../../src/transport/control-block.ts';
+import { ProgressEngine, type ProgressHost } from '../../src/transport/progress.ts';
+
+const SPIN_US = 20_000;
+
+/** A host whose polls find nothing until `ready` is set; counts polls and the time they span. */
+function countingHost(): ProgressHost & { polls: number; fullPolls: number; first: number; last: number; ready: boolean } {
+  const host = {
+    polls: 0,
+    fullPolls: 0,
+    first: -1,
+    last: -1,
+    ready: false,
+    poll(): boolean {
+      const now = performance.now();
+      if (host.first < 0) host.first = now;
+      host.last = now;
+      host.polls++;
+      return false;
+    },
+    pollFully(): boolean {
+      host.fullPolls++;
+      return false;
+    },
+  };
+  return host;
+}
+
+function engineWith(host: ProgressHost): ProgressEngine {
+  return new ProgressEngine(host, new ControlArea(allocateControlArea(1), 1), 0, SPIN_US, 50);
+}
+
+const description = { operation: 'recv', peer: 1, tag: 0, context: 0 };
+
+test('a wait spins for its budget, then sleeps', async () => {
+  const host = countingHost();
+  const engine = engineWith(host);
+  let done = false;
+  const waiting = engine.waitUntil(() => done, description);
+  const spunMs = host.last - host.first;
+  assert.ok(host.polls > 1, 'the wait polled in a loop before sleeping');
+  assert.ok(spunMs >= (SPIN_US / 1000) * 0.9, `spun ${spunMs.toFixed(2)} ms of a ${SPIN_US / 1000} ms budget`);
+  done = true;
+  engine.kick();
+  await waiting;
+  engine.finish();
+});
+
+test('a wait whose caller has just spun sleeps without spinning again', async () => {
+  const host = countingHost();
+  const engine = engineWith(host);
+  let done = false;
+  engine.spinFor({ get done() { return done; } });
+  const afterSpin = host.polls;
+  const spunMs = host.last - host.first;
+  assert.ok(spunMs >= (SPIN_US / 1000) * 0.9, `spinFor spun ${spunMs.toFixed(2)} ms`);
+  const waiting = engine.waitUntil(() => done, description, true);
+  assert.equal(host.polls, afterSpin, 'no second spin: the wait went to sleep at once');
+  assert.equal(engine.describeWaits().length, 1, 'the wait is parked');
+  done = true;
+  engine.kick();
+  await waiting;
+  assert.equal(engine.describeWaits().length, 0);
+  engine.finish();
+});
+
+test('a condition that already holds resolves at once, spun or not', async () => {
+  const host = countingHost();
+  const engine = engineWith(host);
+  await engine.waitUntil(() => true, description, true);
+  await engine.waitUntil(() => true, description);
+  assert.equal(host.polls, 0);
+  engine.finish();
+});
