@@ -25,6 +25,8 @@ export interface Comparison {
   better: 'lower' | 'higher';
   figures: Figure[];
   reps: number;
+  /** What `runTsmpi` measures, for the table's columns (default: tsmpi). */
+  subject?: string;
   runTsmpi(): Record[];
   /** Peers measured in the same invocation (e.g. Open MPI, raw Node sockets). */
   peers?: Peer[];
@@ -55,7 +57,8 @@ export function compare(c: Comparison): void {
     });
     process.stdout.write(`# rep ${rep + 1}/${c.reps} done\n`);
   }
-  const header = ['size', `tsmpi ${c.unit}`, ...peers.flatMap((peer) => [`${peer.name} ${c.unit}`, `tsmpi / ${peer.name}`])];
+  const subject = c.subject ?? 'tsmpi';
+  const header = ['size', `${subject} ${c.unit}`, ...peers.flatMap((peer) => [`${peer.name} ${c.unit}`, `${subject} / ${peer.name}`])];
   const rows = c.figures.map((f, i) => [f.label, spread(ours[i]!), ...peers.flatMap((_, k) => [spread(theirs[k]![i]!), `${spread(ratios[k]![i]!)}x`])]);
   printTable(`${c.title} (median [min-max] of ${c.reps} interleaved reps; ${c.better} is better)`, header, rows);
   writeResults(c.name, {

@@ -100,6 +100,8 @@ interface Waiter {
 }
 
 const resolved = Promise.resolve();
+/** The adaptive spin budget's floor: a wake-up costs 20-40 us here, a round trip ~2 us. */
+const MIN_SPIN_MICROS = 10;
 // Below the TCP handshake timeout (5 s): a rank that never awaits cannot accept a peer's
 // connection either, so the warning comes before the peer's failure names this rank.
 const IDLE_POLLING_WARNING_MS = 3_000;
@@ -109,7 +111,18 @@ export class ProgressEngine implements Progress {
   private readonly host: ProgressHost;
   private readonly control: ControlArea;
   private readonly slot: number;
-  private readonly spinMillis: number;
+  /**
+   * The spin budget now, ms. It adapts between a floor and the configured budget: spins that end
+   * empty-handed twice in a row halve it (the peer is not running, e.g. a busy process took its
+   * core, and spinning holds the core the peer could have; one miss alone is a GC pause or an
+   * uneven step), a sleep that a message ended within the configured budget doubles it (spinning
+   * that long would have saved the wake-up).
+   */
+  private spinMillis: number;
+  /** Spins in a row that ended empty-handed. */
+  private misses = 0;
+  private readonly maxSpinMillis: number;
+  private readonly minSpinMillis: number;
   private readonly sleepLimitMs: number;
   private waiters: Waiter[] = [];
   private sleeping = false;
@@ -128,7 +141,9 @@ export class ProgressEngine implements Progress {
     this.host = host;
     this.control = control;
     this.slot = slot;
-    this.spinMillis = spinMicros / 1000;
+    this.maxSpinMillis = spinMicros / 1000;
+    this.minSpinMillis = Math.min(this.maxSpinMillis, MIN_SPIN_MICROS / 1000);
+    this.spinMillis = this.maxSpinMillis;
     this.sleepLimitMs = sleepLimitMs;
     this.keepAlive = setInterval(() => {}, 1 << 30);
     this.keepAlive.unref();
@@ -248,12 +263,20 @@ export class ProgressEngine implements Progress {
   spinFor(target: Completable): void {
     const host = this.host;
     host.poll();
-    if (target.done || this.spinMillis <= 0) return;
+    if (target.done) {
+      this.misses = 0;
+      return;
+    }
+    if (this.spinMillis <= 0) return;
     const deadline = performance.now() + this.spinMillis;
     for (let i = 1; !target.done; i++) {
       host.poll();
-      if ((i & 31) === 0 && performance.now() >= deadline) return;
+      if ((i & 31) === 0 && performance.now() >= deadline) {
+        this.spinMissed();
+        return;
+      }
     }
+    this.misses = 0;
   }
 
   poll(_operation: PollOperation, check: () => boolean): boolean {
@@ -270,9 +293,31 @@ export class ProgressEngine implements Progress {
     const deadline = performance.now() + this.spinMillis;
     for (let i = 1; ; i++) {
       host.poll();
-      if (condition()) return true;
-      if ((i & 31) === 0 && performance.now() >= deadline) return false;
+      if (condition()) {
+        this.misses = 0;
+        return true;
+      }
+      if ((i & 31) === 0 && performance.now() >= deadline) {
+        this.spinMissed();
+        return false;
+      }
     }
+  }
+
+  /** The current spin budget in microseconds (diagnostics and tests). */
+  get spinBudgetMicros(): number {
+    return this.spinMillis * 1000;
+  }
+
+  private spinMissed(): void {
+    if (++this.misses >= 2) this.spinMillis = Math.max(this.minSpinMillis, this.spinMillis / 2);
+  }
+
+  /** A sleep ended after `sleptMillis` with a waiter satisfied. */
+  private wokeFor(sleptMillis: number): void {
+    if (sleptMillis >= this.maxSpinMillis) return;
+    this.misses = 0;
+    this.spinMillis = Math.min(this.maxSpinMillis, this.spinMillis * 2);
   }
 
   private checkWaiters(): void {
@@ -319,12 +364,17 @@ export class ProgressEngine implements Progress {
           this.checkWaiters();
           continue;
         }
+        const sleptAt = performance.now();
         const result = Atomics.waitAsync(control.i32, index, seen, this.sleepLimitMs);
         if (result.async) {
           const outcome = await result.value;
           if (outcome === 'timed-out') this.timeoutWakeups++;
         }
         control.setSleeping(this.slot, false);
+        const waiting = this.waiters.length;
+        this.host.pollFully();
+        this.checkWaiters();
+        if (this.waiters.length < waiting) this.wokeFor(performance.now() - sleptAt);
       }
     } finally {
       this.sleeping = false;

@@ -78,3 +78,31 @@ test('a condition that already holds resolves at once, spun or not', async () =>
   assert.equal(host.polls, 0);
   engine.finish();
 });
+
+test('the spin budget halves after two empty spins in a row, down to its floor, and doubles back after a short sleep', async () => {
+  const host = countingHost();
+  const engine = engineWith(host);
+  let done = false;
+  const target = { get done() { return done; } };
+  assert.equal(engine.spinBudgetMicros, SPIN_US);
+  engine.spinFor(target);
+  assert.equal(engine.spinBudgetMicros, SPIN_US, 'one empty spin alone (a GC pause, an uneven step) keeps the budget');
+  engine.spinFor(target);
+  assert.equal(engine.spinBudgetMicros, SPIN_US / 2, 'two in a row: the peer is not running');
+  for (let i = 0; i < 16; i++) engine.spinFor(target);
+  assert.equal(engine.spinBudgetMicros, 10, 'never below the floor');
+  // A sleep that a message ends well within the configured budget: spinning would have saved it.
+  const waiting = engine.waitUntil(() => done, description, true);
+  setTimeout(() => {
+    done = true;
+    engine.kick();
+  }, 1);
+  await waiting;
+  assert.equal(engine.spinBudgetMicros, 20, 'doubled after the short sleep');
+  // A spin that finds its message ends the run of misses: one more miss then keeps the budget.
+  engine.spinFor({ done: true });
+  done = false;
+  engine.spinFor(target);
+  assert.equal(engine.spinBudgetMicros, 20);
+  engine.finish();
+});

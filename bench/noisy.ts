@@ -1,0 +1,49 @@
+/**
+ * A noisy neighbour: 2-rank latency and small collectives with one CPU-bound process beside the
+ * ranks (2 ranks + 1 busy process on this machine's 2 cores), against the same job alone, in the
+ * same invocation; the same for Open MPI when it is installed. The ratio is how much the
+ * neighbour costs (1.0: nothing).   npm run bench -- noisy [--with-openmpi]     (REPS)
+ */
+import { compare } from './lib/compare.ts';
+import { openMpi, tsmpiRun, wantsOpenMpi, type Record } from './lib/jobs.ts';
+import { besideNoisyNeighbour } from './lib/noisy-neighbour.ts';
+import { param } from './lib/report.ts';
+
+const reps = param('REPS', 3, 'interleaved repetitions');
+const mpi = openMpi(wantsOpenMpi(process.argv));
+const figures = [
+  { label: 'ping-pong 8 B one-way', pick: (r: Record[]) => r.find((x) => x.bench === 'pingpong' && x.bytes === 8)?.oneWayUs as number | undefined },
+  ...['barrier', 'bcast', 'allreduce', 'allgather', 'alltoall'].map((op) => ({
+    label: op === 'barrier' ? op : `${op} 8 B`,
+    pick: (r: Record[]) => r.find((x) => x.bench === 'collective' && x.op === op)?.us as number | undefined,
+  })),
+];
+
+const tsmpiJob = (): Record[] => [...tsmpiRun(2, 'bench/ranks/p2p.ts', ['pingpong', 8]), ...tsmpiRun(2, 'bench/ranks/collectives.ts', [8])];
+compare({
+  name: 'noisy-tsmpi',
+  title: 'tsmpi, 2 ranks, beside one CPU-bound process against alone, us',
+  subject: 'beside a busy process',
+  unit: 'us',
+  better: 'lower',
+  reps,
+  figures,
+  runTsmpi: () => besideNoisyNeighbour(tsmpiJob),
+  peers: [{ name: 'alone', run: tsmpiJob }],
+});
+
+if (mpi) {
+  const mpiJob = (): Record[] => [...mpi.run(2, 'p2p', ['pingpong', 8]), ...mpi.run(2, 'coll', [8])];
+  compare({
+    name: 'noisy-openmpi',
+    title: `Open MPI ${mpi.version}, 2 ranks, beside one CPU-bound process against alone, us`,
+    subject: 'beside a busy process',
+    unit: 'us',
+    better: 'lower',
+    reps,
+    figures,
+    runTsmpi: () => besideNoisyNeighbour(mpiJob),
+    peers: [{ name: 'alone', run: mpiJob }],
+    extra: { peerVersion: mpi.version },
+  });
+}
