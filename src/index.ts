@@ -12,7 +12,7 @@
  */
 export { init, finalize, abort, wtime, jobInfo, communicationState, type CommunicationState, type RailState } from './bootstrap/init.js';
 export type { JobInfo } from './bootstrap/job-info.js';
-export { Communicator, ANY_SOURCE, ANY_TAG, PROC_NULL, TAG_UB, type Concatenated } from './comm/communicator.js';
+export { Communicator, ANY_SOURCE, ANY_TAG, PROC_NULL, TAG_UB, type Concatenated, type ReceiveArray } from './comm/communicator.js';
 export { Group, GROUP_EMPTY, IDENT, CONGRUENT, SIMILAR, UNEQUAL, type Comparison, type RankRange } from './comm/group.js';
 export { Info, MAX_INFO_KEY, MAX_INFO_VAL } from './comm/info.js';
 export { Message, MESSAGE_NULL, MESSAGE_NO_PROC } from './comm/message.js';

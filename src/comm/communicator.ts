@@ -46,6 +46,8 @@ const nullStatus = (): Status => new Status(PROC_NULL, ANY_TAG, 0);
 export const TAG_UB = 0x3fffffff;
 
 export type { Concatenated };
+/** What may receive a collective's result in place of a new value: an array of the value's own type (typed arrays only). */
+export type ReceiveArray<T> = T extends ArrayBufferView ? T : never;
 
 const collectiveOperations = [
   'barrier', 'bcast', 'bcastInto', 'reduce', 'allreduce', 'scan', 'exscan', 'gather', 'gatherv', 'scatter',
@@ -490,10 +492,20 @@ export class Communicator {
     return (call) => reduce(call, value, op as ReduceOp, root);
   }
 
-  /** Combines every rank's value with `op`; the result on every rank. */
-  allreduce<T>(value: T, op: AnyOp<T>): Promise<T> {
+  /**
+   * Combines every rank's value with `op`; the result on every rank. For a typed array, `into`
+   * (MPI's receive buffer: same kind and length, or the value itself to reduce in place) receives
+   * the result and is returned; a loop that passes the same `into` allocates nothing per call.
+   * @example
+   * ```ts
+   * const sum = new Float64Array(local.length);
+   * for (let step = 0; step < steps; step++) await comm.allreduce(local, Op.sum, sum);
+   * ```
+   */
+  allreduce<T>(value: T, op: AnyOp<T>, into?: ReceiveArray<T>): Promise<T> {
     checkOp(op, 'allreduce', this.#errorRank);
-    return runSteps(this.#steps('allreduce', 'allreduce', { op, data: value, agree: 'count' }, (call) => allreduce(call, value, op as ReduceOp)));
+    if (into !== undefined) this.#checkInto(value, into, 'allreduce', true);
+    return runSteps(this.#steps('allreduce', 'allreduce', { op, data: value, agree: 'count' }, (call) => allreduce(call, value, op as ReduceOp, into as TypedArray | undefined)));
   }
 
   /**
@@ -506,9 +518,10 @@ export class Communicator {
    * const total = await sum.wait();
    * ```
    */
-  iallreduce<T>(value: T, op: AnyOp<T>): Request<T> {
+  iallreduce<T>(value: T, op: AnyOp<T>, into?: ReceiveArray<T>): Request<T> {
     checkOp(op, 'iallreduce', this.#errorRank);
-    return this.#start('allreduce', 'iallreduce', (call) => allreduce(call, value, op as ReduceOp), { op, data: value, agree: 'count' });
+    if (into !== undefined) this.#checkInto(value, into, 'iallreduce', true);
+    return this.#start('allreduce', 'iallreduce', (call) => allreduce(call, value, op as ReduceOp, into as TypedArray | undefined), { op, data: value, agree: 'count' });
   }
 
   /** Inclusive prefix reduction: rank r gets x0 op ... op xr. */
@@ -600,16 +613,21 @@ export class Communicator {
     return this.#start('allgather', 'iallgather', (call) => allgather(call, value));
   }
 
-  /** Concatenates every rank's typed array (any lengths) on every rank. */
-  allgatherv<A extends TypedArray>(data: A, counts?: readonly number[]): Promise<Concatenated<A>> {
+  /**
+   * Concatenates every rank's typed array (any lengths) on every rank. `into` (same kind, at least
+   * the total length, apart from `data`) receives the concatenation instead of a new array.
+   */
+  allgatherv<A extends TypedArray>(data: A, counts?: readonly number[], into?: A): Promise<Concatenated<A>> {
     this.#checkTyped(data, 'allgatherv');
-    return runSteps(this.#steps('allgatherv', 'allgatherv', { data, agree: 'kind' }, (call) => allgatherv(call, data, counts)));
+    if (into !== undefined) this.#checkInto(data, into, 'allgatherv', false);
+    return runSteps(this.#steps('allgatherv', 'allgatherv', { data, agree: 'kind' }, (call) => allgatherv(call, data, counts, into)));
   }
 
   /** Starts an {@link allgatherv}. */
-  iallgatherv<A extends TypedArray>(data: A, counts?: readonly number[]): Request<Concatenated<A>> {
+  iallgatherv<A extends TypedArray>(data: A, counts?: readonly number[], into?: A): Request<Concatenated<A>> {
     this.#checkTyped(data, 'iallgatherv');
-    return this.#start('allgatherv', 'iallgatherv', (call) => allgatherv(call, data, counts), { data, agree: 'kind' });
+    if (into !== undefined) this.#checkInto(data, into, 'iallgatherv', false);
+    return this.#start('allgatherv', 'iallgatherv', (call) => allgatherv(call, data, counts, into), { data, agree: 'kind' });
   }
 
   /** `values[i]` goes to rank i; returns what every rank sent to this one, in rank order. */
@@ -624,17 +642,21 @@ export class Communicator {
 
   /**
    * Rank r sends `sendCounts[i]` elements of `data` (in order) to rank i and gets back the
-   * concatenation of what every rank sent it. Pass `recvCounts` when known to skip exchanging them.
+   * concatenation of what every rank sent it. Pass `recvCounts` when known to skip exchanging them,
+   * and `into` (same kind, at least the received total, apart from `data`) to receive into it
+   * instead of a new array.
    */
-  alltoallv<A extends TypedArray>(data: A, sendCounts: readonly number[], recvCounts?: readonly number[]): Promise<Concatenated<A>> {
+  alltoallv<A extends TypedArray>(data: A, sendCounts: readonly number[], recvCounts?: readonly number[], into?: A): Promise<Concatenated<A>> {
     this.#checkTyped(data, 'alltoallv');
-    return runSteps(this.#steps('alltoallv', 'alltoallv', { data, agree: 'kind' }, (call) => alltoallv(call, data, sendCounts, recvCounts)));
+    if (into !== undefined) this.#checkInto(data, into, 'alltoallv', false);
+    return runSteps(this.#steps('alltoallv', 'alltoallv', { data, agree: 'kind' }, (call) => alltoallv(call, data, sendCounts, recvCounts, into)));
   }
 
   /** Starts an {@link alltoallv}. */
-  ialltoallv<A extends TypedArray>(data: A, sendCounts: readonly number[], recvCounts?: readonly number[]): Request<Concatenated<A>> {
+  ialltoallv<A extends TypedArray>(data: A, sendCounts: readonly number[], recvCounts?: readonly number[], into?: A): Request<Concatenated<A>> {
     this.#checkTyped(data, 'ialltoallv');
-    return this.#start('alltoallv', 'ialltoallv', (call) => alltoallv(call, data, sendCounts, recvCounts), { data, agree: 'kind' });
+    if (into !== undefined) this.#checkInto(data, into, 'ialltoallv', false);
+    return this.#start('alltoallv', 'ialltoallv', (call) => alltoallv(call, data, sendCounts, recvCounts, into), { data, agree: 'kind' });
   }
 
   /** A nonblocking collective's request: its first steps run now, the rest as the rank progresses. */
@@ -1149,6 +1171,29 @@ export class Communicator {
     if (rawKindOf(buffer) < 0) {
       throw this.#error(ErrorCode.Type, 'the buffer is not a typed array, Buffer or DataView', operation, 'pass a typed array (e.g. new Float64Array(n)); use recv() to receive any value');
     }
+  }
+
+  /**
+   * A receive array (`into`, MPI's receive buffer): a typed array of the data's own kind, the
+   * data's length where `sameLength` (an allreduce), and apart from the data, except that an
+   * allreduce may reduce in place (`into` the data itself).
+   */
+  #checkInto(data: unknown, into: unknown, operation: string, sameLength: boolean): void {
+    const fix = sameLength ? 'pass a typed array of the same kind and length as the value (or the value itself, to reduce in place)' : 'pass a typed array of the same kind as the data, long enough for the result';
+    if (!ArrayBuffer.isView(into) || into instanceof DataView || !ArrayBuffer.isView(data) || data instanceof DataView) {
+      throw this.#error(ErrorCode.Type, `\`into\` needs a typed-array ${sameLength ? 'value' : 'data'} and is a typed array itself`, operation, fix);
+    }
+    const value = data as TypedArray;
+    const out = into as TypedArray;
+    if (out.constructor !== value.constructor) {
+      throw this.#error(ErrorCode.Type, `\`into\` is a ${out.constructor.name} but the data a ${value.constructor.name}`, operation, fix);
+    }
+    if (sameLength && out.length !== value.length) {
+      throw this.#error(ErrorCode.Count, `\`into\` has ${out.length} elements but the value ${value.length}`, operation, fix);
+    }
+    if (out === value && sameLength) return;
+    const overlaps = out.buffer === value.buffer && out.byteOffset < value.byteOffset + value.byteLength && value.byteOffset < out.byteOffset + out.byteLength;
+    if (overlaps) throw this.#error(ErrorCode.Arg, '`into` overlaps the data', operation, sameLength ? 'pass a separate array, or the value itself to reduce in place' : 'pass a separate array for the result');
   }
 
   #checkTyped(data: unknown, operation: string): void {

@@ -9,10 +9,10 @@
  * allgatherv (typed arrays of any length): counts by Bruck (unless given), then a ring that
  * receives every block straight into its place in the result (linear under SimGrid's rules).
  */
-import { allocateLike, bytesOf, type TypedArray } from '../codec.js';
+import { bytesOf, type TypedArray } from '../codec.js';
 import type { CollectiveCall } from './call.js';
 import { wait, type Steps } from './steps.js';
-import { checkCounts, checkOwnCount, displacements, type Concatenated } from './gather.js';
+import { checkCounts, checkOwnCount, displacements, resultArray, type Concatenated } from './gather.js';
 import type { Request } from '../request.js';
 import { selectAllgather, selectVectorExchange } from './select.js';
 
@@ -67,7 +67,8 @@ export function* allgather<T>(call: CollectiveCall, value: T): Steps<T[]> {
   return out;
 }
 
-export function* allgatherv<A extends TypedArray>(call: CollectiveCall, data: A, knownCounts?: readonly number[]): Steps<Concatenated<A>> {
+/** `into`: the caller's array for the result (at least the counts' total long); else a new one. */
+export function* allgatherv<A extends TypedArray>(call: CollectiveCall, data: A, knownCounts?: readonly number[], into?: A): Steps<Concatenated<A>> {
   const { rank, size } = call;
   let counts: number[];
   if (knownCounts !== undefined) {
@@ -78,7 +79,7 @@ export function* allgatherv<A extends TypedArray>(call: CollectiveCall, data: A,
     counts = yield* allgather(call, data.length);
   }
   const displs = displacements(counts);
-  const out = allocateLike(data, displs[size - 1]! + counts[size - 1]!);
+  const out = resultArray(call, data, displs[size - 1]! + counts[size - 1]!, into);
   const block = (r: number): A => out.subarray(displs[r]!, displs[r]! + counts[r]!) as A;
   block(rank).set(data as never);
   if (selectVectorExchange(call.settings) === 'linear') {

@@ -18,17 +18,36 @@ import { wait, type Steps } from './steps.js';
 import { reduce } from './reduce.js';
 import { isLargeArray, selectAllreduce } from './select.js';
 
-export function* allreduce<T>(call: CollectiveCall, value: T, op: ReduceOp): Steps<T> {
+/**
+ * `into`: a typed array of the value's kind and length that receives the result (the value itself
+ * for an in-place reduction); the large-array algorithms then reduce in it and allocate nothing.
+ */
+export function* allreduce<T>(call: CollectiveCall, value: T, op: ReduceOp, into?: TypedArray): Steps<T> {
   const { size } = call;
-  if (size === 1) return value;
+  if (size === 1) return (into === undefined ? value : copyInto(into, value as unknown as TypedArray)) as T;
   const algorithm = selectAllreduce(call.settings, size, value, op);
-  if (algorithm === 'ring') return (yield* ringAllreduce(call, value as unknown as TypedArray, op)) as unknown as T;
+  if (algorithm === 'ring') return (yield* ringAllreduce(call, value as unknown as TypedArray, op, into)) as unknown as T;
+  let result: T;
   if (algorithm === 'reduce-bcast') {
     const reduced = yield* reduce(call, value, op, 0);
-    return yield* bcast(call, reduced as T, 0);
+    result = yield* bcast(call, reduced as T, 0);
+  } else if (isLargeArray(value) && op.commutative && inPlaceCombiner(op) !== undefined) {
+    return (yield* recursiveDoublingInPlace(call, value, op, into)) as unknown as T;
+  } else {
+    result = yield* recursiveDoubling(call, value, op);
   }
-  if (isLargeArray(value) && op.commutative && inPlaceCombiner(op) !== undefined) return (yield* recursiveDoublingInPlace(call, value, op)) as unknown as T;
-  return yield* recursiveDoubling(call, value, op);
+  return (into === undefined ? result : copyInto(into, result as unknown as TypedArray)) as T;
+}
+
+/** `into` holding `from`'s elements (nothing to copy when they are the same array). */
+function copyInto(into: TypedArray, from: TypedArray): TypedArray {
+  if (into !== from) into.set(from as never);
+  return into;
+}
+
+/** The array a large reduction accumulates in: the caller's `into` (holding the value), or a copy. */
+function accumulator(value: TypedArray, into: TypedArray | undefined): TypedArray {
+  return into === undefined ? (value.slice() as TypedArray) : copyInto(into, value);
 }
 
 function* recursiveDoubling<T>(call: CollectiveCall, value: T, op: ReduceOp): Steps<T> {
@@ -67,15 +86,15 @@ function* recursiveDoubling<T>(call: CollectiveCall, value: T, op: ReduceOp): St
 /**
  * Recursive doubling over a large typed array with a built-in op: the same rounds, each partner's
  * partial received into one scratch array from the rank's pool and combined into the result in
- * place, so a call allocates only its result. Both partners combine the same two operands (the
+ * place, so a call allocates only its result (nothing, given `into`). Both partners combine the same two operands (the
  * ops are commutative element by element), so every rank ends with the same bits.
  */
-function* recursiveDoublingInPlace(call: CollectiveCall, value: TypedArray, op: ReduceOp): Steps<TypedArray> {
+function* recursiveDoublingInPlace(call: CollectiveCall, value: TypedArray, op: ReduceOp, into: TypedArray | undefined): Steps<TypedArray> {
   const { rank, size } = call;
   const combineInto = inPlaceCombiner(op)!;
   const pof2 = floorPowerOfTwo(size);
   const rem = size - pof2;
-  const acc = value.slice() as TypedArray;
+  const acc = accumulator(value, into);
   const accBytes = bytesOf(acc);
   const partner = call.scratch(acc, acc.length);
   const partnerBytes = bytesOf(partner);
@@ -106,10 +125,10 @@ function* recursiveDoublingInPlace(call: CollectiveCall, value: TypedArray, op: 
   return acc;
 }
 
-function* ringAllreduce(call: CollectiveCall, value: TypedArray, op: ReduceOp): Steps<TypedArray> {
+function* ringAllreduce(call: CollectiveCall, value: TypedArray, op: ReduceOp, into: TypedArray | undefined): Steps<TypedArray> {
   const { rank, size } = call;
   const combineInto = inPlaceCombiner(op)!;
-  const acc = value.slice() as TypedArray;
+  const acc = accumulator(value, into);
   const offsets = blockOffsets(acc.length, size);
   const block = (b: number): TypedArray => acc.subarray(offsets[b]!, offsets[b + 1]!) as TypedArray;
   const right = (rank + 1) % size;

@@ -11,11 +11,11 @@
  * given), then pairwise rounds that receive every block straight into its place, or (SimGrid's
  * rules) every block posted at once.
  */
-import { allocateLike, bytesOf, type TypedArray } from '../codec.js';
+import { bytesOf, type TypedArray } from '../codec.js';
 import { ErrorCode, TsmpiError } from '../../errors.js';
 import type { CollectiveCall } from './call.js';
 import { wait, type Steps } from './steps.js';
-import { checkCounts, displacements, type Concatenated } from './gather.js';
+import { checkCounts, displacements, resultArray, type Concatenated } from './gather.js';
 import type { Request } from '../request.js';
 import { selectAlltoall, selectVectorExchange } from './select.js';
 
@@ -72,7 +72,8 @@ export function* alltoall<T>(call: CollectiveCall, values: readonly T[]): Steps<
   return out;
 }
 
-export function* alltoallv<A extends TypedArray>(call: CollectiveCall, data: A, sendCounts: readonly number[], knownRecvCounts?: readonly number[]): Steps<Concatenated<A>> {
+/** `into`: the caller's array for the result (at least the receive counts' total long); else a new one. */
+export function* alltoallv<A extends TypedArray>(call: CollectiveCall, data: A, sendCounts: readonly number[], knownRecvCounts?: readonly number[], into?: A): Steps<Concatenated<A>> {
   const { rank, size } = call;
   checkCounts(sendCounts, size, call.operation, rank, 'sendCounts');
   const sendDispls = displacements(sendCounts);
@@ -92,7 +93,7 @@ export function* alltoallv<A extends TypedArray>(call: CollectiveCall, data: A, 
     recvCounts = yield* alltoall(call, [...sendCounts]);
   }
   const recvDispls = displacements(recvCounts);
-  const out = allocateLike(data, recvDispls[size - 1]! + recvCounts[size - 1]!);
+  const out = resultArray(call, data, recvDispls[size - 1]! + recvCounts[size - 1]!, into);
   out.subarray(recvDispls[rank]!, recvDispls[rank]! + recvCounts[rank]!).set(data.subarray(sendDispls[rank]!, sendDispls[rank]! + sendCounts[rank]!) as never);
   if (selectVectorExchange(call.settings) === 'linear') {
     // Every receive, then every send, in rank order, all at once.

@@ -60,6 +60,22 @@ export function displacements(counts: readonly number[]): number[] {
   return displs;
 }
 
+/**
+ * The array a concatenating collective fills: the caller's `into` when given (of the data's kind,
+ * at least `length` elements, not overlapping the data), else a new one.
+ */
+export function resultArray<A extends TypedArray>(call: CollectiveCall, data: A, length: number, into: A | undefined): A {
+  if (into === undefined) return allocateLike(data, length);
+  if (into.length < length) {
+    throw new TsmpiError(ErrorCode.Truncate, `the result needs ${length} elements but \`into\` holds ${into.length}`, {
+      rank: call.worldRank,
+      operation: call.operation,
+      hint: `pass an \`into\` array of at least ${length} elements (the counts' total)`,
+    });
+  }
+  return into;
+}
+
 export function checkCounts(counts: readonly number[], size: number, operation: string, rank: number, name = 'counts'): void {
   if (!Array.isArray(counts) || counts.length !== size || counts.some((c) => !Number.isInteger(c) || c < 0)) {
     throw new TsmpiError(ErrorCode.Count, `${name} must be ${size} non-negative integers, one per rank`, {
