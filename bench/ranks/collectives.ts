@@ -1,6 +1,7 @@
 /**
  * Rank program of the collectives benchmark: microseconds per call (the slowest rank's time) of
- * barrier, bcast, allreduce (sum of doubles), allgather and alltoall, as bench/peers/coll.c.
+ * barrier, bcast, allreduce (sum of doubles), allgather and alltoall, as bench/peers/coll.c: the
+ * arrays are allocated once and results land in receive arrays, as the C program's buffers.
  *   tsmpi run -n N bench/ranks/collectives.ts <bytes>...
  */
 import { Op, init } from 'tsmpi';
@@ -13,7 +14,10 @@ async function timed(op: string, bytes: number): Promise<number> {
   const per = Math.max(1, Math.floor(count / comm.size));
   const data = new Float64Array(count).fill(comm.rank);
   const part = new Float64Array(per).fill(comm.rank);
-  const parts = Array.from({ length: comm.size }, () => part);
+  const counts = Array.from({ length: comm.size }, () => part.length);
+  const sendAll = new Float64Array(per * comm.size).fill(comm.rank);
+  const reduced = new Float64Array(count);
+  const gathered = new Float64Array(per * comm.size);
   const iters = bytes >= 1 << 20 ? 20 : bytes >= 64 << 10 ? 100 : 2000;
   let us = 0;
   for (let pass = 0; pass < 2; pass++) {
@@ -23,9 +27,9 @@ async function timed(op: string, bytes: number): Promise<number> {
     for (let i = 0; i < n; i++) {
       if (op === 'barrier') await comm.barrier();
       else if (op === 'bcast') await comm.bcastInto(data, 0);
-      else if (op === 'allreduce') await comm.allreduce(data, Op.sum);
-      else if (op === 'allgather') await comm.allgatherv(part, parts.map((p) => p.length));
-      else await comm.alltoallv(new Float64Array(per * comm.size), parts.map((p) => p.length), parts.map((p) => p.length));
+      else if (op === 'allreduce') await comm.allreduce(data, Op.sum, reduced);
+      else if (op === 'allgather') await comm.allgatherv(part, counts, gathered);
+      else await comm.alltoallv(sendAll, counts, counts, gathered);
     }
     us = ((performance.now() - t0) / n) * 1000;
   }
