@@ -95,7 +95,7 @@ export const tunables = {
   spinMicros: {
     env: 'TSMPI_SPIN_US',
     description:
-      'Microseconds a waiting rank polls its rings before it sleeps on its doorbell. Polling makes a small message cost ~0.2 us instead of a 20-40 us wake-up; 0 sleeps at once (the fast path off).',
+      'Most microseconds a waiting rank polls its rings before it sleeps on its doorbell. Polling makes a small message cost ~0.2 us instead of a 20-40 us wake-up; 0 sleeps at once (the fast path off). The budget adapts down to 10 us while spins find nothing (a peer without a core) and back up when sleeps turn out short.',
     defaultText: '200 if ranks per process <= cores, else 10; 0 for a lone rank with remote peers (a socket is not polled)',
     defaultValue: (ctx) => (ctx.localRanks === 1 && ctx.remotePeers ? 0 : ctx.localRanks <= ctx.cores ? 200 : 10),
     parse: (text) => parseNonNegative('TSMPI_SPIN_US', text),
