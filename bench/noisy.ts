@@ -19,31 +19,12 @@ const figures = [
   })),
 ];
 
-const tsmpiJob = (): Record[] => [...tsmpiRun(2, 'bench/ranks/p2p.ts', ['pingpong', 8]), ...tsmpiRun(2, 'bench/ranks/collectives.ts', [8])];
-compare({
-  name: 'noisy-tsmpi',
-  title: 'tsmpi, 2 ranks, beside one CPU-bound process against alone, us',
-  subject: 'beside a busy process',
-  unit: 'us',
-  better: 'lower',
-  reps,
-  figures,
-  runTsmpi: () => besideNoisyNeighbour(tsmpiJob),
-  peers: [{ name: 'alone', run: tsmpiJob }],
-});
+/** One subject's job beside the neighbour against alone, REPS times interleaved. */
+function besideAndAlone(name: string, title: string, job: () => Record[], extra?: object): void {
+  compare({ name, title, subject: 'beside a busy process', unit: 'us', better: 'lower', reps, figures, runTsmpi: () => besideNoisyNeighbour(job), peers: [{ name: 'alone', run: job }], ...(extra ? { extra } : {}) });
+}
 
+besideAndAlone('noisy-tsmpi', 'tsmpi, 2 ranks, beside one CPU-bound process against alone, us', () => [...tsmpiRun(2, 'bench/ranks/p2p.ts', ['pingpong', 8]), ...tsmpiRun(2, 'bench/ranks/collectives.ts', [8])]);
 if (mpi) {
-  const mpiJob = (): Record[] => [...mpi.run(2, 'p2p', ['pingpong', 8]), ...mpi.run(2, 'coll', [8])];
-  compare({
-    name: 'noisy-openmpi',
-    title: `Open MPI ${mpi.version}, 2 ranks, beside one CPU-bound process against alone, us`,
-    subject: 'beside a busy process',
-    unit: 'us',
-    better: 'lower',
-    reps,
-    figures,
-    runTsmpi: () => besideNoisyNeighbour(mpiJob),
-    peers: [{ name: 'alone', run: mpiJob }],
-    extra: { peerVersion: mpi.version },
-  });
+  besideAndAlone(`noisy-openmpi`, `Open MPI ${mpi.version}, 2 ranks, beside one CPU-bound process against alone, us`, () => [...mpi.run(2, 'p2p', ['pingpong', 8]), ...mpi.run(2, 'coll', [8])], { peerVersion: mpi.version });
 }
