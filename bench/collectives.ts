@@ -5,6 +5,7 @@
  * With --check: the cost of collective argument checking, tsmpi with TSMPI_CHECK=1 against
  * tsmpi without it, in the same invocation (no Open MPI rows).
  */
+import { availableParallelism } from 'node:os';
 import { compare, sizeLabel } from './lib/compare.ts';
 import { openMpi, tsmpiRun, wantsOpenMpi } from './lib/jobs.ts';
 import { param } from './lib/report.ts';
@@ -13,6 +14,7 @@ const reps = param('REPS', 3, 'interleaved repetitions');
 const rankList = (process.env.RANKS ?? '2,4').split(',').map(Number);
 console.log(`# RANKS=${rankList.join(',')}${process.env.RANKS ? '' : ' (default)'}: rank counts (the machine has 2 cores: 4 oversubscribes both sides)`);
 const sizes = [8, 64 << 10, 1 << 20];
+const cores = availableParallelism();
 const mpi = openMpi(wantsOpenMpi(process.argv));
 const ops = ['barrier', 'bcast', 'allreduce', 'allgather', 'alltoall'];
 const figures = ops.flatMap((op) =>
@@ -49,4 +51,22 @@ for (const ranks of rankList) {
     ...(mpi ? { runPeer: () => mpi.run(ranks, 'coll', sizes) } : {}),
     extra: { ranks, peerVersion: mpi?.version },
   });
+  // More ranks than cores: the same with the ranks sharing one thread per core, against Open MPI
+  // and against a thread per rank (the default), in the same invocation.
+  if (ranks > cores && ranks % cores === 0) {
+    const perThread = ranks / cores;
+    const shared = { TSMPI_RANKS_PER_THREAD: String(perThread) };
+    compare({
+      name: `collectives-${ranks}-shared`,
+      title: `Collectives on ${ranks} ranks, ${perThread} per thread (TSMPI_RANKS_PER_THREAD=${perThread}), us per call (slowest rank)`,
+      subject: 'tsmpi shared',
+      unit: 'us',
+      better: 'lower',
+      reps,
+      figures,
+      runTsmpi: () => tsmpiRun(ranks, 'bench/ranks/collectives.ts', sizes, shared),
+      peers: [...(mpi ? [{ name: 'Open MPI', run: () => mpi.run(ranks, 'coll', sizes) }] : []), { name: 'a thread per rank', run: () => tsmpiRun(ranks, 'bench/ranks/collectives.ts', sizes) }],
+      extra: { ranks, ranksPerThread: perThread, peerVersion: mpi?.version },
+    });
+  }
 }

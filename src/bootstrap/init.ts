@@ -242,11 +242,14 @@ async function buildRuntime(context: RankContext, channel: LauncherChannel | und
     if ((settings.trace !== '' || settings.profile !== '') && sink !== undefined) startTrace(endpoint, context.rank, settings, sink);
     return { world: worldCommunicator(endpoint, context.size, context.rank, settings), endpoint, settings, job: context.job, arenaBytes: 0, tcp: false };
   }
-  const settings = readSettings(process.env, { localRanks: context.localSize, cores: availableParallelism(), remotePeers: context.tcp !== undefined });
+  const settings = readSettings(process.env, { localRanks: context.localSize, cores: availableParallelism(), remotePeers: context.tcp !== undefined, threadRanks: context.threadRanks ?? 1 });
   const { transport, job, rails } = await buildTransport(context, settings, channel);
   const control = transport.control!;
   const slot = transport.slot!;
-  const endpoint = new Endpoint(transport, settings, (host) => new ProgressEngine(host, control, slot, settings.spinMicros, settings.sleepLimitMs));
+  // Ranks that share a thread cannot spin in place (the rank they wait for runs on it): they poll
+  // between the thread's turns for the same budget.
+  const shared = (context.threadRanks ?? 1) > 1;
+  const endpoint = new Endpoint(transport, settings, (host) => new ProgressEngine(host, control, slot, shared ? 0 : settings.spinMicros, settings.sleepLimitMs, shared ? settings.spinMicros : 0));
   endpoint.nodeOfWorld = job.nodeOfRank;
   if ((settings.trace !== '' || settings.profile !== '') && channel !== undefined) {
     const trace = startTrace(endpoint, context.rank, settings, (chunk) => channel.post({ type: 'trace', chunk }));

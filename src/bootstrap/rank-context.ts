@@ -28,6 +28,8 @@ export interface MemberContext {
   readonly tcp?: { readonly jobId: string; readonly listenHost: string };
   /** The job information, compacted to the members (seed 5). */
   readonly job: JobInfo;
+  /** Ranks sharing this rank's thread (TSMPI_RANKS_PER_THREAD); absent: 1. */
+  readonly threadRanks?: number;
 }
 
 /** A rank that on-demand initialisation left out: it holds no communication state at all. */
@@ -72,7 +74,9 @@ export type RankToHost =
   /** The rank finalized; `linked`: the peers it wrote a GOODBYE to. */
   | { type: 'finalized'; rank: number; linked: number[] }
   /** A run of the rank's timeline events (TSMPI_TRACE). */
-  | { type: 'trace'; chunk: TraceChunk };
+  | { type: 'trace'; chunk: TraceChunk }
+  /** Of the ranks sharing a thread, this one threw: its error follows as the thread's. */
+  | { type: 'failed'; rank: number };
 
 /** A rank of the job ended (finalized, or exited with code 0): see Endpoint.peerGone. */
 export interface PeerGoneNotice {

@@ -79,12 +79,16 @@ interface HostedRank {
   /** Control-area slot for members, -1 for non-members. */
   slot: number;
   worker: Worker;
+  /** The ranks that share its thread (itself included; alone, just itself). */
+  group: HostedRank[];
   exitCode: number | undefined;
   listening?: { host: string; port: number; rails?: { host: string; port: number }[] };
   /** Its end was told to the other ranks. */
   announced?: boolean;
   /** Its timeline's last chunk arrived (TSMPI_TRACE / TSMPI_PROFILE). */
   traced?: boolean;
+  /** A failure of one of the ranks `among` (a range) that share a thread, not known which. */
+  among?: string;
 }
 
 export class RankHost {
@@ -139,56 +143,87 @@ export class RankHost {
     const done = new Promise<number>((resolve) => {
       this.finish = resolve;
     });
+    // Members share threads TSMPI_RANKS_PER_THREAD at a time, in local order; a non-member has its own.
+    const perThread = Math.max(1, settings.ranksPerThread);
+    const groups: number[][] = [];
     for (const id of localIds) {
-      const rank = participation.rankOf[id]!;
-      const slot = rank >= 0 ? localMembers.indexOf(id) : -1;
-      let context: RankContext;
-      if (rank >= 0) {
-        context = {
-          kind: 'member',
-          rank,
-          size: participation.members.length,
-          resourceId: id,
-          localRank: slot,
-          localSize: localMembers.length,
-          arena,
-          slot,
-          worldOfSlot,
-          job: compacted,
-          ...(this.options.remote ? { tcp: { jobId: job.jobId, listenHost: this.options.remote.listenHost } } : {}),
-        };
-      } else {
-        context = { kind: 'non-member', resourceId: id, size: participation.members.length, reason: whyNotMember(participation, id), job };
+      const last = groups.at(-1);
+      const member = participation.rankOf[id]! >= 0;
+      if (member && last !== undefined && last.length < perThread && participation.rankOf[last[0]!]! >= 0) last.push(id);
+      else groups.push([id]);
+    }
+    for (const ids of groups) {
+      const contexts: RankContext[] = [];
+      const group: HostedRank[] = [];
+      for (const id of ids) {
+        const rank = participation.rankOf[id]!;
+        const slot = rank >= 0 ? localMembers.indexOf(id) : -1;
+        if (rank >= 0) {
+          contexts.push({
+            kind: 'member',
+            rank,
+            size: participation.members.length,
+            resourceId: id,
+            localRank: slot,
+            localSize: localMembers.length,
+            arena,
+            slot,
+            worldOfSlot,
+            job: compacted,
+            ...(this.options.remote ? { tcp: { jobId: job.jobId, listenHost: this.options.remote.listenHost } } : {}),
+            ...(ids.length > 1 ? { threadRanks: ids.length } : {}),
+          });
+        } else {
+          contexts.push({ kind: 'non-member', resourceId: id, size: participation.members.length, reason: whyNotMember(participation, id), job });
+        }
+        group.push({ resourceId: id, rank, slot, worker: undefined as unknown as Worker, group, exitCode: undefined });
       }
+      const first = group[0]!;
       const env: Record<string, string> = {};
       for (const [k, v] of Object.entries(this.options.env)) if (v !== undefined) env[k] = v;
       // TSMPI_LOCAL_*: the rank's place on its node, as mpirun's LOCAL_RANK (not in its process).
       Object.assign(env, {
-        TSMPI_RESOURCE_ID: String(id),
         TSMPI_SIZE: String(participation.members.length),
         TSMPI_LAUNCH_TIME_MS: String(launchTime),
       });
-      if (rank >= 0) Object.assign(env, { TSMPI_RANK: String(rank), TSMPI_LOCAL_RANK: String(onNode.localRank[rank]), TSMPI_LOCAL_SIZE: String(onNode.localSize[rank]) });
-      else Object.assign(env, { TSMPI_RANK: '-1', TSMPI_LOCAL_RANK: '-1', TSMPI_LOCAL_SIZE: String(localMembers.length) });
-      const data: RankThreadData = { context, appUrl: this.options.app.url, appPath: this.options.app.path, args: this.options.args, sourceMaps: settings.sourceMaps };
+      // Ranks that share a thread share its environment: no one rank's numbers in it.
+      if (group.length === 1) {
+        env.TSMPI_RESOURCE_ID = String(first.resourceId);
+        if (first.rank >= 0) Object.assign(env, { TSMPI_RANK: String(first.rank), TSMPI_LOCAL_RANK: String(onNode.localRank[first.rank]), TSMPI_LOCAL_SIZE: String(onNode.localSize[first.rank]) });
+        else Object.assign(env, { TSMPI_RANK: '-1', TSMPI_LOCAL_RANK: '-1', TSMPI_LOCAL_SIZE: String(localMembers.length) });
+      }
+      const data: RankThreadData = { contexts, appUrl: this.options.app.url, appPath: this.options.app.path, args: this.options.args, sourceMaps: settings.sourceMaps };
+      const label = group.length > 1 ? `${first.rank}-${group.at(-1)!.rank}` : first.rank >= 0 ? String(first.rank) : `r${first.resourceId}`;
       const worker = new Worker(rankThreadSource, {
         eval: true,
         workerData: data,
         env,
         stdout: this.options.tagOutput,
         stderr: this.options.tagOutput,
-        name: `tsmpi rank ${rank >= 0 ? rank : `resource ${id}`}`,
+        name: group.length > 1 ? `tsmpi ranks ${label}` : `tsmpi rank ${first.rank >= 0 ? first.rank : `resource ${first.resourceId}`}`,
       });
-      const hosted: HostedRank = { resourceId: id, rank, slot, worker, exitCode: undefined };
-      this.ranks.push(hosted);
-      const label = rank >= 0 ? rank : `r${id}`;
+      for (const hosted of group) {
+        hosted.worker = worker;
+        this.ranks.push(hosted);
+      }
       if (this.options.tagOutput) {
         tagLines(worker.stdout, `[1,${label}]<stdout>:`, process.stdout);
         tagLines(worker.stderr, `[1,${label}]<stderr>:`, process.stderr);
       }
-      worker.on('message', (message: RankToHost) => this.onMessage(hosted, message));
-      worker.on('error', (error) => this.onRankError(hosted, error));
-      worker.on('exit', (code) => this.onExit(hosted, code));
+      const byRank = new Map(group.map((hosted) => [hosted.rank, hosted]));
+      let failing: HostedRank | undefined;
+      worker.on('message', (message: RankToHost) => {
+        const rank = message.type === 'trace' ? message.chunk.rank : message.rank;
+        const from = byRank.get(rank) ?? first;
+        if (message.type === 'failed') failing = from;
+        else this.onMessage(from, message);
+      });
+      // An error from outside a rank's own top-level evaluation (a floating rejection) does not say
+      // which of the thread's ranks it came from: the report names them all.
+      worker.on('error', (error) => this.onRankError(failing ?? (group.length > 1 ? { ...first, among: label } : first), error));
+      worker.on('exit', (code) => {
+        for (const hosted of group) this.onExit(hosted, code);
+      });
     }
     if (this.options.remote && localMembers.length === 0) this.exchanging = this.exchange();
     this.options.remote?.rendezvous.onNotice?.((notice) => this.tellLocal(notice));
@@ -253,7 +288,7 @@ export class RankHost {
   }
 
   private tellLocal(notice: PeerGoneNotice, except?: HostedRank): void {
-    for (const other of this.ranks) if (other !== except && other.rank >= 0 && other.exitCode === undefined) other.worker.postMessage(notice);
+    for (const worker of threadsOf(this.ranks.filter((other) => other !== except && other.rank >= 0 && other.exitCode === undefined))) worker.postMessage(notice);
   }
 
   private describeLocalRanks(): string {
@@ -262,6 +297,7 @@ export class RankHost {
   }
 
   private describe(r: HostedRank): string {
+    if (r.among !== undefined) return `one of ranks ${r.among} (they share a thread)`;
     return r.rank >= 0 ? `rank ${r.rank}` : `resource ${r.resourceId} (not a member)`;
   }
 
@@ -326,7 +362,7 @@ export class RankHost {
         records.push(decodeRecord(text));
       }
       const message: HostToRank = { type: 'world', records, secret };
-      for (const r of this.ranks) if (r.rank >= 0 && r.exitCode === undefined) r.worker.postMessage(message);
+      for (const worker of threadsOf(this.ranks.filter((r) => r.rank >= 0 && r.exitCode === undefined))) worker.postMessage(message);
       // On another host than the launcher, a timeline needs this machine's clock against the launcher's.
       const { job } = this.options;
       const otherMachine = this.options.env.TSMPI_CLOCK_SYNC === '1' || (job.launcher === 'slurm' && job.nodeOfRank[job.first] !== job.nodeOfRank[0]);
@@ -411,7 +447,7 @@ export class RankHost {
     void this.flushTraces(running)
       .then(() =>
         Promise.race([
-          Promise.all(running.map((r) => r.worker.terminate())),
+          Promise.all(threadsOf(running).map((worker) => worker.terminate())),
           new Promise((resolve) => setTimeout(resolve, TERMINATE_GRACE_MS).unref()),
         ]),
       )
@@ -428,7 +464,7 @@ export class RankHost {
     const members = running.filter((r) => r.rank >= 0 && r.traced !== true);
     if (members.length === 0) return;
     const message: HostToRank = { type: 'flush-trace' };
-    for (const r of members) r.worker.postMessage(message);
+    for (const worker of threadsOf(members)) worker.postMessage(message);
     const until = performance.now() + TRACE_FLUSH_MS;
     while (performance.now() < until && members.some((r) => r.traced !== true)) await new Promise((resolve) => setTimeout(resolve, 10));
   }
@@ -487,7 +523,7 @@ export class RankHost {
   private async waitLines(): Promise<[rank: number, line: string][]> {
     this.waitReports.clear();
     const live = this.ranks.filter((r) => r.exitCode === undefined && r.rank >= 0);
-    for (const r of live) r.worker.postMessage({ type: 'describe-waits' } satisfies HostToRank);
+    for (const worker of threadsOf(live)) worker.postMessage({ type: 'describe-waits' } satisfies HostToRank);
     const deadline = performance.now() + 1000;
     while (this.waitReports.size < live.length && performance.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 20));
@@ -507,6 +543,11 @@ export class RankHost {
     }
     return lines;
   }
+}
+
+/** The threads of `ranks`, each once (ranks may share one: a message to a thread reaches all its ranks). */
+function threadsOf(ranks: readonly HostedRank[]): Worker[] {
+  return [...new Set(ranks.map((r) => r.worker))];
 }
 
 /** Copies `stream` to `out` line by line, each line prefixed. */

@@ -2,16 +2,21 @@
  * The entry of a rank's worker thread: installs the rank's context, makes `process.argv` look as
  * if the program had been started by itself, and imports the program.
  *
+ * Several ranks may share the thread (TSMPI_RANKS_PER_THREAD): each gets its own instance of the
+ * program (an import URL with the rank in its query), evaluated inside an AsyncLocalStorage
+ * context that `init()` reads, as the simulator runs ranks; they take turns whenever one waits.
+ *
  * It runs as evaluated CommonJS source (`new Worker(rankThreadSource, { eval: true })`), not as a
  * module file: every ES module a fresh worker loads costs it ~5 ms on these VMs, and this entry
- * runs once per rank (64 ranks: ~150 ms of the start-up). So `rankThreadMain` must not use
+ * runs once per thread (64 ranks: ~150 ms of the start-up). So `rankThreadMain` must not use
  * imports or anything outside its own body; it writes the same global slot as rank-context.ts.
  */
 import type { RankContext } from './rank-context.js';
 
-/** What the thread launcher passes to each rank. */
+/** What the thread launcher passes to each rank thread. */
 export interface RankThreadData {
-  context: RankContext;
+  /** The ranks this thread runs: one, or several that share it. */
+  contexts: RankContext[];
   /** URL of the (compiled) program to import. */
   appUrl: string;
   /** The program path as the user gave it, for process.argv[1]. */
@@ -28,19 +33,48 @@ function rankThreadMain(): void {
   const threads = require('node:worker_threads') as typeof import('node:worker_threads');
   const data = threads.workerData as RankThreadData;
   const port = threads.parentPort!;
-  const channel = {
-    post: (message: unknown) => port.postMessage(message),
-    onMessage: (handler: (message: unknown) => void) => {
-      port.on('message', handler);
-      port.unref();
-    },
-  };
-  (globalThis as Record<symbol, unknown>)[Symbol.for('tsmpi.rank-context')] = { context: data.context, channel, cache: new Map() };
+  const slotKey = Symbol.for('tsmpi.rank-context');
   if (data.sourceMaps) process.setSourceMapsEnabled(true);
   process.argv = [process.execPath, data.appPath, ...data.args];
-  // A rejection here (the program threw at top level) is unhandled: the launcher sees it as the
-  // worker's error, with the program's stack.
-  void import(data.appUrl);
+  if (data.contexts.length === 1) {
+    const channel = {
+      post: (message: unknown) => port.postMessage(message),
+      onMessage: (handler: (message: unknown) => void) => {
+        port.on('message', handler);
+        port.unref();
+      },
+    };
+    (globalThis as Record<symbol, unknown>)[slotKey] = { context: data.contexts[0], channel, cache: new Map() };
+    // A rejection here (the program threw at top level) is unhandled: the launcher sees it as the
+    // worker's error, with the program's stack.
+    void import(data.appUrl);
+    return;
+  }
+  const { AsyncLocalStorage } = require('node:async_hooks') as typeof import('node:async_hooks');
+  const storage = new AsyncLocalStorage<unknown>();
+  // The host sends each message once per thread; every rank's handlers see it, except a notice
+  // that a rank ended, which its own rank does not take for a peer's.
+  const handlers = new Map<number, ((message: unknown) => void)[]>();
+  port.on('message', (message: { type?: string; rank?: number }) => {
+    for (const [rank, list] of handlers) {
+      if (message.type === 'peer-gone' && message.rank === rank) continue;
+      for (const handler of list) handler(message);
+    }
+  });
+  port.unref();
+  (globalThis as Record<symbol, unknown>)[slotKey] = { cache: new Map(), resolver: () => storage.getStore() };
+  for (const context of data.contexts) {
+    const rank = (context as { rank: number }).rank;
+    const list: ((message: unknown) => void)[] = [];
+    handlers.set(rank, list);
+    const channel = { post: (message: unknown) => port.postMessage(message), onMessage: (handler: (message: unknown) => void) => void list.push(handler) };
+    const evaluation = storage.run({ context, channel, cache: new Map() }, () => import(`${data.appUrl}?tsmpi-rank=${rank}`));
+    // Which rank failed, told before its error ends the thread (all its ranks) as the worker's error.
+    evaluation.catch((error: unknown) => {
+      port.postMessage({ type: 'failed', rank });
+      throw error;
+    });
+  }
 }
 
 /** Source for `new Worker(source, { eval: true })`. */

@@ -11,6 +11,7 @@ interface RunFlags {
   tagOutput: boolean;
   hangTimeout?: number;
   spinUs?: number;
+  ranksPerThread?: number;
   check: boolean;
   procs: boolean;
   ranksPerProc?: number;
@@ -39,6 +40,7 @@ export function registerRun(program: Command): void {
     .option('--profile-json <FILE>', 'the profile also as JSON in FILE (implies --profile)')
     .option('--check', 'every collective first checks that the ranks pass the same root, op, and kind and count of data, and fails naming the ranks that differ (TSMPI_CHECK=1)', false)
     .option('--spin-us <us>', 'microseconds a waiting rank polls before sleeping (TSMPI_SPIN_US)', nonNegativeNumber('--spin-us'))
+    .option('--ranks-per-thread <K>', 'K ranks share each worker thread, taking turns whenever one waits (for more ranks than cores; TSMPI_RANKS_PER_THREAD)', positiveInteger('--ranks-per-thread'))
     .option('--procs', 'one process per rank (ranks of different processes talk TCP)', false)
     .option('--ranks-per-proc <K>', 'K worker-thread ranks per process: shared memory inside a process, TCP across', positiveInteger('--ranks-per-proc'))
     .option('--netns <NS,...>', 'with --procs/--ranks-per-proc: process i runs in network namespace NS[i mod count] (ip netns exec), e.g. shaped test networks', )
@@ -55,6 +57,7 @@ export function registerRun(program: Command): void {
       const env = applyExports({ ...process.env }, flags.x);
       if (flags.hangTimeout !== undefined) env.TSMPI_HANG_TIMEOUT = String(flags.hangTimeout);
       if (flags.spinUs !== undefined) env.TSMPI_SPIN_US = String(flags.spinUs);
+      if (flags.ranksPerThread !== undefined) env.TSMPI_RANKS_PER_THREAD = String(flags.ranksPerThread);
       if (flags.check) env.TSMPI_CHECK = '1';
       if (flags.trace !== undefined) env.TSMPI_TRACE = outputFile('--trace', flags.trace, 'tsmpi run');
       if (flags.profileJson !== undefined) env.TSMPI_PROFILE = outputFile('--profile-json', flags.profileJson, 'tsmpi run');

@@ -133,9 +133,9 @@ export class Endpoint implements RequestDriver, ProgressHost {
 
   testPoll(check: () => boolean, operation: PollOperation = 'test'): boolean {
     const found = this.engine.poll(operation, check);
-    // Socket data arrives only while the event loop runs: a program polling in a loop that
-    // never awaits would wait for ever, so the engine says so (once).
-    if (!found && this.transport.attach !== undefined) this.engine.idlePoll?.(this.rank);
+    // Socket data arrives, and ranks sharing the thread run, only while the event loop does: a
+    // program polling in a loop that never awaits would wait for ever, so the engine says so (once).
+    if (!found) this.engine.idlePoll?.(this.rank, this.transport.attach !== undefined);
     return found;
   }
 

@@ -15,6 +15,8 @@ export interface TunableContext {
   cores: number;
   /** True when some peers live in other processes (reached by TCP). */
   remotePeers: boolean;
+  /** Ranks that share this rank's thread (TSMPI_RANKS_PER_THREAD); 1 when it has its own. */
+  threadRanks?: number;
 }
 
 export interface Tunable<T> {
@@ -96,8 +98,8 @@ export const tunables = {
     env: 'TSMPI_SPIN_US',
     description:
       'Most microseconds a waiting rank polls its rings before it sleeps on its doorbell. Polling makes a small message cost ~0.2 us instead of a 20-40 us wake-up; 0 sleeps at once (the fast path off). The budget adapts down to 10 us while spins find nothing (a peer without a core) and back up when sleeps turn out short.',
-    defaultText: '200 if ranks per process <= cores, else 10; 0 for a lone rank with remote peers (a socket is not polled)',
-    defaultValue: (ctx) => (ctx.localRanks === 1 && ctx.remotePeers ? 0 : ctx.localRanks <= ctx.cores ? 200 : 10),
+    defaultText: '200 if threads per process <= cores, else 10; 0 for a lone rank with remote peers (a socket is not polled). Ranks that share a thread poll between turns of the thread instead of in place',
+    defaultValue: (ctx) => (ctx.localRanks === 1 && ctx.remotePeers ? 0 : Math.ceil(ctx.localRanks / (ctx.threadRanks ?? 1)) <= ctx.cores ? 200 : 10),
     parse: (text) => parseNonNegative('TSMPI_SPIN_US', text),
   } satisfies Tunable<number>,
   ringBytes: {
@@ -257,6 +259,18 @@ export const tunables = {
     defaultValue: () => 'central',
     parse: (text) => parseChoice('TSMPI_POOL', text, ['central', 'stealing'] as const),
   } satisfies Tunable<'central' | 'stealing'>,
+  ranksPerThread: {
+    env: 'TSMPI_RANKS_PER_THREAD',
+    description:
+      "Ranks that share one worker thread, taking turns at every wait as coroutines (AMPI's virtual ranks): a message between them costs a turn of the thread, not a thread wake-up. For more ranks than cores. The ranks of a thread share its globals and the modules the program imports from node_modules (each rank has its own instance of the program's own code); they must not block (a busy loop or a synchronous wait holds every rank of the thread).",
+    defaultText: '1',
+    defaultValue: () => 1,
+    parse: (text) => {
+      const value = parseNonNegative('TSMPI_RANKS_PER_THREAD', text);
+      if (!Number.isInteger(value) || value < 1) throw configError('TSMPI_RANKS_PER_THREAD', text, 'a whole number of ranks >= 1');
+      return value;
+    },
+  } satisfies Tunable<number>,
   sleepLimitMs: {
     env: 'TSMPI_SLEEP_MAX_MS',
     description:
@@ -361,7 +375,7 @@ export type Settings = { [K in TunableName]: ReturnType<(typeof tunables)[K]['pa
 
 /** Reads every tunable from `env`, falling back to the defaults for `ctx`. */
 export function readSettings(env: NodeJS.ProcessEnv, ctx: Partial<TunableContext> = {}): Settings {
-  const full: TunableContext = { localRanks: ctx.localRanks ?? 1, cores: ctx.cores ?? availableParallelism(), remotePeers: ctx.remotePeers ?? false };
+  const full: TunableContext = { localRanks: ctx.localRanks ?? 1, cores: ctx.cores ?? availableParallelism(), remotePeers: ctx.remotePeers ?? false, threadRanks: ctx.threadRanks ?? 1 };
   const out: Record<string, unknown> = {};
   for (const [name, tunable] of Object.entries(tunables) as [TunableName, Tunable<unknown>][]) {
     const text = env[tunable.env];

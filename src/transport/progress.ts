@@ -75,10 +75,11 @@ export interface Progress {
    */
   compute?(seconds: number): Promise<void>;
   /**
-   * A test() found nothing while the rank has event-driven links (sockets): the runtime warns
-   * once when the program has polled for long without letting the event loop run.
+   * A test() found nothing (`eventDriven`: the rank has sockets): when what it waits for can only
+   * come while the event loop runs (socket data, the other ranks of a shared thread), the runtime
+   * warns once when the program has polled for long without letting it run.
    */
-  idlePoll?(rank: number): void;
+  idlePoll?(rank: number, eventDriven: boolean): void;
   /** Virtual seconds `flops` take on this rank's host (the simulator only). */
   flopsSeconds?(flops: number): number;
 }
@@ -121,6 +122,7 @@ export class ProgressEngine implements Progress {
   private spinMillis: number;
   /** Spins in a row that ended empty-handed. */
   private misses = 0;
+  private readonly yieldMillis: number;
   private readonly maxSpinMillis: number;
   private readonly minSpinMillis: number;
   private readonly sleepLimitMs: number;
@@ -137,7 +139,12 @@ export class ProgressEngine implements Progress {
   /** Sleeps that ended by the safety timeout rather than a doorbell (diagnostics). */
   timeoutWakeups = 0;
 
-  constructor(host: ProgressHost, control: ControlArea, slot: number, spinMicros: number, sleepLimitMs = 1000) {
+  /**
+   * `yieldMicros`: for ranks that share a thread, how long a wait goes on polling between turns of
+   * the thread (its other ranks run in between) before it sleeps; such a rank cannot spin in place.
+   */
+  constructor(host: ProgressHost, control: ControlArea, slot: number, spinMicros: number, sleepLimitMs = 1000, yieldMicros = 0) {
+    this.yieldMillis = yieldMicros / 1000;
     this.host = host;
     this.control = control;
     this.slot = slot;
@@ -230,8 +237,9 @@ export class ProgressEngine implements Progress {
     return this.waiters.map((w) => w.description);
   }
 
-  idlePoll(rank: number): void {
-    if (this.warnedIdlePolling) return;
+  idlePoll(rank: number, eventDriven: boolean): void {
+    const sharesThread = this.yieldMillis > 0;
+    if (this.warnedIdlePolling || !(eventDriven || sharesThread)) return;
     const now = performance.now();
     if (this.idlePollingSince < 0) {
       this.idlePollingSince = now;
@@ -240,7 +248,9 @@ export class ProgressEngine implements Progress {
       this.warnedIdlePolling = true;
       process.stderr.write(
         `tsmpi: warning: rank ${rank} has polled with test() for ${IDLE_POLLING_WARNING_MS / 1000} s without awaiting; ` +
-          'messages and connections from other processes (TCP) arrive only while the program awaits: await between polls, e.g. await comm.sleep(0)\n',
+          (sharesThread
+            ? 'the ranks that share its thread (TSMPI_RANKS_PER_THREAD) run only while it awaits: await between polls, e.g. await comm.sleep(0), or give each rank its own thread (TSMPI_RANKS_PER_THREAD=1)\n'
+            : 'messages and connections from other processes (TCP) arrive only while the program awaits: await between polls, e.g. await comm.sleep(0)\n'),
       );
     }
   }
@@ -342,6 +352,7 @@ export class ProgressEngine implements Progress {
     this.sleeping = true;
     const control = this.control;
     const index = control.doorbellIndex(this.slot);
+    let yieldUntil = this.yieldMillis > 0 ? performance.now() + this.yieldMillis : 0;
     try {
       // Waiters, or sends still on their way (keepAliveRefs counts both).
       while (this.keepAliveRefs > 0) {
@@ -349,10 +360,16 @@ export class ProgressEngine implements Progress {
           this.checkWaiters();
           // Let I/O and timers run between bursts of work.
           await new Promise<void>((resolve) => setImmediate(resolve));
+          if (yieldUntil > 0) yieldUntil = performance.now() + this.yieldMillis;
           continue;
         }
         this.checkWaiters();
         if (this.keepAliveRefs === 0) break;
+        if (yieldUntil > 0 && performance.now() < yieldUntil) {
+          // The thread's other ranks take their turn; what they send is here at the next poll.
+          await new Promise<void>((resolve) => setImmediate(resolve));
+          continue;
+        }
         control.addProgress(this.slot, this.completions);
         this.completions = 0;
         // Dekker with the senders: announce the sleep, then look once more at everything
