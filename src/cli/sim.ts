@@ -1,11 +1,22 @@
 /**
  * `tsmpi sim -n N app.ts`: runs a tsmpi program's ranks in virtual time on a modelled cluster.
  */
-import type { Command } from 'commander';
+import { InvalidArgumentError, type Command } from 'commander';
 import { existsSync } from 'node:fs';
 import type { SimCliOptions } from '../sim/cli-run.js';
 import { NETWORK_HELP } from '../sim/network/network-models.js';
 import { nonNegativeNumber, outputFile, positiveInteger } from './options.js';
+import { NODE_LOCAL_MESSAGE_OVERHEAD, NODE_MESSAGE_OVERHEAD } from '../sim/node-overheads.js';
+
+/** A per-message overhead: seconds, or `node` for tsmpi's measured cost on Node (the local figure for --local-message-overhead). */
+function overheadValue(flag: string): (text: string) => number | 'node' {
+  return (text) => {
+    if (text.trim() === 'node') return 'node';
+    const value = Number(text);
+    if (text.trim() === '' || !Number.isFinite(value) || value < 0) throw new InvalidArgumentError(`${flag} takes seconds (a number >= 0) or node, got "${text}".`);
+    return value;
+  };
+}
 
 export function registerSim(program: Command): void {
   program
@@ -16,8 +27,8 @@ export function registerSim(program: Command): void {
     .option('--network <model>', `network model: ${NETWORK_HELP}; default: the platform's network/model, else flow`)
     .option('--crosstraffic <on|off>', "flow models: each flow also takes 0.05 of its rate on the reverse route (SimGrid's network/crosstraffic); default: on for cm02, smpi and lv08, off for flow")
     .option('--cfg <key:value>', 'a SimGrid setting, as smpirun takes it (repeatable): network/model, network/crosstraffic, network/weight-S, network/TCP-gamma, network/latency-factor, network/bandwidth-factor, smpi/lat-factor, smpi/bw-factor, smpi/send-is-detached-thresh, smpi/async-small-thresh', (v: string, prev: string[] = []) => [...prev, v], [])
-    .option('--message-overhead <seconds>', 'CPU time a rank spends per message it sends to another host (LogGP o; e.g. 5e-6 for Node, 1e-6 for a native MPI)', nonNegativeNumber('--message-overhead'), 0)
-    .option('--local-message-overhead <seconds>', 'the same for a message to a rank of its own host', nonNegativeNumber('--local-message-overhead'), 0)
+    .option('--message-overhead <seconds|node>', `CPU time a rank spends per message it sends to another host (LogGP o; default 0, as SimGrid); node: tsmpi's own cost on Node, ${NODE_MESSAGE_OVERHEAD} s (and ${NODE_LOCAL_MESSAGE_OVERHEAD} s within a host unless --local-message-overhead says otherwise)`, overheadValue('--message-overhead'), 0)
+    .option('--local-message-overhead <seconds|node>', `the same for a message to a rank of its own host; node: ${NODE_LOCAL_MESSAGE_OVERHEAD} s`, overheadValue('--local-message-overhead'))
     .option('--solve-interval <seconds>', 'flow model: re-solve the bandwidth sharing at most every this many virtual seconds (0: exact; e.g. 1e-6 for thousands of ranks with irregular traffic)', nonNegativeNumber('--solve-interval'), 0)
     .option('--compute <mode>', 'measured (CPU time between calls, scaled by the host speed) or declared (only comm.compute())', 'measured')
     .option('--ranks-per-host <K>', 'ranks placed on each host (block placement); default 1, or on a calibrated machine all ranks spread evenly over its hosts', positiveInteger('--ranks-per-host'))

@@ -3,6 +3,7 @@
  * workload) with simulate(), shows progress on long runs, prints the summary and writes JSON and
  * a Chrome trace when asked.
  */
+import { NODE_LOCAL_MESSAGE_OVERHEAD, NODE_MESSAGE_OVERHEAD } from './node-overheads.js';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { HANG_EXIT_CODE } from '../bootstrap/rank-host.js';
 import { ErrorCode, TsmpiError } from '../errors.js';
@@ -35,8 +36,8 @@ export interface SimCliOptions {
   collectives?: string;
   referenceSpeed?: number;
   solveInterval: number;
-  messageOverhead: number;
-  localMessageOverhead: number;
+  messageOverhead: number | 'node';
+  localMessageOverhead?: number | 'node';
   replay?: string;
   workload?: string;
   param: string[];
@@ -85,6 +86,9 @@ export async function runSimulation(programPath: string | undefined, args: strin
   if (flags.network !== undefined && !isNetworkKind(flags.network)) throw simError(`--network ${flags.network} is not a network model`, `use ${NETWORK_HELP}`);
   if (flags.crosstraffic !== undefined && flags.crosstraffic !== 'on' && flags.crosstraffic !== 'off') throw simError(`--crosstraffic ${flags.crosstraffic} is not on or off`, 'write --crosstraffic on or --crosstraffic off');
   if (flags.crosstraffic !== undefined && flags.network === 'delay') throw simError('--crosstraffic applies to the flow models', 'drop --crosstraffic, or use --network flow, cm02, smpi or lv08');
+  // `node`: tsmpi's own measured costs; a remote `node` also sets the local figure unless given.
+  const remoteOverhead = flags.messageOverhead === 'node' ? NODE_MESSAGE_OVERHEAD : flags.messageOverhead;
+  const localOverhead = flags.localMessageOverhead === 'node' || (flags.localMessageOverhead === undefined && flags.messageOverhead === 'node') ? NODE_LOCAL_MESSAGE_OVERHEAD : (flags.localMessageOverhead ?? 0);
   const cfgModel = flags.cfg.filter((c) => c.startsWith('network/model:')).at(-1);
   if (flags.network !== undefined && cfgModel !== undefined) throw simError(`--network ${flags.network} and --cfg=${cfgModel} both choose the network model`, 'give one of them');
   const sources = [programPath, flags.replay, flags.workload].filter((x) => x !== undefined).length;
@@ -149,8 +153,8 @@ export async function runSimulation(programPath: string | undefined, args: strin
       ...(flags.network !== undefined ? { network: flags.network as NetworkKind } : {}),
       flow: { solveInterval: flags.solveInterval, ...(flags.crosstraffic !== undefined ? { crosstraffic: flags.crosstraffic === 'on' } : {}) },
       cfg: flags.cfg,
-      ...(flags.messageOverhead > 0 ? { messageOverhead: flags.messageOverhead } : {}),
-      ...(flags.localMessageOverhead > 0 ? { localMessageOverhead: flags.localMessageOverhead } : {}),
+      ...(remoteOverhead > 0 ? { messageOverhead: remoteOverhead } : {}),
+      ...(localOverhead > 0 ? { localMessageOverhead: localOverhead } : {}),
       computeMode: flags.compute,
       ...(flags.ranksPerHost !== undefined ? { ranksPerHost: flags.ranksPerHost } : {}),
       ...(ranksPerProc !== undefined ? { ranksPerProc } : {}),

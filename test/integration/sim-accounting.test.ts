@@ -78,3 +78,16 @@ test('sim accounting: the gather of the issue, worked by hand', { timeout: 120_0
   assert.ok(Math.abs(root.blocked - (root.end - 0.05)) < 1e-15);
   for (const r of perRank.slice(1)) assert.equal(r.compute, 0);
 });
+
+test('--message-overhead node charges tsmpi-on-Node costs: the same books as the figures written out', { timeout: 120_000 }, async () => {
+  const named = await simulate('stencil', ['--message-overhead', 'node']);
+  const written = await simulate('stencil', ['--message-overhead', '7.9e-6', '--local-message-overhead', '6e-7']);
+  assert.deepEqual(
+    named.perRank.map((r) => r.overhead),
+    written.perRank.map((r) => r.overhead),
+  );
+  for (const r of named.perRank) assert.ok(r.overhead > 0, `rank ${r.rank} paid no overhead`);
+  const bad = await tsmpi(['sim', '-n', '2', '--message-overhead', 'fast', fixture('sim-accounting.ts'), 'stencil']);
+  assert.notEqual(bad.code, 0);
+  assert.match(bad.stderr, /--message-overhead takes seconds \(a number >= 0\) or node, got "fast"/);
+});
