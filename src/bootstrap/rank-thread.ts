@@ -50,6 +50,7 @@ function rankThreadMain(): void {
     void import(data.appUrl);
     return;
   }
+  // Only a shared thread needs the AsyncLocalStorage: its promise hooks tax every promise.
   const { AsyncLocalStorage } = require('node:async_hooks') as typeof import('node:async_hooks');
   const storage = new AsyncLocalStorage<unknown>();
   // The host sends each message once per thread; every rank's handlers see it, except a notice

@@ -10,11 +10,14 @@ import { NODE_LOCAL_MESSAGE_OVERHEAD, NODE_MESSAGE_OVERHEAD } from '../sim/node-
 
 /** A per-message overhead: seconds, or `node` for tsmpi's measured cost on Node (the local figure for --local-message-overhead). */
 function overheadValue(flag: string): (text: string) => number | 'node' {
+  const seconds = nonNegativeNumber(flag);
   return (text) => {
     if (text.trim() === 'node') return 'node';
-    const value = Number(text);
-    if (text.trim() === '' || !Number.isFinite(value) || value < 0) throw new InvalidArgumentError(`${flag} takes seconds (a number >= 0) or node, got "${text}".`);
-    return value;
+    try {
+      return seconds(text);
+    } catch {
+      throw new InvalidArgumentError(`${flag} takes seconds (a number >= 0) or node, got "${text}".`);
+    }
   };
 }
 

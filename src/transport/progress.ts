@@ -353,17 +353,24 @@ export class ProgressEngine implements Progress {
     const control = this.control;
     const index = control.doorbellIndex(this.slot);
     let yieldUntil = this.yieldMillis > 0 ? performance.now() + this.yieldMillis : 0;
+    /** When the last sleep began (-1: the loop has not slept since it last looked). */
+    let sleptAt = -1;
     try {
       // Waiters, or sends still on their way (keepAliveRefs counts both).
       while (this.keepAliveRefs > 0) {
-        if (this.host.pollFully()) {
-          this.checkWaiters();
+        const waiting = this.waiters.length;
+        const progressed = this.host.pollFully();
+        this.checkWaiters();
+        if (sleptAt >= 0) {
+          if (this.waiters.length < waiting) this.wokeFor(performance.now() - sleptAt);
+          sleptAt = -1;
+        }
+        if (progressed) {
           // Let I/O and timers run between bursts of work.
           await new Promise<void>((resolve) => setImmediate(resolve));
           if (yieldUntil > 0) yieldUntil = performance.now() + this.yieldMillis;
           continue;
         }
-        this.checkWaiters();
         if (this.keepAliveRefs === 0) break;
         if (yieldUntil > 0 && performance.now() < yieldUntil) {
           // The thread's other ranks take their turn; what they send is here at the next poll.
@@ -381,17 +388,13 @@ export class ProgressEngine implements Progress {
           this.checkWaiters();
           continue;
         }
-        const sleptAt = performance.now();
+        sleptAt = performance.now();
         const result = Atomics.waitAsync(control.i32, index, seen, this.sleepLimitMs);
         if (result.async) {
           const outcome = await result.value;
           if (outcome === 'timed-out') this.timeoutWakeups++;
         }
         control.setSleeping(this.slot, false);
-        const waiting = this.waiters.length;
-        this.host.pollFully();
-        this.checkWaiters();
-        if (this.waiters.length < waiting) this.wokeFor(performance.now() - sleptAt);
       }
     } finally {
       this.sleeping = false;

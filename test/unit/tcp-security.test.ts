@@ -60,6 +60,15 @@ function rawConnect(address: TcpEndpointAddress): Promise<Socket> {
   });
 }
 
+/** Ranks 0 and 1 of one job, each knowing the other's address. */
+async function pair(logs: string[]): Promise<{ a: Awaited<ReturnType<typeof transport>>; b: Awaited<ReturnType<typeof transport>> }> {
+  const a = await transport(0, secret, logs);
+  const b = await transport(1, secret, logs);
+  a.t.setPeers([a.address, b.address], secret);
+  b.t.setPeers([a.address, b.address], secret);
+  return { a, b };
+}
+
 function header(tag: number): Int32Array {
   const h = new Int32Array(FRAME_HEADER_WORDS);
   h[0] = 1;
@@ -69,10 +78,7 @@ function header(tag: number): Int32Array {
 
 test('tcp: authenticated ranks exchange frames in order; strangers and impostors are refused', async () => {
   const logs: string[] = [];
-  const a = await transport(0, secret, logs);
-  const b = await transport(1, secret, logs);
-  a.t.setPeers([a.address, b.address], secret);
-  b.t.setPeers([a.address, b.address], secret);
+  const { a, b } = await pair(logs);
 
   // A stranger speaks garbage to rank 1.
   const stranger = await rawConnect(b.address);
@@ -137,10 +143,7 @@ for (const [what, lengthWord, pattern] of [
 
 test('tcp: copied frames of 8 KiB and more arrive intact while the link reuses their buffers, the source changed after every send', async () => {
   const logs: string[] = [];
-  const a = await transport(0, secret, logs);
-  const b = await transport(1, secret, logs);
-  a.t.setPeers([a.address, b.address], secret);
-  b.t.setPeers([a.address, b.address], secret);
+  const { a, b } = await pair(logs);
   const link = a.t.createLink(1, a.events);
   await a.events.drained;
   // Sizes across several size classes; the same source bytes rewritten after each send, as a
