@@ -7,7 +7,7 @@
  * `import.meta` (url, dirname, filename, resolve) keeps its meaning per source file: esbuild's
  * `define` replaces only real `import.meta` expressions (never text inside strings or comments)
  * with a per-file object that the loader declares at the top of that file; the bundler's scope
- * hoisting keeps one such object per module. An inline source map makes stack traces point at the
+ * hoisting keeps one such object per module. A source map beside it makes stack traces point at the
  * .ts lines.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -124,7 +124,10 @@ export async function prepareApp(program: string, operation = 'tsmpi run', optio
               if (options.shareTsmpi && args.path === 'tsmpi') return { path: tsmpiBundle, external: true };
               const found = await build.resolve(args.path, { kind: args.kind, resolveDir: args.resolveDir, importer: args.importer, pluginData: 'tsmpi-resolving' });
               if (found.errors.length > 0 || found.external) return undefined;
-              if (/[\\/]node_modules[\\/]/.test(found.path) && !TS_EXTENSIONS.has(extname(found.path))) {
+              // tsmpi itself is never bundled: its entry loads the runtime from V8's code cache
+              // (runtime-script.ts), which a copy inside the bundle would compile from source.
+              const isTsmpi = args.path === 'tsmpi' || args.path.startsWith('tsmpi/');
+              if ((isTsmpi || /[\\/]node_modules[\\/]/.test(found.path)) && !TS_EXTENSIONS.has(extname(found.path))) {
                 return { path: pathToFileURL(found.path).href, external: true };
               }
               return { path: found.path };
@@ -157,8 +160,11 @@ export async function prepareApp(program: string, operation = 'tsmpi run', optio
   const map = JSON.parse(result.outputFiles.find((f) => f.path.endsWith('.map'))!.text) as SourceMapPayload;
   // Stack traces must name the real files, not paths relative to the temporary bundle.
   map.sources = map.sources.map((source) => pathToFileURL(resolve(dir, source)).href);
-  const inline = Buffer.from(JSON.stringify(map)).toString('base64');
-  writeFileSync(out, `${code.replace(/\/\/# sourceMappingURL=.*\s*$/, '')}//# sourceMappingURL=data:application/json;base64,${inline}\n`);
+  // The map is a file beside the bundle, not inline: every rank thread scans its module's whole
+  // source, and an inline map more than doubled it. Node reads the file only in ranks that enable
+  // source maps (TSMPI_SOURCE_MAPS); the launcher maps failing ranks' stacks itself.
+  writeFileSync(`${out}.map`, JSON.stringify(map));
+  writeFileSync(out, `${code.replace(/\/\/# sourceMappingURL=.*\s*$/, '')}//# sourceMappingURL=app.mjs.map\n`);
   const mapper = new StackMapper(out, map, preludeShifts);
   return { url: pathToFileURL(out).href, path, mapStack: (stack) => mapper.rewrite(stack), cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }

@@ -1,0 +1,71 @@
+// How `import 'tsmpi'` loads the runtime: the built script from V8's code cache, falling back to
+// its source when the cache is missing or refused; and a program's bundle keeps tsmpi an import.
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { prepareApp } from '../../src/bootstrap/app-loader.ts';
+import { loadRuntimeScript, writeRuntimeCache } from '../../src/bootstrap/runtime-script.ts';
+
+const dist = fileURLToPath(new URL('../../dist/', import.meta.url));
+const script = join(dist, 'runtime.cjs');
+
+/**
+ * A copy of the built script in a directory of its own. Its text differs by a comment: V8 would
+ * otherwise find the dist copy's compiled code in this isolate and never look at the cache.
+ */
+function copyOfRuntime(): { dir: string; path: string } {
+  const dir = mkdtempSync(join(tmpdir(), 'tsmpi-runtime-'));
+  writeFileSync(join(dir, 'runtime.cjs'), `${readFileSync(script, 'utf8')}\n// copy in ${dir}\n`);
+  return { dir, path: join(dir, 'runtime.cjs') };
+}
+
+test('the built runtime loads from its code cache, which V8 takes', () => {
+  assert.ok(existsSync(`${script}.cache`), 'npm run build writes dist/runtime.cjs.cache');
+  const { exports, cache } = loadRuntimeScript(script);
+  assert.equal(cache, 'used');
+  assert.equal(typeof exports.init, 'function');
+  assert.equal(exports.ANY_SOURCE, -1);
+});
+
+test('a missing or foreign cache costs only the parse: the runtime is the same', async () => {
+  const { dir, path } = copyOfRuntime();
+  try {
+    writeFileSync(`${path}.cache`, Buffer.alloc(4096, 0x5a));
+    const refused = loadRuntimeScript(path);
+    rmSync(`${path}.cache`);
+    const missing = loadRuntimeScript(path);
+    assert.equal(missing.cache, 'missing');
+    assert.equal(refused.cache, 'rejected');
+    assert.deepEqual(Object.keys(refused.exports).sort(), Object.keys(missing.exports).sort());
+    const names = await writeRuntimeCache(path);
+    assert.deepEqual(names.sort(), Object.keys(missing.exports).sort());
+    assert.equal(loadRuntimeScript(path).cache, 'used');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("the package's entry re-exports every name of the runtime script", async () => {
+  const entry = (await import(new URL('../../dist/tsmpi.js', import.meta.url).href)) as Record<string, unknown>;
+  const { exports } = loadRuntimeScript(script);
+  assert.deepEqual(Object.keys(entry).sort(), Object.keys(exports).sort());
+  assert.equal(typeof entry.init, 'function');
+  assert.equal(typeof entry.TsmpiError, 'function');
+});
+
+test("a program's bundle imports tsmpi from the installation and carries its map beside it", async () => {
+  const app = await prepareApp(fileURLToPath(new URL('../../examples/pi.ts', import.meta.url)));
+  try {
+    const code = readFileSync(fileURLToPath(app.url), 'utf8');
+    assert.match(code, /from "file:\/\/[^"]*\/dist\/tsmpi\.js"/);
+    // The runtime's own code is not in it (its communicator class would be).
+    assert.doesNotMatch(code, /class Communicator/);
+    assert.match(code, /\/\/# sourceMappingURL=app\.mjs\.map\n$/);
+    assert.ok(existsSync(`${fileURLToPath(app.url)}.map`));
+  } finally {
+    app.cleanup();
+  }
+});
