@@ -73,6 +73,12 @@ export interface LinkLimits {
   readonly bandwidth: number;
   /** True when the link must be polled to receive (shared memory). */
   readonly polled: boolean;
+  /**
+   * Eager payloads at least this large may be passed with `borrow`: the link lets go of them once
+   * the operating system has them (`whenReleased`), which completes a send locally, as a copy
+   * would. Undefined: eager payloads are copied (the link would hold them until they arrive).
+   */
+  readonly borrowEagerFrom?: number;
 }
 
 /** A received frame. Reused by the link for every frame: valid only inside `events.frame`. */

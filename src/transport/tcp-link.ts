@@ -35,7 +35,7 @@ const REUSED_FROM = 8 * 1024;
 const SPARES_PER_CLASS = 8;
 
 export function tcpLimits(maxFramePayload: number, eagerLimit: number): LinkLimits {
-  return { maxFramePayload, eagerLimit, latency: 40e-6, bandwidth: 3e9, polled: false };
+  return { maxFramePayload, eagerLimit, latency: 40e-6, bandwidth: 3e9, polled: false, borrowEagerFrom: COPY_LIMIT + 1 };
 }
 
 /** The sending side of a connection to `peer`. */

@@ -83,6 +83,12 @@ test('unexpected eager messages over TCP keep their bytes (frames assembled acro
   assert.match(result.stdout, /unexpected eager ok/);
 });
 
+test('an eager send over TCP from the sender\'s memory completes only once the socket let go of it', { timeout: 60_000 }, async () => {
+  const result = await tsmpi(['run', '-n', '2', '--procs', fixture('borrowed-eager.ts')], { timeoutMs: 50_000 });
+  assert.equal(result.code, 0, explain(result));
+  assert.match(result.stdout, /borrowed eager ok/);
+});
+
 for (const mode of [[], ['--procs']] as const) {
   test(`a detached send completes before its receive and keeps its bytes (TSMPI_DETACH_LIMIT${mode.length > 0 ? ', --procs' : ', threads'})`, { timeout: 60_000 }, async () => {
     const env = { TSMPI_EAGER_LIMIT: '1024', TSMPI_TCP_EAGER_LIMIT: '1024', TSMPI_DETACH_LIMIT: '1M' };
