@@ -123,3 +123,28 @@ test('a rank that shares its thread polls between turns of the thread, never in 
   assert.ok(host.fullPolls >= 2, 'polled again at the following turns');
   engine.finish();
 });
+
+test('an event-driven delivery settles its waiter without waking the sleep loop; the next wait joins it', async () => {
+  const host = countingHost();
+  const control = new ControlArea(allocateControlArea(1), 1);
+  const engine = new ProgressEngine(host, control, 0, 0, 1000);
+  let first = false;
+  const waiting = engine.waitUntil(() => first, description, true);
+  // The loop looks, announces its sleep and parks on the doorbell.
+  await new Promise((resolve) => setImmediate(resolve));
+  const bell = control.doorbell(0);
+  const parkedPolls = host.fullPolls;
+  first = true;
+  engine.progressed(); // a socket's frame, from its own event
+  await waiting;
+  assert.equal(control.doorbell(0), bell, 'nobody rang the doorbell to end the parked loop');
+  let second = false;
+  const next = engine.waitUntil(() => second, description, true);
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.equal(host.fullPolls, parkedPolls, 'the parked loop was not woken, and no second loop started');
+  second = true;
+  engine.progressed();
+  await next;
+  assert.equal(control.doorbell(0), bell);
+  engine.finish();
+});
