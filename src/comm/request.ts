@@ -112,6 +112,28 @@ export class Request<T = unknown> implements RequestDescription {
     return this.waitLong();
   }
 
+  /**
+   * @internal A wait without a promise when it can end now (a collective's step): spins as
+   * {@link wait} does and returns true once the request is complete, its outcome reported (read
+   * it with {@link takeNow}); false: finish the wait with {@link waitAfterSpin}.
+   */
+  settleNow(): boolean {
+    if (this.state === PENDING) this.driver.spinFor(this);
+    if (this.state === PENDING) return false;
+    this.reported = true;
+    return true;
+  }
+
+  /** @internal The outcome of a request {@link settleNow} found complete (throws its error). */
+  takeNow(): T {
+    return this.take();
+  }
+
+  /** @internal The rest of a wait whose spin {@link settleNow} has done. */
+  waitAfterSpin(): Promise<T> {
+    return this.waitLong();
+  }
+
   /** An async function (not a `then`), so that a failure's stack reaches the program's await. */
   private async waitLong(): Promise<T> {
     // wait() has just spun for it: go straight to sleep (a second spin doubled the budget).

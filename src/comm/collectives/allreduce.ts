@@ -16,7 +16,7 @@ import { bcast } from './bcast.js';
 import { blockOffsets, floorPowerOfTwo, type CollectiveCall } from './call.js';
 import { wait, type Steps } from './steps.js';
 import { reduce } from './reduce.js';
-import { isLargeArray, selectAllreduce } from './select.js';
+import { isLargeArray, isTypedArray, selectAllreduce } from './select.js';
 
 /**
  * `into`: a typed array of the value's kind and length that receives the result (the value itself
@@ -31,7 +31,9 @@ export function* allreduce<T>(call: CollectiveCall, value: T, op: ReduceOp, into
   if (algorithm === 'reduce-bcast') {
     const reduced = yield* reduce(call, value, op, 0);
     result = yield* bcast(call, reduced as T, 0);
-  } else if (isLargeArray(value) && op.commutative && inPlaceCombiner(op) !== undefined) {
+  } else if ((isLargeArray(value) || (into !== undefined && isTypedArray(value))) && op.commutative && inPlaceCombiner(op) !== undefined) {
+    // Given a result array, a small one too: the generic rounds decode each partial into a new
+    // array and combine into another (a 2-rank allreduce of one double was twice a barrier).
     return (yield* recursiveDoublingInPlace(call, value, op, into)) as unknown as T;
   } else {
     result = yield* recursiveDoubling(call, value, op);

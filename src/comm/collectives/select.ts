@@ -38,8 +38,12 @@ function simgridRules(settings: Settings): boolean {
   return settings.collRules === 'simgrid';
 }
 
+export function isTypedArray(value: unknown): value is TypedArray {
+  return ArrayBuffer.isView(value) && !(value instanceof DataView);
+}
+
 export function isLargeArray(value: unknown): value is TypedArray {
-  return ArrayBuffer.isView(value) && !(value instanceof DataView) && value.byteLength >= LARGE_MESSAGE_BYTES;
+  return isTypedArray(value) && value.byteLength >= LARGE_MESSAGE_BYTES;
 }
 
 export function selectBarrier(settings: Settings): 'dissemination' | 'linear' {
