@@ -34,6 +34,8 @@ import { RankTrace, type TraceChunk } from '../trace/rank-trace.js';
 const MAX_TCP_FRAME = 64 * 1024 * 1024;
 /** Payload bytes per TCP frame: large writes, fewer system calls (the receiver copies pieces as they come). */
 const TCP_FRAME_PAYLOAD = 1024 * 1024;
+/** A sleeping rank without sockets blocks this long at most before its event loop runs. */
+const SYNC_SLEEP_SLICE_MS = 2;
 
 interface Runtime {
   world: Communicator;
@@ -249,7 +251,10 @@ async function buildRuntime(context: RankContext, channel: LauncherChannel | und
   // Ranks that share a thread cannot spin in place (the rank they wait for runs on it): they poll
   // between the thread's turns for the same budget.
   const shared = (context.threadRanks ?? 1) > 1;
-  const endpoint = new Endpoint(transport, settings, (host) => new ProgressEngine(host, control, slot, shared ? 0 : settings.spinMicros, settings.sleepLimitMs, shared ? settings.spinMicros : 0));
+  // A rank whose peers are all in its process (no socket to serve) sleeps in short blocking
+  // slices; ranks that share a thread or have TCP peers need their event loop while they wait.
+  const syncSleepMs = shared || context.tcp !== undefined ? 0 : SYNC_SLEEP_SLICE_MS;
+  const endpoint = new Endpoint(transport, settings, (host) => new ProgressEngine(host, control, slot, shared ? 0 : settings.spinMicros, settings.sleepLimitMs, shared ? settings.spinMicros : 0, syncSleepMs));
   endpoint.nodeOfWorld = job.nodeOfRank;
   if ((settings.trace !== '' || settings.profile !== '') && channel !== undefined) {
     const trace = startTrace(endpoint, context.rank, settings, (chunk) => channel.post({ type: 'trace', chunk }));

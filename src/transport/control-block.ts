@@ -50,6 +50,11 @@ export class ControlArea {
   readonly i32: Int32Array;
   readonly slots: number;
   private readonly blockWords: number;
+  /**
+   * Set when this view's owner woke a sleeping rank ({@link wake}); its next wait takes it and
+   * goes to sleep without spinning (ProgressEngine). Each rank has its own view of the area.
+   */
+  wokeSleeper = false;
 
   constructor(sab: SharedArrayBuffer, slots: number) {
     this.i32 = new Int32Array(sab);
@@ -68,6 +73,7 @@ export class ControlArea {
     if (Atomics.load(this.i32, base + SLEEPING) !== 0) {
       Atomics.add(this.i32, base + DOORBELL, 1);
       Atomics.notify(this.i32, base + DOORBELL);
+      this.wokeSleeper = true;
     }
   }
 

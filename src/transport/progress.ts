@@ -143,7 +143,16 @@ export class ProgressEngine implements Progress {
    * `yieldMicros`: for ranks that share a thread, how long a wait goes on polling between turns of
    * the thread (its other ranks run in between) before it sleeps; such a rank cannot spin in place.
    */
-  constructor(host: ProgressHost, control: ControlArea, slot: number, spinMicros: number, sleepLimitMs = 1000, yieldMicros = 0) {
+  /**
+   * `syncSleepMs` > 0: the rank has no event-driven link (no socket), so it sleeps in
+   * `Atomics.wait` slices of this length, blocking its thread, instead of an asynchronous wait:
+   * a notify then wakes it directly (a futex) rather than through a task on its event loop, and
+   * the event loop (timers, the launcher's messages) still runs between slices.
+   */
+  private readonly syncSleepMs: number;
+
+  constructor(host: ProgressHost, control: ControlArea, slot: number, spinMicros: number, sleepLimitMs = 1000, yieldMicros = 0, syncSleepMs = 0) {
+    this.syncSleepMs = syncSleepMs;
     this.yieldMillis = yieldMicros / 1000;
     this.host = host;
     this.control = control;
@@ -279,7 +288,7 @@ export class ProgressEngine implements Progress {
       this.misses = 0;
       return;
     }
-    if (this.spinMillis <= 0) return;
+    if (this.spinMillis <= 0 || this.handOff()) return;
     const deadline = performance.now() + this.spinMillis;
     for (let i = 1; !target.done; i++) {
       host.poll();
@@ -296,9 +305,22 @@ export class ProgressEngine implements Progress {
     return check();
   }
 
+  /**
+   * True when this rank has just woken a sleeping rank: it then sleeps at once rather than spin,
+   * handing its core to the rank it woke, which needs one (a rank sleeps when its peer did not
+   * run: the cores are taken, by more ranks than cores or by another program). What
+   * sched_yield does for a C rank that polls. Quiet ranks that fit the cores never sleep, so
+   * this never applies to them.
+   */
+  private handOff(): boolean {
+    if (!this.control.wokeSleeper) return false;
+    this.control.wokeSleeper = false;
+    return true;
+  }
+
   private spin(condition: () => boolean): boolean {
     const host = this.host;
-    if (this.spinMillis <= 0) {
+    if (this.spinMillis <= 0 || this.handOff()) {
       host.poll();
       return condition();
     }
@@ -391,6 +413,13 @@ export class ProgressEngine implements Progress {
           continue;
         }
         sleptAt = performance.now();
+        if (this.syncSleepMs > 0) {
+          const outcome = Atomics.wait(control.i32, index, seen, this.syncSleepMs);
+          control.setSleeping(this.slot, false);
+          // A slice that ended empty lets the event loop run before the next one.
+          if (outcome === 'timed-out') await new Promise<void>((resolve) => setImmediate(resolve));
+          continue;
+        }
         const result = Atomics.waitAsync(control.i32, index, seen, this.sleepLimitMs);
         if (result.async) {
           const outcome = await result.value;

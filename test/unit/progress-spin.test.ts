@@ -148,3 +148,54 @@ test('an event-driven delivery settles its waiter without waking the sleep loop;
   assert.equal(control.doorbell(0), bell);
   engine.finish();
 });
+
+test('a rank that woke a sleeping rank sleeps at once on its next wait, handing its core over; the wait after spins again', { timeout: 10_000 }, async () => {
+  const host = countingHost();
+  const control = new ControlArea(allocateControlArea(2), 2);
+  const engine = new ProgressEngine(host, control, 0, SPIN_US, 50);
+  control.wake(1);
+  assert.equal(control.wokeSleeper, false, 'rank 1 was awake: nothing to hand over');
+  control.setSleeping(1, true);
+  control.wake(1);
+  assert.equal(control.wokeSleeper, true);
+  let done = false;
+  const waiting = engine.waitUntil(() => done, description);
+  const polls = host.polls;
+  const taken = !control.wokeSleeper;
+  done = true;
+  engine.kick();
+  await waiting;
+  assert.ok(polls <= 2, `no spin after waking a sleeper (${polls} polls)`);
+  assert.ok(taken, 'the hand-off is used once');
+  host.polls = 0;
+  host.first = -1;
+  let later = false;
+  const spinning = engine.waitUntil(() => later, description);
+  assert.ok(host.last - host.first >= (SPIN_US / 1000) * 0.9, 'the next wait spins its budget');
+  later = true;
+  engine.kick();
+  await spinning;
+  engine.finish();
+});
+
+test('a rank that sleeps in blocking slices still runs its timers between them, and sees what another thread sends', { timeout: 10_000 }, async () => {
+  const host = countingHost();
+  const control = new ControlArea(allocateControlArea(1), 1);
+  const engine = new ProgressEngine(host, control, 0, 0, 1000, 0, 2);
+  // An unbounded blocking wait would never let this timer run.
+  let fired = false;
+  const byTimer = engine.waitUntil(() => fired, description, true);
+  setTimeout(() => (fired = true), 20);
+  await byTimer;
+  // Another thread publishes a word (an unused one of the block) and rings the doorbell.
+  const flag = control.doorbellIndex(0) + 1;
+  const { Worker } = await import('node:worker_threads');
+  const seen = engine.waitUntil(() => Atomics.load(control.i32, flag) === 1, description, true);
+  const worker = new Worker(
+    "const { workerData: d } = require('node:worker_threads'); const i32 = new Int32Array(d.sab); Atomics.store(i32, d.flag, 1); Atomics.add(i32, d.bell, 1); Atomics.notify(i32, d.bell);",
+    { eval: true, workerData: { sab: control.i32.buffer, bell: control.doorbellIndex(0), flag } },
+  );
+  await seen;
+  await worker.terminate();
+  engine.finish();
+});
