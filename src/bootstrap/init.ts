@@ -254,7 +254,10 @@ async function buildRuntime(context: RankContext, channel: LauncherChannel | und
   // A rank whose peers are all in its process (no socket to serve) sleeps in short blocking
   // slices; ranks that share a thread or have TCP peers need their event loop while they wait.
   const syncSleepMs = shared || context.tcp !== undefined ? 0 : SYNC_SLEEP_SLICE_MS;
-  const endpoint = new Endpoint(transport, settings, (host) => new ProgressEngine(host, control, slot, shared ? 0 : settings.spinMicros, settings.sleepLimitMs, shared ? settings.spinMicros : 0, syncSleepMs));
+  const handOff = Math.ceil(context.localSize / (context.threadRanks ?? 1)) > availableParallelism();
+  const endpoint = new Endpoint(transport, settings, (host) =>
+    new ProgressEngine(host, control, slot, shared ? 0 : settings.spinMicros, { sleepLimitMs: settings.sleepLimitMs, yieldMicros: shared ? settings.spinMicros : 0, syncSleepMs, handOff }),
+  );
   endpoint.nodeOfWorld = job.nodeOfRank;
   if ((settings.trace !== '' || settings.profile !== '') && channel !== undefined) {
     const trace = startTrace(endpoint, context.rank, settings, (chunk) => channel.post({ type: 'trace', chunk }));

@@ -107,6 +107,30 @@ const MIN_SPIN_MICROS = 10;
 // connection either, so the warning comes before the peer's failure names this rank.
 const IDLE_POLLING_WARNING_MS = 3_000;
 
+/** How a {@link ProgressEngine} waits, beyond its spin budget. */
+export interface ProgressOptions {
+  /** Longest single sleep, ms (a safety net: a doorbell normally ends it). */
+  sleepLimitMs?: number;
+  /**
+   * For ranks that share a thread: how long a wait goes on polling between turns of the thread
+   * (its other ranks run in between) before it sleeps; such a rank cannot spin in place.
+   */
+  yieldMicros?: number;
+  /**
+   * > 0: the rank has no event-driven link (no socket), so it sleeps in `Atomics.wait` slices of
+   * this length, blocking its thread, instead of an asynchronous wait: a notify then wakes it
+   * directly (a futex) rather than through a task on its event loop, and the event loop (timers,
+   * the launcher's messages) still runs between slices.
+   */
+  syncSleepMs?: number;
+  /**
+   * The process runs more rank threads than cores: a rank that has just woken a sleeping rank
+   * sleeps at once on its next wait (see handOff). Not for ranks that fit the cores: two ranks
+   * that wake each other would then sleep on every message, where spinning catches the reply.
+   */
+  handOff?: boolean;
+}
+
 export class ProgressEngine implements Progress {
   readonly clock: Clock = realClock;
   private readonly host: ProgressHost;
@@ -139,20 +163,13 @@ export class ProgressEngine implements Progress {
   /** Sleeps that ended by the safety timeout rather than a doorbell (diagnostics). */
   timeoutWakeups = 0;
 
-  /**
-   * `yieldMicros`: for ranks that share a thread, how long a wait goes on polling between turns of
-   * the thread (its other ranks run in between) before it sleeps; such a rank cannot spin in place.
-   */
-  /**
-   * `syncSleepMs` > 0: the rank has no event-driven link (no socket), so it sleeps in
-   * `Atomics.wait` slices of this length, blocking its thread, instead of an asynchronous wait:
-   * a notify then wakes it directly (a futex) rather than through a task on its event loop, and
-   * the event loop (timers, the launcher's messages) still runs between slices.
-   */
   private readonly syncSleepMs: number;
+  private readonly handsOff: boolean;
 
-  constructor(host: ProgressHost, control: ControlArea, slot: number, spinMicros: number, sleepLimitMs = 1000, yieldMicros = 0, syncSleepMs = 0) {
+  constructor(host: ProgressHost, control: ControlArea, slot: number, spinMicros: number, options: ProgressOptions = {}) {
+    const { sleepLimitMs = 1000, yieldMicros = 0, syncSleepMs = 0, handOff = false } = options;
     this.syncSleepMs = syncSleepMs;
+    this.handsOff = handOff;
     this.yieldMillis = yieldMicros / 1000;
     this.host = host;
     this.control = control;
@@ -306,14 +323,12 @@ export class ProgressEngine implements Progress {
   }
 
   /**
-   * True when this rank has just woken a sleeping rank: it then sleeps at once rather than spin,
-   * handing its core to the rank it woke, which needs one (a rank sleeps when its peer did not
-   * run: the cores are taken, by more ranks than cores or by another program). What
-   * sched_yield does for a C rank that polls. Quiet ranks that fit the cores never sleep, so
-   * this never applies to them.
+   * True when this rank has just woken a sleeping rank and its ranks outnumber the cores: it then
+   * sleeps at once rather than spin, handing its core to the rank it woke, which needs one. What
+   * sched_yield does for a C rank that polls when oversubscribed.
    */
   private handOff(): boolean {
-    if (!this.control.wokeSleeper) return false;
+    if (!this.handsOff || !this.control.wokeSleeper) return false;
     this.control.wokeSleeper = false;
     return true;
   }

@@ -30,7 +30,7 @@ async function rank(rank: number, onAttach?: (events: LinkEvents) => LinkEvents)
     tcp.attach = (events) => attach(onAttach(events));
   }
   const transport = new HybridTransport(shm, tcp);
-  const endpoint = new Endpoint(transport, settings, (host) => new ProgressEngine(host, transport.control, transport.slot, settings.spinMicros, settings.sleepLimitMs));
+  const endpoint = new Endpoint(transport, settings, (host) => new ProgressEngine(host, transport.control, transport.slot, settings.spinMicros, { sleepLimitMs: settings.sleepLimitMs }));
   const group = Int32Array.from([0, 1]);
   const comm = new Communicator({ endpoint, context: 0, group, rank, settings, selfContext: 2, predefined: true });
   return { tcp, address, endpoint, comm };

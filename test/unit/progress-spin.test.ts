@@ -33,7 +33,7 @@ function countingHost(): ProgressHost & { polls: number; fullPolls: number; firs
 }
 
 function engineWith(host: ProgressHost): ProgressEngine {
-  return new ProgressEngine(host, new ControlArea(allocateControlArea(1), 1), 0, SPIN_US, 50);
+  return new ProgressEngine(host, new ControlArea(allocateControlArea(1), 1), 0, SPIN_US, { sleepLimitMs: 50 });
 }
 
 const description = { operation: 'recv', peer: 1, tag: 0, context: 0 };
@@ -111,7 +111,7 @@ test('a rank that shares its thread polls between turns of the thread, never in 
   const host = countingHost();
   // No spin in place; a minute of polling between turns; a sleep would last an hour (nothing
   // rings the doorbell): the wait ends only if the rank polls at the thread's later turns.
-  const engine = new ProgressEngine(host, new ControlArea(allocateControlArea(1), 1), 0, 0, 3_600_000, 60_000_000);
+  const engine = new ProgressEngine(host, new ControlArea(allocateControlArea(1), 1), 0, 0, { sleepLimitMs: 3_600_000, yieldMicros: 60_000_000 });
   let done = false;
   const polled = host.polls;
   const waiting = engine.waitUntil(() => done, description);
@@ -127,7 +127,7 @@ test('a rank that shares its thread polls between turns of the thread, never in 
 test('an event-driven delivery settles its waiter without waking the sleep loop; the next wait joins it', async () => {
   const host = countingHost();
   const control = new ControlArea(allocateControlArea(1), 1);
-  const engine = new ProgressEngine(host, control, 0, 0, 1000);
+  const engine = new ProgressEngine(host, control, 0, 0, { sleepLimitMs: 1000 });
   let first = false;
   const waiting = engine.waitUntil(() => first, description, true);
   // The loop looks, announces its sleep and parks on the doorbell.
@@ -152,7 +152,7 @@ test('an event-driven delivery settles its waiter without waking the sleep loop;
 test('a rank that woke a sleeping rank sleeps at once on its next wait, handing its core over; the wait after spins again', { timeout: 10_000 }, async () => {
   const host = countingHost();
   const control = new ControlArea(allocateControlArea(2), 2);
-  const engine = new ProgressEngine(host, control, 0, SPIN_US, 50);
+  const engine = new ProgressEngine(host, control, 0, SPIN_US, { sleepLimitMs: 50, handOff: true });
   control.wake(1);
   assert.equal(control.wokeSleeper, false, 'rank 1 was awake: nothing to hand over');
   control.setSleeping(1, true);
@@ -181,7 +181,7 @@ test('a rank that woke a sleeping rank sleeps at once on its next wait, handing 
 test('a rank that sleeps in blocking slices still runs its timers between them, and sees what another thread sends', { timeout: 10_000 }, async () => {
   const host = countingHost();
   const control = new ControlArea(allocateControlArea(1), 1);
-  const engine = new ProgressEngine(host, control, 0, 0, 1000, 0, 2);
+  const engine = new ProgressEngine(host, control, 0, 0, { syncSleepMs: 2 });
   // An unbounded blocking wait would never let this timer run.
   let fired = false;
   const byTimer = engine.waitUntil(() => fired, description, true);
@@ -197,5 +197,21 @@ test('a rank that sleeps in blocking slices still runs its timers between them, 
   );
   await seen;
   await worker.terminate();
+  engine.finish();
+});
+
+test('ranks that fit the cores spin even after waking a sleeper: two such ranks must not settle into waking each other', { timeout: 10_000 }, async () => {
+  const host = countingHost();
+  const control = new ControlArea(allocateControlArea(2), 2);
+  const engine = new ProgressEngine(host, control, 0, SPIN_US, { sleepLimitMs: 50 });
+  control.setSleeping(1, true);
+  control.wake(1);
+  let done = false;
+  const waiting = engine.waitUntil(() => done, description);
+  const spunMs = host.last - host.first;
+  done = true;
+  engine.kick();
+  await waiting;
+  assert.ok(spunMs >= (SPIN_US / 1000) * 0.9, `spun ${spunMs.toFixed(2)} ms of ${SPIN_US / 1000}`);
   engine.finish();
 });
