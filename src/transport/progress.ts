@@ -117,10 +117,10 @@ export interface ProgressOptions {
    */
   yieldMicros?: number;
   /**
-   * > 0: the rank has no event-driven link (no socket), so it sleeps in `Atomics.wait` slices of
-   * this length, blocking its thread, instead of an asynchronous wait: a notify then wakes it
-   * directly (a futex) rather than through a task on its event loop, and the event loop (timers,
-   * the launcher's messages) still runs between slices.
+   * > 0: the rank has no event-driven link (no socket), so the first sleep of a wait is a
+   * blocking `Atomics.wait` of at most this long: a notify then wakes it directly (a futex) rather
+   * than through a task on its event loop. A wait that outlasts it goes on asynchronously, so the
+   * event loop (timers, the launcher's messages) runs and a long wait costs no wake-ups.
    */
   syncSleepMs?: number;
   /**
@@ -394,12 +394,17 @@ export class ProgressEngine implements Progress {
     let yieldUntil = this.yieldMillis > 0 ? performance.now() + this.yieldMillis : 0;
     /** When the last sleep began (-1: the loop has not slept since it last looked). */
     let sleptAt = -1;
+    // The first sleep of a wait blocks (one slice); a wait that outlasts it sleeps asynchronously:
+    // ranks parked for long (64 ranks at start-up waiting for the last to boot) would otherwise
+    // wake every slice and take the cores from the ranks still booting.
+    let blocking = this.syncSleepMs > 0;
     try {
       // Waiters, or sends still on their way (keepAliveRefs counts both).
       while (this.keepAliveRefs > 0) {
         const waiting = this.waiters.length;
         const progressed = this.host.pollFully();
         this.checkWaiters();
+        if (progressed || this.waiters.length < waiting) blocking = this.syncSleepMs > 0;
         if (sleptAt >= 0) {
           if (this.waiters.length < waiting) this.wokeFor(performance.now() - sleptAt);
           sleptAt = -1;
@@ -428,11 +433,14 @@ export class ProgressEngine implements Progress {
           continue;
         }
         sleptAt = performance.now();
-        if (this.syncSleepMs > 0) {
+        if (blocking) {
           const outcome = Atomics.wait(control.i32, index, seen, this.syncSleepMs);
           control.setSleeping(this.slot, false);
-          // A slice that ended empty lets the event loop run before the next one.
-          if (outcome === 'timed-out') await new Promise<void>((resolve) => setImmediate(resolve));
+          if (outcome === 'timed-out') {
+            // Nothing came: let the event loop run, and sleep asynchronously from now on.
+            blocking = false;
+            await new Promise<void>((resolve) => setImmediate(resolve));
+          }
           continue;
         }
         const result = Atomics.waitAsync(control.i32, index, seen, this.sleepLimitMs);
