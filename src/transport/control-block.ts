@@ -51,8 +51,9 @@ export class ControlArea {
   readonly slots: number;
   private readonly blockWords: number;
   /**
-   * Set when this view's owner woke a sleeping rank ({@link wake}); its next wait takes it and
-   * goes to sleep without spinning (ProgressEngine). Each rank has its own view of the area.
+   * Set when this view's owner woke a sleeping rank ({@link wake}); when its process runs more
+   * rank threads than cores, its next wait takes it and sleeps without spinning (ProgressEngine's
+   * hand-off). Each rank has its own view of the area.
    */
   wokeSleeper = false;
 
