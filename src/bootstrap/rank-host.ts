@@ -220,7 +220,11 @@ export class RankHost {
       });
       // An error from outside a rank's own top-level evaluation (a floating rejection) does not say
       // which of the thread's ranks it came from: the report names them all.
-      worker.on('error', (error) => this.onRankError(failing ?? (group.length > 1 ? { ...first, among: label } : first), error));
+      worker.on('error', (error) => {
+        const thrower = (error as { tsmpiRank?: unknown } | null)?.tsmpiRank;
+        const named = failing ?? (typeof thrower === 'number' ? byRank.get(thrower) : undefined);
+        this.onRankError(named ?? (group.length > 1 ? { ...first, among: label } : first), error);
+      });
       worker.on('exit', (code) => {
         for (const hosted of group) this.onExit(hosted, code);
       });

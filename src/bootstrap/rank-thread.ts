@@ -70,8 +70,17 @@ function rankThreadMain(): void {
     handlers.set(rank, list);
     const channel = { post: (message: unknown) => port.postMessage(message), onMessage: (handler: (message: unknown) => void) => void list.push(handler) };
     const evaluation = storage.run({ context, channel, cache: new Map() }, () => import(`${data.appUrl}?tsmpi-rank=${rank}`));
-    // Which rank failed, told before its error ends the thread (all its ranks) as the worker's error.
+    // Which rank failed, told before its error ends the thread (all its ranks) as the worker's
+    // error, and carried on the error itself: the worker's error and its messages travel by
+    // different ports, so the message may come second.
     evaluation.catch((error: unknown) => {
+      if (typeof error === 'object' && error !== null) {
+        try {
+          (error as { tsmpiRank?: number }).tsmpiRank = rank;
+        } catch {
+          // A frozen error: the message still says which rank.
+        }
+      }
       port.postMessage({ type: 'failed', rank });
       throw error;
     });
