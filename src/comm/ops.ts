@@ -41,7 +41,7 @@ export type AnyOp<T> = BuiltinOp | ReduceOp<T>;
 
 type Scalar = number | bigint | boolean;
 
-function isTypedArray(value: unknown): value is TypedArray {
+export function isTypedArray(value: unknown): value is TypedArray {
   return ArrayBuffer.isView(value) && !(value instanceof DataView);
 }
 

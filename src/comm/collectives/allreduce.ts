@@ -11,12 +11,12 @@
 import type { TypedArray } from '../codec.js';
 import { bytesOf } from '../codec.js';
 import { ErrorCode, TsmpiError } from '../../errors.js';
-import { inPlaceCombiner, type ReduceOp } from '../ops.js';
+import { inPlaceCombiner, isTypedArray, type ReduceOp } from '../ops.js';
 import { bcast } from './bcast.js';
 import { blockOffsets, floorPowerOfTwo, type CollectiveCall } from './call.js';
 import { wait, type Steps } from './steps.js';
 import { reduce } from './reduce.js';
-import { isLargeArray, isTypedArray, selectAllreduce } from './select.js';
+import { isLargeArray, selectAllreduce } from './select.js';
 
 /**
  * `into`: a typed array of the value's kind and length that receives the result (the value itself

@@ -14,7 +14,7 @@
  */
 import type { CollectiveName, Settings } from '../../config/tunables.js';
 import type { TypedArray } from '../codec.js';
-import { inPlaceCombiner, type ReduceOp } from '../ops.js';
+import { inPlaceCombiner, isTypedArray, type ReduceOp } from '../ops.js';
 
 /** Typed arrays at least this large use the bandwidth-optimal algorithms. */
 export const LARGE_MESSAGE_BYTES = 64 * 1024;
@@ -36,10 +36,6 @@ function forcedChoice(settings: Settings, name: CollectiveName): string {
 
 function simgridRules(settings: Settings): boolean {
   return settings.collRules === 'simgrid';
-}
-
-export function isTypedArray(value: unknown): value is TypedArray {
-  return ArrayBuffer.isView(value) && !(value instanceof DataView);
 }
 
 export function isLargeArray(value: unknown): value is TypedArray {
@@ -75,7 +71,7 @@ export function selectReduce(settings: Settings): 'binomial' | 'linear' {
 
 export function selectAllreduce(settings: Settings, size: number, value: unknown, op: ReduceOp): 'recursive-doubling' | 'ring' | 'reduce-bcast' {
   const choice = forcedChoice(settings, 'allreduce');
-  const ringable = op.commutative && inPlaceCombiner(op) !== undefined && ArrayBuffer.isView(value) && !(value instanceof DataView) && (value as TypedArray).length >= size;
+  const ringable = op.commutative && inPlaceCombiner(op) !== undefined && isTypedArray(value) && value.length >= size;
   if (choice === 'reduce-bcast' || choice === 'recursive-doubling') return choice;
   if (choice === 'ring') return ringable ? 'ring' : 'recursive-doubling';
   if (simgridRules(settings)) return 'reduce-bcast';
