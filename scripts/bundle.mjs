@@ -2,29 +2,23 @@
 // Bundles the rank-side runtime (src/index.ts, compiled to dist/index.js by tsc) into one classic
 // script, dist/runtime.cjs, with V8's code cache for it beside it (dist/runtime.cjs.cache), and
 // writes dist/tsmpi.js, the ES entry `import 'tsmpi'` loads: it compiles the script from the cache
-// and re-exports its names (src/bootstrap/runtime-script.ts says why). Every ES module a fresh
+// and re-exports its names (src/bootstrap/cached-script.ts says why). Every ES module a fresh
 // worker thread loads costs it a few milliseconds, and compiling the runtime from source cost
 // 64 ranks ~0.5 s of their start on 2 cores; from the cache, V8 deserialises instead.
 // The TCP stack (sockets, the handshake's crypto) stays lazily initialised inside the script.
 // msgpackr stays external (loaded lazily on the first encoded value).
-import { copyFile, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
-import { basename, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { build } from 'esbuild';
-import { MODULE_URL_IDENTIFIER, writeRuntimeCache } from '../dist/bootstrap/runtime-script.js';
+import { MODULE_URL_IDENTIFIER, writeScriptCache } from '../dist/bootstrap/cached-script.js';
 
-const common = { bundle: true, format: 'esm', platform: 'node', target: 'node20', splitting: true, chunkNames: '[name]-[hash]', sourcemap: true, logLevel: 'warning', metafile: true };
 const HASHED = /-[A-Z0-9]{8}\.js(\.map)?$/;
 
-/** Removes the split files of `dir` an earlier build left (their names carry a content hash) and this one did not write. */
-async function removeStale(dir, written) {
-  for (const name of await readdir(dir)) if (HASHED.test(name) && !written.has(name) && !written.has(name.replace(/\.map$/, ''))) await rm(`${dir}/${name}`);
-}
-
-/** Builds, then removes split files an earlier build left. */
-async function bundle(options) {
-  const { metafile } = await build({ ...common, ...options });
-  await removeStale(options.outdir, new Set(Object.keys(metafile.outputs).map((path) => basename(path))));
+/** Removes the split files of `dir` that earlier builds left (their names carry a content hash). */
+async function removeStale(dir) {
+  for (const name of await readdir(dir)) if (HASHED.test(name)) await rm(`${dir}/${name}`);
 }
 
 await build({
@@ -40,7 +34,7 @@ await build({
   define: { 'import.meta.url': MODULE_URL_IDENTIFIER },
 });
 // Warmed by a world of one rank: init, a few calls, finalize, as a program's first steps.
-const names = await writeRuntimeCache(resolve('dist/runtime.cjs'), async ({ init, finalize, Op }) => {
+const names = await writeScriptCache(resolve('dist/runtime.cjs'), async ({ init, finalize, Op }) => {
   const comm = await init();
   await comm.barrier();
   await comm.allreduce(1, Op.sum);
@@ -51,8 +45,8 @@ await build({
   stdin: {
     contents: [
       "import { fileURLToPath } from 'node:url';",
-      "import { loadRuntimeScript } from './bootstrap/runtime-script.js';",
-      "const runtime = loadRuntimeScript(fileURLToPath(new URL('./runtime.cjs', import.meta.url))).exports;",
+      "import { loadCachedScript } from './bootstrap/cached-script.js';",
+      "const runtime = loadCachedScript(fileURLToPath(new URL('./runtime.cjs', import.meta.url))).exports;",
       `export const { ${names.join(', ')} } = runtime;`,
     ].join('\n'),
     resolveDir: 'dist',
@@ -65,17 +59,51 @@ await build({
   target: 'node20',
   logLevel: 'warning',
 });
-await removeStale('dist', new Set());
+await removeStale('dist');
 
-// The simulator's command (`tsmpi sim`) in one file too: loading its ~100 modules one by one cost
-// a 64-rank replay 0.3 s of its 1.1 s of CPU. In dist/bundle/, one level below dist/ like the
-// modules it replaces, so paths relative to import.meta.url (dist/tsmpi.js) still resolve. The
-// XML parser is bundled as well (its ~10 modules resolved one by one cost a replay ~15 ms).
+// The simulator's command (`tsmpi sim`) in one classic script too, with its code cache: loading
+// its ~100 modules one by one cost a 64-rank replay 0.3 s of its 1.1 s of CPU, and compiling the
+// one ES module they made still ~25 ms of a replay SimGrid ends in 60 ms. In dist/bundle/, one level
+// below dist/ like the modules it replaces, so paths relative to import.meta.url (dist/tsmpi.js)
+// still resolve. The XML parser is bundled as well (its ~10 modules resolved one by one cost a
+// replay ~15 ms). Warmed by a small replay of a SimGrid trace on a SimGrid platform.
 const { dependencies } = JSON.parse(await readFile('package.json', 'utf8'));
-await bundle({
-  entryPoints: { 'sim-cli': 'dist/sim/cli-run.js' },
-  outdir: 'dist/bundle',
+await rm('dist/bundle', { recursive: true, force: true });
+await build({
+  entryPoints: ['dist/sim/cli-run.js'],
+  outfile: 'dist/bundle/sim-cli.cjs',
+  bundle: true,
+  format: 'cjs',
+  platform: 'node',
+  target: 'node20',
+  sourcemap: true,
+  logLevel: 'warning',
   external: Object.keys(dependencies).filter((name) => name !== 'fast-xml-parser'),
+  define: { 'import.meta.url': MODULE_URL_IDENTIFIER },
+});
+await writeScriptCache(resolve('dist/bundle/sim-cli.cjs'), async ({ runSimulation }) => {
+  const dir = await mkdtemp(join(tmpdir(), 'tsmpi-bundle-'));
+  const write = process.stdout.write;
+  try {
+    const ranks = 4;
+    const files = [];
+    for (let r = 0; r < ranks; r++) {
+      const next = (r + 1) % ranks;
+      const prev = (r + ranks - 1) % ranks;
+      const lines = ['init', 'compute 1e6', `isend ${next} 0 70000`, `recv ${prev} 0 70000`, 'waitall', `send ${next} 1 8`, `irecv ${prev} 1 8`, 'wait', 'allreduce 1000 1000', 'alltoall 100 100', 'bcast 80000', 'barrier', 'finalize'];
+      files.push(join(dir, `rank-${r}.txt`));
+      await writeFile(files[r], lines.map((l) => `${r} ${l}\n`).join(''));
+    }
+    await writeFile(join(dir, 'index.txt'), `${files.join('\n')}\n`);
+    await writeFile(join(dir, 'platform.xml'), `<?xml version='1.0'?>\n<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">\n<platform version="4.1">\n  <cluster id="c" prefix="node-" suffix="" radical="0-${ranks - 1}" speed="1Gf" bw="1.25GBps" lat="1us"/>\n</platform>\n`);
+    await writeFile(join(dir, 'hosts'), `${Array.from({ length: ranks }, (_, r) => `node-${r}`).join('\n')}\n`);
+    process.stdout.write = () => true;
+    const code = await runSimulation(undefined, [], { replay: join(dir, 'index.txt'), platform: join(dir, 'platform.xml'), hostfile: join(dir, 'hosts'), network: 'smpi', json: join(dir, 'summary.json'), quiet: true, cfg: [], param: [], compute: 'measured', procs: false, solveInterval: 0, messageOverhead: 0, listWorkloads: false, seed: 1 });
+    if (code !== 0) throw new Error(`bundle: the simulator's warm-up replay exited with ${code}`);
+  } finally {
+    process.stdout.write = write;
+    await rm(dir, { recursive: true, force: true });
+  }
 });
 
 // tsmpi report inlines ECharts in every page it writes: the library's own minified build, copied

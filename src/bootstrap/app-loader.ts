@@ -17,6 +17,7 @@ import { dirname, extname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ErrorCode, TsmpiError } from '../errors.js';
 import { StackMapper, type LineShift } from './stack-map.js';
+import { importModule } from './module-import.js';
 
 export interface PreparedApp {
   /** URL to import in each rank. */
@@ -94,7 +95,7 @@ export async function prepareApp(program: string, operation = 'tsmpi run', optio
   if (!TS_EXTENSIONS.has(ext) && !JS_EXTENSIONS.has(ext)) {
     throw new TsmpiError(ErrorCode.Arg, `${program} is not a .ts, .mts, .tsx, .js or .mjs file`, { operation, hint: 'rename the program or give its compiled .js' });
   }
-  const esbuild = await import('esbuild');
+  const esbuild = await importModule<typeof import('esbuild')>('esbuild');
   const preludeShifts = new Map<string, LineShift>();
   const dir = mkdtempSync(join(tmpdir(), 'tsmpi-app-'));
   const out = join(dir, 'app.mjs');
@@ -125,7 +126,7 @@ export async function prepareApp(program: string, operation = 'tsmpi run', optio
               const found = await build.resolve(args.path, { kind: args.kind, resolveDir: args.resolveDir, importer: args.importer, pluginData: 'tsmpi-resolving' });
               if (found.errors.length > 0 || found.external) return undefined;
               // tsmpi itself is never bundled: its entry loads the runtime from V8's code cache
-              // (runtime-script.ts), which a copy inside the bundle would compile from source.
+              // (cached-script.ts), which a copy inside the bundle would compile from source.
               const isTsmpi = args.path === 'tsmpi' || args.path.startsWith('tsmpi/');
               if ((isTsmpi || /[\\/]node_modules[\\/]/.test(found.path)) && !TS_EXTENSIONS.has(extname(found.path))) {
                 return { path: pathToFileURL(found.path).href, external: true };

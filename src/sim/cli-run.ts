@@ -22,6 +22,9 @@ import { isNetworkKind, NETWORK_HELP } from './network/network-models.js';
 import { simulate, traceWorld, type NetworkKind } from './simulate.js';
 import { buildWorkload, listWorkloads } from './workloads/registry.js';
 
+// Its loader hands the bundled command the host's import() (module-import.ts says why).
+export { setModuleImporter } from '../bootstrap/module-import.js';
+
 export interface SimCliOptions {
   np?: number;
   platform?: string;

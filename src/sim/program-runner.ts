@@ -27,6 +27,7 @@ import { SimFabric, SimTransport } from './sim-transport.js';
 import { meterCalls } from './call-meter.js';
 import { installVirtualTimers, type TimerHost } from './virtual-timers.js';
 import { SimWorld, type ComputeMode, type FrameCosts, type RankStats, type WakeModel } from './world.js';
+import { importModule } from '../bootstrap/module-import.js';
 
 export interface SimHosts {
   readonly count: number;
@@ -295,7 +296,7 @@ export async function runProgram(options: ProgramRunOptions): Promise<SimRunResu
       unstarted.add(r);
       simRank.resume = () => {
         let evaluation: Promise<unknown>;
-        if (als !== undefined) evaluation = als.run(store, () => (app !== undefined ? (import(`${app.url}?tsmpi-rank=${r}`) as Promise<unknown>) : (main as RankMain).run(r)));
+        if (als !== undefined) evaluation = als.run(store, () => (app !== undefined ? importModule(`${app.url}?tsmpi-rank=${r}`) : (main as RankMain).run(r)));
         else {
           starting = store;
           try {

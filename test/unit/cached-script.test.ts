@@ -3,11 +3,11 @@
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { prepareApp } from '../../src/bootstrap/app-loader.ts';
-import { loadRuntimeScript, writeRuntimeCache } from '../../src/bootstrap/runtime-script.ts';
+import { loadCachedScript, writeScriptCache } from '../../src/bootstrap/cached-script.ts';
 
 const dist = fileURLToPath(new URL('../../dist/', import.meta.url));
 const script = join(dist, 'runtime.cjs');
@@ -24,7 +24,7 @@ function copyOfRuntime(): { dir: string; path: string } {
 
 test('the built runtime loads from its code cache, which V8 takes', () => {
   assert.ok(existsSync(`${script}.cache`), 'npm run build writes dist/runtime.cjs.cache');
-  const { exports, cache } = loadRuntimeScript(script);
+  const { exports, cache } = loadCachedScript(script);
   assert.equal(cache, 'used');
   assert.equal(typeof exports.init, 'function');
   assert.equal(exports.ANY_SOURCE, -1);
@@ -34,15 +34,15 @@ test('a missing or foreign cache costs only the parse: the runtime is the same',
   const { dir, path } = copyOfRuntime();
   try {
     writeFileSync(`${path}.cache`, Buffer.alloc(4096, 0x5a));
-    const refused = loadRuntimeScript(path);
+    const refused = loadCachedScript(path);
     rmSync(`${path}.cache`);
-    const missing = loadRuntimeScript(path);
+    const missing = loadCachedScript(path);
     assert.equal(missing.cache, 'missing');
     assert.equal(refused.cache, 'rejected');
     assert.deepEqual(Object.keys(refused.exports).sort(), Object.keys(missing.exports).sort());
-    const names = await writeRuntimeCache(path);
+    const names = await writeScriptCache(path);
     assert.deepEqual(names.sort(), Object.keys(missing.exports).sort());
-    assert.equal(loadRuntimeScript(path).cache, 'used');
+    assert.equal(loadCachedScript(path).cache, 'used');
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -50,10 +50,43 @@ test('a missing or foreign cache costs only the parse: the runtime is the same',
 
 test("the package's entry re-exports every name of the runtime script", async () => {
   const entry = (await import(new URL('../../dist/tsmpi.js', import.meta.url).href)) as Record<string, unknown>;
-  const { exports } = loadRuntimeScript(script);
+  const { exports } = loadCachedScript(script);
   assert.deepEqual(Object.keys(entry).sort(), Object.keys(exports).sort());
   assert.equal(typeof entry.init, 'function');
   assert.equal(typeof entry.TsmpiError, 'function');
+});
+
+test("the simulator's command loads from its code cache, and imports a program through the importer it is given", async () => {
+  const simScript = join(dist, 'bundle', 'sim-cli.cjs');
+  assert.ok(existsSync(`${simScript}.cache`), 'npm run build writes dist/bundle/sim-cli.cjs.cache');
+  const { exports, cache } = loadCachedScript(simScript);
+  assert.equal(cache, 'used');
+  assert.equal(typeof exports.runSimulation, 'function');
+  // Compiled from the cache, the script's own import() has no callback on Node 20: programs and
+  // esbuild come through the importer its loader sets.
+  const imported: string[] = [];
+  (exports.setModuleImporter as (next: (specifier: string) => Promise<unknown>) => void)((specifier) => {
+    imported.push(specifier);
+    return import(specifier);
+  });
+  const out = join(mkdtempSync(join(tmpdir(), 'tsmpi-sim-')), 'summary.json');
+  try {
+    const run = exports.runSimulation as (program: string, args: string[], flags: Record<string, unknown>) => Promise<number>;
+    const write = process.stdout.write;
+    process.stdout.write = () => true;
+    let code: number;
+    try {
+      code = await run(fileURLToPath(new URL('../../examples/pi.ts', import.meta.url)), [], { np: 2, quiet: true, json: out, cfg: [], param: [], compute: 'declared', procs: false, solveInterval: 0, messageOverhead: 0, listWorkloads: false, seed: 1 });
+    } finally {
+      process.stdout.write = write;
+    }
+    assert.equal(code, 0);
+    assert.deepEqual(imported.filter((s) => s === 'esbuild'), ['esbuild']);
+    assert.equal(imported.filter((s) => s.includes('?tsmpi-rank=')).length, 2);
+    assert.ok((JSON.parse(readFileSync(out, 'utf8')) as { makespan: number }).makespan > 0);
+  } finally {
+    rmSync(dirname(out), { recursive: true, force: true });
+  }
 });
 
 test("a program's bundle imports tsmpi from the installation and carries its map beside it", async () => {
