@@ -7,7 +7,7 @@
 // 64 ranks ~0.5 s of their start on 2 cores; from the cache, V8 deserialises instead.
 // The TCP stack (sockets, the handshake's crypto) stays lazily initialised inside the script.
 // msgpackr stays external (loaded lazily on the first encoded value).
-import { copyFile, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
@@ -61,16 +61,18 @@ await build({
 });
 await removeStale('dist');
 
-// The simulator's command (`tsmpi sim`) in one classic script too, with its code cache: loading
-// its ~100 modules one by one cost a 64-rank replay 0.3 s of its 1.1 s of CPU, and compiling the
-// one ES module they made still ~25 ms of a replay SimGrid ends in 60 ms. In dist/bundle/, one level
-// below dist/ like the modules it replaces, so paths relative to import.meta.url (dist/tsmpi.js)
-// still resolve. The XML parser is bundled as well (its ~10 modules resolved one by one cost a
-// replay ~15 ms). Warmed by a small replay of a SimGrid trace on a SimGrid platform.
-const { dependencies } = JSON.parse(await readFile('package.json', 'utf8'));
+// The simulator's command (`tsmpi sim`: cli/sim-main.ts, the command line with only that
+// subcommand) in one classic script too, with its code cache: loading its ~100 modules one by
+// one cost a 64-rank replay 0.3 s of its 1.1 s of CPU, and compiling the one ES module they made
+// still ~25 ms of a replay SimGrid ends in 60 ms. In dist/bundle/, one level below dist/ like the
+// modules it replaces, so paths relative to import.meta.url (dist/tsmpi.js) still resolve. The
+// dependencies are bundled as well (the XML parser's ~10 modules resolved one by one cost a
+// replay ~15 ms), except esbuild, msgpackr and echarts, loaded when needed. Warmed by a small
+// replay of a SimGrid trace on a SimGrid platform.
+const EXTERNAL = ['esbuild', 'msgpackr', 'echarts'];
 await rm('dist/bundle', { recursive: true, force: true });
 await build({
-  entryPoints: ['dist/sim/cli-run.js'],
+  entryPoints: ['dist/cli/sim-main.js'],
   outfile: 'dist/bundle/sim-cli.cjs',
   bundle: true,
   format: 'cjs',
@@ -78,10 +80,10 @@ await build({
   target: 'node20',
   sourcemap: true,
   logLevel: 'warning',
-  external: Object.keys(dependencies).filter((name) => name !== 'fast-xml-parser'),
+  external: EXTERNAL,
   define: { 'import.meta.url': MODULE_URL_IDENTIFIER },
 });
-await writeScriptCache(resolve('dist/bundle/sim-cli.cjs'), async ({ runSimulation }) => {
+await writeScriptCache(resolve('dist/bundle/sim-cli.cjs'), async ({ main, runSimulation }) => {
   const dir = await mkdtemp(join(tmpdir(), 'tsmpi-bundle-'));
   const write = process.stdout.write;
   try {
@@ -100,9 +102,39 @@ await writeScriptCache(resolve('dist/bundle/sim-cli.cjs'), async ({ runSimulatio
     process.stdout.write = () => true;
     const code = await runSimulation(undefined, [], { replay: join(dir, 'index.txt'), platform: join(dir, 'platform.xml'), hostfile: join(dir, 'hosts'), network: 'smpi', json: join(dir, 'summary.json'), quiet: true, cfg: [], param: [], compute: 'measured', procs: false, solveInterval: 0, messageOverhead: 0, listWorkloads: false, seed: 1 });
     if (code !== 0) throw new Error(`bundle: the simulator's warm-up replay exited with ${code}`);
+    await main([process.execPath, 'tsmpi', 'sim', '--help']);
   } finally {
     process.stdout.write = write;
+    process.exitCode = undefined;
     await rm(dir, { recursive: true, force: true });
+  }
+});
+
+// The command line itself (dist/cli/main.js runs it) in one classic script with its code cache:
+// resolving and compiling its ~40 ES modules and commander's files cost every tsmpi command
+// ~40 ms before it began. The launchers, the report and calibration are in it too (loaded when
+// their command runs); the simulator is not (it has its own script above). Warmed by the
+// command's own help and version.
+await build({
+  entryPoints: ['dist/cli/program.js'],
+  outfile: 'dist/bundle/cli.cjs',
+  bundle: true,
+  format: 'cjs',
+  platform: 'node',
+  target: 'node20',
+  sourcemap: true,
+  logLevel: 'warning',
+  external: EXTERNAL,
+  define: { 'import.meta.url': MODULE_URL_IDENTIFIER },
+});
+await writeScriptCache(resolve('dist/bundle/cli.cjs'), async ({ main }) => {
+  const write = process.stdout.write;
+  process.stdout.write = () => true;
+  try {
+    for (const line of [['--version'], ['--help'], ['run', '--help'], ['sim', '--help']]) await main([process.execPath, 'tsmpi', ...line]);
+  } finally {
+    process.stdout.write = write;
+    process.exitCode = undefined;
   }
 });
 

@@ -56,7 +56,8 @@ function calibrateError(message: string, hint: string): TsmpiError {
 }
 
 const CLI = fileURLToPath(new URL('../cli/main.js', import.meta.url));
-const PROBE = fileURLToPath(new URL('./probe.js', import.meta.url));
+// (From dist/calibrate/ and from the command's bundle in dist/bundle/ alike.)
+const PROBE = fileURLToPath(new URL('../calibrate/probe.js', import.meta.url));
 
 /** One run of the probe program: its ranks, launch flags, experiment and environment. */
 interface ProbeRun {

@@ -5,6 +5,7 @@ import { InvalidArgumentError, type Command } from 'commander';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { loadCachedScript } from '../bootstrap/cached-script.js';
+import { importModule } from '../bootstrap/module-import.js';
 import type { SimCliOptions } from '../sim/cli-run.js';
 import { NETWORK_HELP } from '../sim/network/network-models.js';
 import { nonNegativeNumber, outputFile, positiveInteger } from './options.js';
@@ -23,7 +24,24 @@ function overheadValue(flag: string): (text: string) => number | 'node' {
   };
 }
 
-export function registerSim(program: Command): void {
+/** The simulator's command module (sim/cli-run.ts), as the action needs it. */
+export type Simulator = Pick<typeof import('../sim/cli-run.js'), 'runSimulation' | 'setModuleImporter'>;
+
+/**
+ * The simulator loads on demand: other commands do not pay for it. From its script and code
+ * cache when built (scripts/bundle.mjs), else from its modules (running from source); by URL, so
+ * that the command line's own bundle does not carry it.
+ */
+async function loadSimulator(): Promise<Simulator> {
+  const bundle = fileURLToPath(new URL('../bundle/sim-cli.cjs', import.meta.url));
+  const simulator = (existsSync(bundle) ? loadCachedScript(bundle).exports : await importModule(new URL('../sim/cli-run.js', import.meta.url).href)) as Simulator;
+  // The script cannot import() by itself (cached-script.ts): it imports through ours.
+  simulator.setModuleImporter(importModule);
+  return simulator;
+}
+
+/** Registers `tsmpi sim`; `simulator` gives the module that runs it (the simulator's own script passes itself). */
+export function registerSim(program: Command, simulator: () => Promise<Simulator> = loadSimulator): void {
   program
     .command('sim')
     .description('run a program (or a trace, or a workload) in virtual time on a modelled cluster')
@@ -62,12 +80,8 @@ export function registerSim(program: Command): void {
       if (flags.check === true) process.env.TSMPI_CHECK = '1';
       if (flags.trace !== undefined) flags.trace = outputFile('--trace', flags.trace, 'tsmpi sim');
       if (flags.profileJson !== undefined) flags.profileJson = outputFile('--profile-json', flags.profileJson, 'tsmpi sim');
-      // The simulator loads on demand: other commands do not pay for it. From its bundle and code
-      // cache when built (scripts/bundle.mjs), else from its modules (running from source).
-      const bundle = fileURLToPath(new URL('../bundle/sim-cli.cjs', import.meta.url));
-      const simulator = (existsSync(bundle) ? loadCachedScript(bundle).exports : await import('../sim/cli-run.js')) as typeof import('../sim/cli-run.js');
-      simulator.setModuleImporter((specifier) => import(specifier));
-      const code = await simulator.runSimulation(programPath, args, flags);
+      const { runSimulation } = await simulator();
+      const code = await runSimulation(programPath, args, flags);
       // Everything is written (stdout and stderr are synchronous on files and pipes): exit now.
       // Left to end by itself, the process first waits for V8's background work (optimising
       // compiles, heap sweeping), ~30 ms of a replay SimGrid ends in 60.
