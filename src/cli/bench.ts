@@ -4,7 +4,8 @@
 import type { Command } from 'commander';
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { createRequire } from 'node:module';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 export function registerBench(program: Command): void {
   program
@@ -25,7 +26,8 @@ export function registerBench(program: Command): void {
       // Benchmarks are TypeScript run from the repository with tsx (a development dependency).
       let loader: string;
       try {
-        loader = import.meta.resolve('tsx');
+        // (require.resolve: the command runs as a classic script, which has no import.meta.resolve.)
+        loader = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
       } catch {
         process.stderr.write('tsmpi bench: benchmarks need the development dependencies (run npm ci in the repository)\n');
         process.exitCode = 2;
