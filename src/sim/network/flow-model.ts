@@ -101,6 +101,18 @@ interface FlowClass {
   waiting: number[];
 }
 
+/**
+ * What the solver needs of a host pair's class (its constraints, their coefficients, bound and
+ * weight), worked out from the routes once per pair: classes come and go as the pair's first
+ * message starts and its last ends (an all-to-all's pairwise steps re-create each pair's class
+ * once per collective), and building the lists anew each time was a fifth of the flow model's
+ * own time in a 64-rank replay of every collective.
+ */
+interface ClassSpec {
+  readonly constraints: readonly number[];
+  readonly options: { readonly bound: number; readonly weight: number; readonly coefficients?: readonly number[] };
+}
+
 export class FlowModel implements NetworkModel {
   readonly name: string;
   private readonly sim: Simulation;
@@ -112,6 +124,8 @@ export class FlowModel implements NetworkModel {
   private readonly bandwidth: Float64Array;
   /** Classes by route key ((rail x hosts + src) x hosts + dst), and by solver flow id. */
   private readonly classByKey = new Map<number, FlowClass>();
+  /** Solver inputs by route key (x2, + 1 when the latency wait is > 0), for classes made again; cleared when a bandwidth changes. */
+  private readonly specByKey = new Map<number, ClassSpec>();
   private readonly classById: (FlowClass | undefined)[] = [];
   /** Classes with members waiting for their first solve. */
   private waitingClasses: FlowClass[] = [];
@@ -137,6 +151,9 @@ export class FlowModel implements NetworkModel {
   private readonly smallFrameBytes: number;
   private readonly solveInterval: number;
   private solveScheduled = false;
+  /** The solve event's callback, made once (a solve is posted per instant that changes flows). */
+  private readonly solveEvent = (): void => this.solve();
+  private readonly completeEvent = (): void => this.completeDue();
   /** Earliest completion of every class with moving members (keyed by class id), and the one engine event armed for the earliest. */
   private readonly completions = new CompletionHeap();
   private timer: TimerHandle | null = null;
@@ -192,6 +209,7 @@ export class FlowModel implements NetworkModel {
     const id = this.solverLink[link]!;
     if (id >= 0) this.system.setCapacity(id, this.bandwidth[link]!);
     // Bounds come from the route's bandwidths (fatpipes, pruning): refresh the flows crossing it.
+    this.specByKey.clear();
     for (const c of this.classByKey.values()) {
       if (c.links.includes(link)) this.system.setBound(c.id, this.boundOf(c.links, this.latencyOf(c.key)));
     }
@@ -250,6 +268,17 @@ export class FlowModel implements NetworkModel {
 
   /** A new class's solver flow: its constraints (and cross-traffic's), bound and weight. */
   private addClassFlow(key: number, links: readonly number[], latency: number, wait: number): number {
+    // (A latency factor of 0 at some sizes makes the same pair's weight differ: both are kept.)
+    const specKey = 2 * key + (wait > 0 ? 1 : 0);
+    let spec = this.specByKey.get(specKey);
+    if (spec === undefined) {
+      spec = this.classSpec(key, links, latency, wait);
+      this.specByKey.set(specKey, spec);
+    }
+    return this.system.addFlow(spec.constraints, spec.options);
+  }
+
+  private classSpec(key: number, links: readonly number[], latency: number, wait: number): ClassSpec {
     const constraints: number[] = [];
     const coefficients: number[] = [];
     for (const l of links) {
@@ -279,7 +308,7 @@ export class FlowModel implements NetworkModel {
       if (this.weightS > 0) for (const l of links) penalty += this.weightS / this.platform.link(l).bandwidth;
       if (penalty > 0) weight = 1 / penalty;
     }
-    return this.system.addFlow(constraints, { bound, weight, ...(this.crosstraffic ? { coefficients } : {}) });
+    return { constraints, options: { bound, weight, ...(this.crosstraffic ? { coefficients } : {}) } };
   }
 
   private start(key: number, links: readonly number[], latency: number, wait: number, bytes: number, factor: number, arrived: () => void): void {
@@ -336,7 +365,7 @@ export class FlowModel implements NetworkModel {
     const now = this.sim.now();
     const q = this.solveInterval;
     // (A hair below the quotient: a time already on the grid stays there despite rounding.)
-    this.sim.post(q > 0 ? Math.ceil(now / q - 1e-9) * q : now, () => this.solve());
+    this.sim.post(q > 0 ? Math.ceil(now / q - 1e-9) * q : now, this.solveEvent);
   }
 
   private solve(): void {
@@ -388,7 +417,7 @@ export class FlowModel implements NetworkModel {
     if (next === this.timerAt) return;
     if (this.timer !== null) this.sim.cancel(this.timer);
     this.timerAt = next;
-    this.timer = next === Infinity ? null : this.sim.at(next, () => this.completeDue());
+    this.timer = next === Infinity ? null : this.sim.at(next, this.completeEvent);
   }
 
   /** Finishes every flow due now (in order of end time, then flow id), then re-arms. */
