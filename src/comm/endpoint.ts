@@ -35,6 +35,10 @@ import type { UnexpectedMessage } from './matching.js';
 import { ReceivePath } from './receive-path.js';
 import { Request as RequestClass, type Request, type RequestDescription, type RequestDriver, type Status } from './request.js';
 import { SendPath } from './send-path.js';
+import { SharedBarrierRequest, type SharedBarrierHost } from './shared-barrier.js';
+
+/** The world communicator's collective context (its point-to-point context is 0). */
+const WORLD_COLLECTIVES = 1;
 
 export class Endpoint implements RequestDriver, ProgressHost {
   readonly rank: number;
@@ -246,6 +250,40 @@ export class Endpoint implements RequestDriver, ProgressHost {
     const p2p = this.receives.forget(context);
     const collective = this.receives.forget(context + 1);
     if (p2p && collective) this.names.unregister(context);
+  }
+
+  // ---- the world's barrier in shared memory ---------------------------------------------------
+
+  private sharedBarrierHost: SharedBarrierHost | undefined;
+  /** This rank's latest barrier of the world (a later one enters after it). */
+  private sharedBarrierLast: SharedBarrierRequest | undefined;
+
+  /** True when a collective on `context` over `group` can use the shared-memory barrier: the world's, every rank in this process. */
+  sharedBarrierAvailable(context: number, group: Int32Array): boolean {
+    return context === WORLD_COLLECTIVES && group.length === this.size && this.transport.worldBarrier !== undefined;
+  }
+
+  /** Enters the world's shared-memory barrier (shared-barrier.ts), after this rank's previous one. */
+  sharedBarrier(context: number, tag: number, operation: string): Request<void> {
+    const barrier = this.transport.worldBarrier!;
+    this.sharedBarrierHost ??= {
+      driver: this,
+      enter: () => barrier.enter(),
+      passed: (generation) => barrier.passed(generation),
+      missing: (generation) => barrier.missing(generation),
+      endedError: (request) => {
+        // Named as a wait for the rank that ended (world ranks are the world's ranks).
+        for (const rank of this.ended.keys()) return this.endedError(new RequestClass<unknown>(this, request.operation, rank, request.tag, request.context), rank);
+        return undefined;
+      },
+    };
+    const previous = this.sharedBarrierLast !== undefined && !this.sharedBarrierLast.done ? this.sharedBarrierLast : undefined;
+    const request = new SharedBarrierRequest(this.sharedBarrierHost, operation, tag, context, previous);
+    if (!request.done) {
+      this.sharedBarrierLast = request;
+      this.background.add(request);
+    }
+    return request;
   }
 
   // ---- ranks that ended -----------------------------------------------------------------------

@@ -76,7 +76,7 @@ export const collectiveAlgorithms = {
   gather: ['auto', 'binomial', 'linear'],
   scatter: ['auto', 'binomial', 'linear'],
   alltoall: ['auto', 'pairwise', 'xor-pairwise', 'bruck', 'linear'],
-  barrier: ['auto', 'dissemination', 'linear'],
+  barrier: ['auto', 'shared', 'dissemination', 'linear'],
 } as const;
 
 export type CollectiveName = keyof typeof collectiveAlgorithms;

@@ -10,7 +10,12 @@
  *  word 32  STATE      RankState, written by r, read by the launcher
  *  word 33  PROGRESS   requests r completed (the hang detector watches it move)
  *  word 34  ACTIVE_N   number of entries in ACTIVE
+ *  word 35  BARRIER_AT generation + 1 of the process's barrier r last entered (0: none yet)
  *  word 48+ ACTIVE[i]  local slot + 1 of the i-th peer that wrote to r (0 = being written)
+ *
+ *  the block after the last rank's: the process's barrier
+ *  word 0   ARRIVED     ranks in the barrier now
+ *  word 16  GENERATION  barriers completed (the last to arrive adds 1, then wakes the sleepers)
  * ```
  * A running rank polls its rings directly; senders touch the doorbell only when the rank sleeps,
  * so a message costs no extra cache-line transfer. Wake-up without a lost notification (Dekker):
@@ -33,16 +38,19 @@ const SLEEPING = 16;
 const STATE = 32;
 const PROGRESS = 33;
 const ACTIVE_N = 34;
+const BARRIER_AT = 35;
 const ACTIVE = 48;
+const BARRIER_ARRIVED = 0;
+const BARRIER_GENERATION = 16;
 
 /** Bytes of one rank's block for a process of `slots` ranks. */
 export function controlBlockBytes(slots: number): number {
   return Math.ceil(((ACTIVE + slots) * 4) / 64) * 64;
 }
 
-/** Allocates the control area for `slots` ranks. */
+/** Allocates the control area for `slots` ranks (and the process's barrier block after them). */
 export function allocateControlArea(slots: number): SharedArrayBuffer {
-  return new SharedArrayBuffer(controlBlockBytes(slots) * slots);
+  return new SharedArrayBuffer(controlBlockBytes(slots) * (slots + 1));
 }
 
 /** A view of the control area that knows every rank's block. */
@@ -107,6 +115,33 @@ export class ControlArea {
 
   progress(slot: number): number {
     return Atomics.load(this.i32, slot * this.blockWords + PROGRESS);
+  }
+
+  /**
+   * `slot` enters the barrier of the process's `parties` ranks (all of them). Returns the generation to wait past, or -1 when this rank arrived last: it has
+   * then released the others, woken those that sleep, and need not wait.
+   */
+  enterBarrier(slot: number, parties: number): number {
+    const base = this.slots * this.blockWords;
+    const generation = Atomics.load(this.i32, base + BARRIER_GENERATION);
+    Atomics.store(this.i32, slot * this.blockWords + BARRIER_AT, generation + 1);
+    if (Atomics.add(this.i32, base + BARRIER_ARRIVED, 1) + 1 < parties) return generation;
+    // Reset before release: a released rank may enter the next barrier at once.
+    Atomics.store(this.i32, base + BARRIER_ARRIVED, 0);
+    Atomics.add(this.i32, base + BARRIER_GENERATION, 1);
+    for (let slot = 0; slot < this.slots; slot++) this.wake(slot);
+    return -1;
+  }
+
+  /** The first slot that has not entered the barrier of `generation` (for hang reports), or -1. */
+  missingFromBarrier(generation: number): number {
+    for (let slot = 0; slot < this.slots; slot++) if (Atomics.load(this.i32, slot * this.blockWords + BARRIER_AT) !== generation + 1) return slot;
+    return -1;
+  }
+
+  /** True once the barrier entered at `generation` ({@link enterBarrier}) has released its ranks. */
+  barrierPassed(generation: number): boolean {
+    return Atomics.load(this.i32, this.slots * this.blockWords + BARRIER_GENERATION) !== generation;
   }
 
   /** Records that `writer` has written to `reader` for the first time. */

@@ -7,13 +7,14 @@ import type { Link, LinkEvents } from './link.js';
 import { LoopbackLink } from './loopback-link.js';
 import type { ShmArenaDescriptor } from './shm-arena.js';
 import { ShmLink } from './shm-link.js';
-import type { Transport } from './transport.js';
+import type { Transport, WorldBarrier } from './transport.js';
 
 export class ShmTransport implements Transport {
   readonly rank: number;
   readonly size: number;
   readonly control: ControlArea;
   readonly slot: number;
+  readonly worldBarrier: WorldBarrier | undefined;
   private readonly arena: ShmArenaDescriptor;
   private readonly worldOfSlot: readonly number[];
   private readonly slotOfWorld: Map<number, number>;
@@ -27,6 +28,19 @@ export class ShmTransport implements Transport {
     this.rank = worldOfSlot[slot]!;
     this.size = size;
     this.control = new ControlArea(arena.control, arena.slots);
+    // Every world rank here: the world's barrier counts arrivals in the control area.
+    const control = this.control;
+    this.worldBarrier =
+      worldOfSlot.length === size
+        ? {
+            enter: () => control.enterBarrier(slot, size),
+            passed: (generation) => control.barrierPassed(generation),
+            missing: (generation) => {
+              const missing = control.missingFromBarrier(generation);
+              return missing < 0 ? -1 : worldOfSlot[missing]!;
+            },
+          }
+        : undefined;
   }
 
   /** True when `peer` lives in this process. */

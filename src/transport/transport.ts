@@ -20,6 +20,16 @@ export interface LinkSource {
   close(): void;
 }
 
+/** A barrier of every world rank, counted in memory they share (control-block.ts). */
+export interface WorldBarrier {
+  /** Adds this rank: the generation to wait past, or -1 when it arrived last (the others are released). */
+  enter(): number;
+  /** True once the barrier entered at `generation` has released its ranks. */
+  passed(generation: number): boolean;
+  /** A world rank that has not entered the barrier of `generation` yet (hang reports), or -1. */
+  missing(generation: number): number;
+}
+
 export interface Transport {
   /** World rank of the rank this transport serves. */
   readonly rank: number;
@@ -27,6 +37,8 @@ export interface Transport {
   /** Control area and slot holding this rank's doorbell (real transports). */
   readonly control?: ControlArea;
   readonly slot?: number;
+  /** The world's barrier in shared memory, when every world rank lives in this process (threads). */
+  readonly worldBarrier?: WorldBarrier | undefined;
   /**
    * How the rank waits, when not the runtime's spin-then-sleep engine on `control` (the
    * simulator's transport drives time itself).

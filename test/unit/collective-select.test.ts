@@ -12,6 +12,8 @@ const pairs = (n: number, bytes: number): Uint8Array[] => Array.from({ length: n
 
 test("tsmpi's rules are the runtime's defaults", () => {
   assert.equal(selectBarrier(tsmpi), 'dissemination');
+  // The world's ranks all in this process: arrivals counted in shared memory.
+  assert.equal(selectBarrier(tsmpi, true), 'shared');
   assert.equal(selectBcast(tsmpi), 'binomial');
   assert.equal(selectBcastInto(tsmpi, 8, 1 << 20), 'scatter-allgather');
   assert.equal(selectReduce(tsmpi), 'binomial');
@@ -25,6 +27,7 @@ test("tsmpi's rules are the runtime's defaults", () => {
 
 test("SimGrid's rules pick SimGrid 3.32's algorithms", () => {
   assert.equal(selectBarrier(simgrid), 'linear');
+  assert.equal(selectBarrier(simgrid, true), 'linear');
   assert.equal(selectBcast(simgrid), 'binomial-blocking');
   assert.equal(selectBcastInto(simgrid, 8, 1 << 20), 'binomial-blocking');
   assert.equal(selectReduce(simgrid), 'linear');
@@ -49,6 +52,11 @@ test('a forced algorithm wins over either rule set', () => {
   assert.equal(selectBcast(forced), 'binomial');
   assert.equal(selectAlltoall(forced, 16, pairs(16, 4)), 'pairwise');
   assert.equal(selectBarrier(forced), 'dissemination');
+  assert.equal(selectBarrier(forced, true), 'dissemination');
+  // shared where it cannot be used: dissemination.
+  const shared = readSettings({ TSMPI_COLL_BARRIER: 'shared' });
+  assert.equal(selectBarrier(shared, true), 'shared');
+  assert.equal(selectBarrier(shared, false), 'dissemination');
   // xor-pairwise on a size that is not a power of two falls back to the rotating pairwise.
   assert.equal(selectAlltoall(readSettings({ TSMPI_COLL_ALLTOALL: 'xor-pairwise' }), 6, pairs(6, 4)), 'pairwise');
 });

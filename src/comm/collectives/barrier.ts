@@ -1,7 +1,8 @@
 /**
- * Barrier. Dissemination (Hensgen, Finkel, Manber 1988): ceil(log2 p) rounds; in round k each
- * rank signals rank + 2^k and waits for rank - 2^k. Linear (Open MPI's basic linear): everyone
- * reports to rank 0, which, with all their reports in, releases everyone at once.
+ * Barrier. Shared: the world's ranks all in this process count their arrivals in shared memory
+ * (shared-barrier.ts). Dissemination (Hensgen, Finkel, Manber 1988): ceil(log2 p) rounds; in
+ * round k each rank signals rank + 2^k and waits for rank - 2^k. Linear (Open MPI's basic
+ * linear): everyone reports to rank 0, which, with all their reports in, releases everyone at once.
  */
 import type { CollectiveCall } from './call.js';
 import { wait, type Steps } from './steps.js';
@@ -14,7 +15,12 @@ const NOTHING = new Uint8Array(0);
 export function* barrier(call: CollectiveCall): Steps<void> {
   const { rank, size } = call;
   if (size === 1) return;
-  if (selectBarrier(call.settings) === 'linear') {
+  const algorithm = selectBarrier(call.settings, call.sharedBarrierAvailable);
+  if (algorithm === 'shared') {
+    yield* wait(call.sharedBarrier());
+    return;
+  }
+  if (algorithm === 'linear') {
     if (rank === 0) {
       yield Array.from({ length: size - 1 }, (_, i) => call.recvInto(NOTHING, i + 1));
       yield Array.from({ length: size - 1 }, (_, i) => call.send(NOTHING, i + 1));

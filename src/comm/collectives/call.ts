@@ -65,6 +65,16 @@ export class CollectiveCall {
     return this.endpoint.irecv(this.context, source, this.group[source]!, this.tag, bytes, this.operation) as Request<Status>;
   }
 
+  /** True when this call's communicator can use the shared-memory barrier (the world, every rank in this process). */
+  get sharedBarrierAvailable(): boolean {
+    return this.endpoint.sharedBarrierAvailable(this.context, this.group);
+  }
+
+  /** Enters the shared-memory barrier ({@link sharedBarrierAvailable} must hold). */
+  sharedBarrier(): Request<void> {
+    return this.endpoint.sharedBarrier(this.context, this.tag, this.operation);
+  }
+
   /** A scratch array like `like` (same kind, `length` elements, contents undefined) from this rank's pool. */
   scratch<A extends TypedArray>(like: A, length: number): A {
     const ctor = like.constructor as new (buffer: ArrayBuffer, offset: number, length: number) => A;

@@ -42,10 +42,17 @@ export function isLargeArray(value: unknown): value is TypedArray {
   return isTypedArray(value) && value.byteLength >= LARGE_MESSAGE_BYTES;
 }
 
-export function selectBarrier(settings: Settings): 'dissemination' | 'linear' {
+/**
+ * `shared` (a counter in shared memory, shared-barrier.ts) wherever the communicator's ranks can
+ * use it (`sharedAvailable`: the world, every rank in this process); else dissemination, or
+ * linear under SimGrid's rules.
+ */
+export function selectBarrier(settings: Settings, sharedAvailable = false): 'shared' | 'dissemination' | 'linear' {
   const choice = forcedChoice(settings, 'barrier');
   if (choice === 'linear' || choice === 'dissemination') return choice;
-  return simgridRules(settings) ? 'linear' : 'dissemination';
+  if (choice === 'shared') return sharedAvailable ? 'shared' : 'dissemination';
+  if (simgridRules(settings)) return 'linear';
+  return sharedAvailable ? 'shared' : 'dissemination';
 }
 
 export function selectBcastInto(settings: Settings, size: number, bytes: number): 'binomial' | 'binomial-blocking' | 'scatter-allgather' | 'linear' {

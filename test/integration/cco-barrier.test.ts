@@ -1,0 +1,45 @@
+// The barrier: no rank leaves before every rank arrived, over rounds of random arrival delays,
+// with barriers started together and an ibarrier beside a barrier; in every launch mode and with
+// each algorithm. Ranks of one process share a counter instead of sending messages (the shared
+// barrier): a timeline of barriers alone shows no message there, and messages with the
+// dissemination barrier forced.
+import assert from 'node:assert/strict';
+import { readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { explain, fixture, tsmpi } from '../helpers/run-job.ts';
+
+const cases: { name: string; args: string[]; env?: Record<string, string> }[] = [
+  { name: 'threads (shared barrier)', args: ['-n', '8'] },
+  { name: 'threads, dissemination forced', args: ['-n', '8'], env: { TSMPI_COLL_BARRIER: 'dissemination' } },
+  { name: 'threads, linear forced', args: ['-n', '5'], env: { TSMPI_COLL_BARRIER: 'linear' } },
+  { name: 'two ranks per thread (shared barrier)', args: ['-n', '8'], env: { TSMPI_RANKS_PER_THREAD: '2' } },
+  { name: 'one rank', args: ['-n', '1'] },
+  { name: 'two processes of 3 ranks (shared barrier asked, messages used)', args: ['--ranks-per-proc', '3', '-n', '6'], env: { TSMPI_COLL_BARRIER: 'shared' } },
+];
+
+for (const c of cases) {
+  test(`no rank leaves a barrier before every rank arrived: ${c.name}`, { timeout: 120_000 }, async () => {
+    const r = await tsmpi(['run', ...c.args, fixture('barrier-order.ts'), '30'], { ...(c.env ? { env: c.env } : {}), timeoutMs: 100_000 });
+    assert.equal(r.code, 0, explain(r));
+    assert.match(r.stdout, /barrier order: 30 rounds on \d+ ranks, 0 left early/, explain(r));
+  });
+}
+
+test('ranks of one process meet in a barrier without messages; the dissemination barrier sends them', { timeout: 60_000 }, async () => {
+  const flows = async (env: Record<string, string>): Promise<number> => {
+    const file = join(tmpdir(), `tsmpi-barrier-${process.pid}-${Object.keys(env).length}.json`);
+    try {
+      const r = await tsmpi(['run', '-n', '4', '--trace', file, fixture('barriers-only.ts')], { env, timeoutMs: 50_000 });
+      assert.equal(r.code, 0, explain(r));
+      const trace = JSON.parse(readFileSync(file, 'utf8')) as { traceEvents: { ph: string; name: string }[] };
+      assert.equal(trace.traceEvents.filter((e) => e.ph === 'X' && e.name === 'barrier').length, 20);
+      return trace.traceEvents.filter((e) => e.ph === 's').length;
+    } finally {
+      rmSync(file, { force: true });
+    }
+  };
+  assert.equal(await flows({}), 0);
+  assert.equal(await flows({ TSMPI_COLL_BARRIER: 'dissemination' }), 40);
+});
