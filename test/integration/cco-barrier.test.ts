@@ -2,7 +2,7 @@
 // with barriers started together and an ibarrier beside a barrier; in every launch mode and with
 // each algorithm. Ranks of one process share a counter instead of sending messages (the shared
 // barrier): a timeline of barriers alone shows no message there, and messages with the
-// dissemination barrier forced.
+// dissemination barrier (below TSMPI_SHARED_BARRIER_RANKS ranks, or forced).
 import assert from 'node:assert/strict';
 import { readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,10 +11,11 @@ import { test } from 'node:test';
 import { explain, fixture, tsmpi } from '../helpers/run-job.ts';
 
 const cases: { name: string; args: string[]; env?: Record<string, string> }[] = [
-  { name: 'threads (shared barrier)', args: ['-n', '8'] },
+  { name: 'threads, 16 ranks (the shared barrier by default here)', args: ['-n', '16'] },
+  { name: 'threads, shared forced', args: ['-n', '8'], env: { TSMPI_COLL_BARRIER: 'shared' } },
   { name: 'threads, dissemination forced', args: ['-n', '8'], env: { TSMPI_COLL_BARRIER: 'dissemination' } },
   { name: 'threads, linear forced', args: ['-n', '5'], env: { TSMPI_COLL_BARRIER: 'linear' } },
-  { name: 'two ranks per thread (shared barrier)', args: ['-n', '8'], env: { TSMPI_RANKS_PER_THREAD: '2' } },
+  { name: 'two ranks per thread, shared forced', args: ['-n', '8'], env: { TSMPI_RANKS_PER_THREAD: '2', TSMPI_COLL_BARRIER: 'shared' } },
   { name: 'one rank', args: ['-n', '1'] },
   { name: 'two processes of 3 ranks (shared barrier asked, messages used)', args: ['--ranks-per-proc', '3', '-n', '6'], env: { TSMPI_COLL_BARRIER: 'shared' } },
 ];
@@ -27,19 +28,22 @@ for (const c of cases) {
   });
 }
 
-test('ranks of one process meet in a barrier without messages; the dissemination barrier sends them', { timeout: 60_000 }, async () => {
-  const flows = async (env: Record<string, string>): Promise<number> => {
-    const file = join(tmpdir(), `tsmpi-barrier-${process.pid}-${Object.keys(env).length}.json`);
+test('ranks of one process meet in a barrier without messages from TSMPI_SHARED_BARRIER_RANKS on; the dissemination barrier sends them', { timeout: 90_000 }, async () => {
+  const flows = async (ranks: number, env: Record<string, string>): Promise<number> => {
+    const file = join(tmpdir(), `tsmpi-barrier-${process.pid}-${ranks}-${Object.values(env).join('-')}.json`);
     try {
-      const r = await tsmpi(['run', '-n', '4', '--trace', file, fixture('barriers-only.ts')], { env, timeoutMs: 50_000 });
+      const r = await tsmpi(['run', '-n', String(ranks), '--trace', file, fixture('barriers-only.ts')], { env, timeoutMs: 80_000 });
       assert.equal(r.code, 0, explain(r));
       const trace = JSON.parse(readFileSync(file, 'utf8')) as { traceEvents: { ph: string; name: string }[] };
-      assert.equal(trace.traceEvents.filter((e) => e.ph === 'X' && e.name === 'barrier').length, 20);
+      assert.equal(trace.traceEvents.filter((e) => e.ph === 'X' && e.name === 'barrier').length, 5 * ranks);
       return trace.traceEvents.filter((e) => e.ph === 's').length;
     } finally {
       rmSync(file, { force: true });
     }
   };
-  assert.equal(await flows({}), 0);
-  assert.equal(await flows({ TSMPI_COLL_BARRIER: 'dissemination' }), 40);
+  // 4 ranks: below the default threshold (8 per core), messages: 2 rounds of 4 per barrier.
+  assert.equal(await flows(4, {}), 40);
+  assert.equal(await flows(4, { TSMPI_SHARED_BARRIER_RANKS: '4' }), 0);
+  assert.equal(await flows(4, { TSMPI_COLL_BARRIER: 'shared' }), 0);
+  assert.equal(await flows(4, { TSMPI_COLL_BARRIER: 'dissemination', TSMPI_SHARED_BARRIER_RANKS: '4' }), 40);
 });

@@ -12,8 +12,15 @@ const pairs = (n: number, bytes: number): Uint8Array[] => Array.from({ length: n
 
 test("tsmpi's rules are the runtime's defaults", () => {
   assert.equal(selectBarrier(tsmpi), 'dissemination');
-  // The world's ranks all in this process: arrivals counted in shared memory.
-  assert.equal(selectBarrier(tsmpi, true), 'shared');
+  // The world's ranks all threads of this process: arrivals counted in shared memory, from
+  // TSMPI_SHARED_BARRIER_RANKS ranks (8 per core by default; 0: never unless forced).
+  const cores = readSettings({}, { cores: 2 });
+  assert.equal(cores.sharedBarrierRanks, 16);
+  assert.equal(selectBarrier(cores, 16, true), 'shared');
+  assert.equal(selectBarrier(cores, 15, true), 'dissemination');
+  assert.equal(selectBarrier(cores, 64, false), 'dissemination');
+  assert.equal(selectBarrier(readSettings({ TSMPI_SHARED_BARRIER_RANKS: '0' }), 64, true), 'dissemination');
+  assert.equal(selectBarrier(readSettings({ TSMPI_SHARED_BARRIER_RANKS: '4' }), 4, true), 'shared');
   assert.equal(selectBcast(tsmpi), 'binomial');
   assert.equal(selectBcastInto(tsmpi, 8, 1 << 20), 'scatter-allgather');
   assert.equal(selectReduce(tsmpi), 'binomial');
@@ -27,7 +34,7 @@ test("tsmpi's rules are the runtime's defaults", () => {
 
 test("SimGrid's rules pick SimGrid 3.32's algorithms", () => {
   assert.equal(selectBarrier(simgrid), 'linear');
-  assert.equal(selectBarrier(simgrid, true), 'linear');
+  assert.equal(selectBarrier(simgrid, 64, true), 'linear');
   assert.equal(selectBcast(simgrid), 'binomial-blocking');
   assert.equal(selectBcastInto(simgrid, 8, 1 << 20), 'binomial-blocking');
   assert.equal(selectReduce(simgrid), 'linear');
@@ -52,11 +59,11 @@ test('a forced algorithm wins over either rule set', () => {
   assert.equal(selectBcast(forced), 'binomial');
   assert.equal(selectAlltoall(forced, 16, pairs(16, 4)), 'pairwise');
   assert.equal(selectBarrier(forced), 'dissemination');
-  assert.equal(selectBarrier(forced, true), 'dissemination');
-  // shared where it cannot be used: dissemination.
+  assert.equal(selectBarrier(forced, 64, true), 'dissemination');
+  // shared at any size where it can be used; dissemination where it cannot.
   const shared = readSettings({ TSMPI_COLL_BARRIER: 'shared' });
-  assert.equal(selectBarrier(shared, true), 'shared');
-  assert.equal(selectBarrier(shared, false), 'dissemination');
+  assert.equal(selectBarrier(shared, 2, true), 'shared');
+  assert.equal(selectBarrier(shared, 64, false), 'dissemination');
   // xor-pairwise on a size that is not a power of two falls back to the rotating pairwise.
   assert.equal(selectAlltoall(readSettings({ TSMPI_COLL_ALLTOALL: 'xor-pairwise' }), 6, pairs(6, 4)), 'pairwise');
 });

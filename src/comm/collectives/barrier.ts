@@ -15,7 +15,7 @@ const NOTHING = new Uint8Array(0);
 export function* barrier(call: CollectiveCall): Steps<void> {
   const { rank, size } = call;
   if (size === 1) return;
-  const algorithm = selectBarrier(call.settings, call.sharedBarrierAvailable);
+  const algorithm = selectBarrier(call.settings, size, call.sharedBarrierAvailable);
   if (algorithm === 'shared') {
     yield* wait(call.sharedBarrier());
     return;

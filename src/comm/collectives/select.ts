@@ -43,16 +43,17 @@ export function isLargeArray(value: unknown): value is TypedArray {
 }
 
 /**
- * `shared` (a counter in shared memory, shared-barrier.ts) wherever the communicator's ranks can
- * use it (`sharedAvailable`: the world, every rank in this process); else dissemination, or
- * linear under SimGrid's rules.
+ * `shared` (a counter in shared memory, shared-barrier.ts) where the communicator's ranks can use
+ * it (`sharedAvailable`: the world, every rank a thread of this process) and there are at least
+ * TSMPI_SHARED_BARRIER_RANKS of them (below, waking every sleeper at once costs more than the
+ * messages); else dissemination, or linear under SimGrid's rules.
  */
-export function selectBarrier(settings: Settings, sharedAvailable = false): 'shared' | 'dissemination' | 'linear' {
+export function selectBarrier(settings: Settings, size = 0, sharedAvailable = false): 'shared' | 'dissemination' | 'linear' {
   const choice = forcedChoice(settings, 'barrier');
   if (choice === 'linear' || choice === 'dissemination') return choice;
   if (choice === 'shared') return sharedAvailable ? 'shared' : 'dissemination';
   if (simgridRules(settings)) return 'linear';
-  return sharedAvailable ? 'shared' : 'dissemination';
+  return sharedAvailable && settings.sharedBarrierRanks > 0 && size >= settings.sharedBarrierRanks ? 'shared' : 'dissemination';
 }
 
 export function selectBcastInto(settings: Settings, size: number, bytes: number): 'binomial' | 'binomial-blocking' | 'scatter-allgather' | 'linear' {
