@@ -1,7 +1,7 @@
 /**
  * Barrier of rank threads in one process: the shared barrier (a counter in shared memory) against
  * the dissemination barrier (messages), in the same invocation, a thread per rank and ranks
- * sharing threads. What TSMPI_SHARED_BARRIER_RANKS's default (8 ranks per core) rests on.
+ * sharing threads. What TSMPI_SHARED_BARRIER_RANKS's default (4 ranks per core) rests on.
  *   npm run bench -- barrier          REPS=3, RANKS=4,8,16,32,64
  */
 import { availableParallelism } from 'node:os';

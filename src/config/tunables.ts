@@ -364,8 +364,8 @@ export const tunables = {
     env: 'TSMPI_SHARED_BARRIER_RANKS',
     description:
       "World size from which a barrier of ranks that are all threads of one process counts arrivals in shared memory instead of sending messages (TSMPI_COLL_BARRIER=shared forces it at any size; 0: only when forced). `npm run bench -- barrier` on 2 cores, shared over dissemination, a thread per rank: 4 ranks 0.85x, 8 0.94x, 16 1.04x, 32 0.42x, 64 0.40x; ranks sharing 2 threads: 4 1.14x, 8 0.80x, 16 0.93x, 32 0.78x, 64 0.92x.",
-    defaultText: '8 x cores',
-    defaultValue: (ctx) => 8 * ctx.cores,
+    defaultText: '4 x cores',
+    defaultValue: (ctx) => 4 * ctx.cores,
     parse: (text) => parseNonNegative('TSMPI_SHARED_BARRIER_RANKS', text),
   } satisfies Tunable<number>,
   collBcast: collectiveTunable('bcast'),

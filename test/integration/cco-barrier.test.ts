@@ -11,7 +11,7 @@ import { test } from 'node:test';
 import { explain, fixture, tsmpi } from '../helpers/run-job.ts';
 
 const cases: { name: string; args: string[]; env?: Record<string, string> }[] = [
-  { name: 'threads, 16 ranks (the shared barrier by default here)', args: ['-n', '16'] },
+  { name: 'threads, 16 ranks (the default: shared up to 4 cores)', args: ['-n', '16'] },
   { name: 'threads, shared forced', args: ['-n', '8'], env: { TSMPI_COLL_BARRIER: 'shared' } },
   { name: 'threads, dissemination forced', args: ['-n', '8'], env: { TSMPI_COLL_BARRIER: 'dissemination' } },
   { name: 'threads, linear forced', args: ['-n', '5'], env: { TSMPI_COLL_BARRIER: 'linear' } },
@@ -41,8 +41,8 @@ test('ranks of one process meet in a barrier without messages from TSMPI_SHARED_
       rmSync(file, { force: true });
     }
   };
-  // 4 ranks: below the default threshold (8 per core), messages: 2 rounds of 4 per barrier.
-  assert.equal(await flows(4, {}), 40);
+  // 4 ranks below the threshold: messages, 2 rounds of 4 per barrier.
+  assert.equal(await flows(4, { TSMPI_SHARED_BARRIER_RANKS: '5' }), 40);
   assert.equal(await flows(4, { TSMPI_SHARED_BARRIER_RANKS: '4' }), 0);
   assert.equal(await flows(4, { TSMPI_COLL_BARRIER: 'shared' }), 0);
   assert.equal(await flows(4, { TSMPI_COLL_BARRIER: 'dissemination', TSMPI_SHARED_BARRIER_RANKS: '4' }), 40);

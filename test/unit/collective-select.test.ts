@@ -13,11 +13,11 @@ const pairs = (n: number, bytes: number): Uint8Array[] => Array.from({ length: n
 test("tsmpi's rules are the runtime's defaults", () => {
   assert.equal(selectBarrier(tsmpi), 'dissemination');
   // The world's ranks all threads of this process: arrivals counted in shared memory, from
-  // TSMPI_SHARED_BARRIER_RANKS ranks (8 per core by default; 0: never unless forced).
+  // TSMPI_SHARED_BARRIER_RANKS ranks (4 per core by default; 0: never unless forced).
   const cores = readSettings({}, { cores: 2 });
-  assert.equal(cores.sharedBarrierRanks, 16);
-  assert.equal(selectBarrier(cores, 16, true), 'shared');
-  assert.equal(selectBarrier(cores, 15, true), 'dissemination');
+  assert.equal(cores.sharedBarrierRanks, 8);
+  assert.equal(selectBarrier(cores, 8, true), 'shared');
+  assert.equal(selectBarrier(cores, 7, true), 'dissemination');
   assert.equal(selectBarrier(cores, 64, false), 'dissemination');
   assert.equal(selectBarrier(readSettings({ TSMPI_SHARED_BARRIER_RANKS: '0' }), 64, true), 'dissemination');
   assert.equal(selectBarrier(readSettings({ TSMPI_SHARED_BARRIER_RANKS: '4' }), 4, true), 'shared');
