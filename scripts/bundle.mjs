@@ -16,23 +16,29 @@ import { MODULE_URL_IDENTIFIER, writeScriptCache } from '../dist/bootstrap/cache
 
 const HASHED = /-[A-Z0-9]{8}\.js(\.map)?$/;
 
+/** Bundles `entry` (a module tsc wrote) into `outfile`, one classic script, for writeScriptCache. */
+async function bundleScript(entry, outfile, external) {
+  await build({ entryPoints: [entry], outfile, bundle: true, format: 'cjs', platform: 'node', target: 'node20', sourcemap: true, logLevel: 'warning', external, define: { 'import.meta.url': MODULE_URL_IDENTIFIER } });
+}
+
+/** Runs `fn` with standard output dropped (a warm-up's summaries and help), and forgets the exit code it set. */
+async function quietly(fn) {
+  const write = process.stdout.write;
+  process.stdout.write = () => true;
+  try {
+    await fn();
+  } finally {
+    process.stdout.write = write;
+    process.exitCode = undefined;
+  }
+}
+
 /** Removes the split files of `dir` that earlier builds left (their names carry a content hash). */
 async function removeStale(dir) {
   for (const name of await readdir(dir)) if (HASHED.test(name)) await rm(`${dir}/${name}`);
 }
 
-await build({
-  entryPoints: ['dist/index.js'],
-  outfile: 'dist/runtime.cjs',
-  bundle: true,
-  format: 'cjs',
-  platform: 'node',
-  target: 'node20',
-  sourcemap: true,
-  logLevel: 'warning',
-  external: ['msgpackr'],
-  define: { 'import.meta.url': MODULE_URL_IDENTIFIER },
-});
+await bundleScript('dist/index.js', 'dist/runtime.cjs', ['msgpackr']);
 // Warmed by a world of one rank: init, a few calls, finalize, as a program's first steps.
 const names = await writeScriptCache(resolve('dist/runtime.cjs'), async ({ init, finalize, Op }) => {
   const comm = await init();
@@ -71,21 +77,9 @@ await removeStale('dist');
 // replay of a SimGrid trace on a SimGrid platform.
 const EXTERNAL = ['esbuild', 'msgpackr', 'echarts'];
 await rm('dist/bundle', { recursive: true, force: true });
-await build({
-  entryPoints: ['dist/cli/sim-main.js'],
-  outfile: 'dist/bundle/sim-cli.cjs',
-  bundle: true,
-  format: 'cjs',
-  platform: 'node',
-  target: 'node20',
-  sourcemap: true,
-  logLevel: 'warning',
-  external: EXTERNAL,
-  define: { 'import.meta.url': MODULE_URL_IDENTIFIER },
-});
+await bundleScript('dist/cli/sim-main.js', 'dist/bundle/sim-cli.cjs', EXTERNAL);
 await writeScriptCache(resolve('dist/bundle/sim-cli.cjs'), async ({ main, runSimulation }) => {
   const dir = await mkdtemp(join(tmpdir(), 'tsmpi-bundle-'));
-  const write = process.stdout.write;
   try {
     const ranks = 4;
     const files = [];
@@ -99,13 +93,12 @@ await writeScriptCache(resolve('dist/bundle/sim-cli.cjs'), async ({ main, runSim
     await writeFile(join(dir, 'index.txt'), `${files.join('\n')}\n`);
     await writeFile(join(dir, 'platform.xml'), `<?xml version='1.0'?>\n<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">\n<platform version="4.1">\n  <cluster id="c" prefix="node-" suffix="" radical="0-${ranks - 1}" speed="1Gf" bw="1.25GBps" lat="1us"/>\n</platform>\n`);
     await writeFile(join(dir, 'hosts'), `${Array.from({ length: ranks }, (_, r) => `node-${r}`).join('\n')}\n`);
-    process.stdout.write = () => true;
-    const code = await runSimulation(undefined, [], { replay: join(dir, 'index.txt'), platform: join(dir, 'platform.xml'), hostfile: join(dir, 'hosts'), network: 'smpi', json: join(dir, 'summary.json'), quiet: true, cfg: [], param: [], compute: 'measured', procs: false, solveInterval: 0, messageOverhead: 0, listWorkloads: false, seed: 1 });
-    if (code !== 0) throw new Error(`bundle: the simulator's warm-up replay exited with ${code}`);
-    await main([process.execPath, 'tsmpi', 'sim', '--help']);
+    await quietly(async () => {
+      const code = await runSimulation(undefined, [], { replay: join(dir, 'index.txt'), platform: join(dir, 'platform.xml'), hostfile: join(dir, 'hosts'), network: 'smpi', json: join(dir, 'summary.json'), quiet: true, cfg: [], param: [], compute: 'measured', procs: false, solveInterval: 0, messageOverhead: 0, listWorkloads: false, seed: 1 });
+      if (code !== 0) throw new Error(`bundle: the simulator's warm-up replay exited with ${code}`);
+      await main([process.execPath, 'tsmpi', 'sim', '--help']);
+    });
   } finally {
-    process.stdout.write = write;
-    process.exitCode = undefined;
     await rm(dir, { recursive: true, force: true });
   }
 });
@@ -115,28 +108,12 @@ await writeScriptCache(resolve('dist/bundle/sim-cli.cjs'), async ({ main, runSim
 // ~40 ms before it began. The launchers, the report and calibration are in it too (loaded when
 // their command runs); the simulator is not (it has its own script above). Warmed by the
 // command's own help and version.
-await build({
-  entryPoints: ['dist/cli/program.js'],
-  outfile: 'dist/bundle/cli.cjs',
-  bundle: true,
-  format: 'cjs',
-  platform: 'node',
-  target: 'node20',
-  sourcemap: true,
-  logLevel: 'warning',
-  external: EXTERNAL,
-  define: { 'import.meta.url': MODULE_URL_IDENTIFIER },
-});
-await writeScriptCache(resolve('dist/bundle/cli.cjs'), async ({ main }) => {
-  const write = process.stdout.write;
-  process.stdout.write = () => true;
-  try {
+await bundleScript('dist/cli/program.js', 'dist/bundle/cli.cjs', EXTERNAL);
+await writeScriptCache(resolve('dist/bundle/cli.cjs'), ({ main }) =>
+  quietly(async () => {
     for (const line of [['--version'], ['--help'], ['run', '--help'], ['sim', '--help']]) await main([process.execPath, 'tsmpi', ...line]);
-  } finally {
-    process.stdout.write = write;
-    process.exitCode = undefined;
-  }
-});
+  }),
+);
 
 // tsmpi report inlines ECharts in every page it writes: the library's own minified build, copied
 // beside the report's modules at build time (dist/report/), so a page never fetches anything.
