@@ -268,13 +268,13 @@ export class Endpoint implements RequestDriver, ProgressHost {
     const barrier = this.transport.worldBarrier!;
     this.sharedBarrierHost ??= {
       driver: this,
-      enter: () => barrier.enter(),
-      passed: (generation) => barrier.passed(generation),
-      missing: (generation) => barrier.missing(generation),
+      barrier,
       endedError: (request) => {
+        // (Asked at every poll while the barrier waits: nothing to look through until a rank ends.)
+        if (this.ended.size === 0) return undefined;
         // Named as a wait for the rank that ended (world ranks are the world's ranks).
-        for (const rank of this.ended.keys()) return this.endedError(new RequestClass<unknown>(this, request.operation, rank, request.tag, request.context), rank);
-        return undefined;
+        const rank = this.ended.keys().next().value!;
+        return this.endedError(new RequestClass<unknown>(this, request.operation, rank, request.tag, request.context), rank);
       },
     };
     const previous = this.sharedBarrierLast !== undefined && !this.sharedBarrierLast.done ? this.sharedBarrierLast : undefined;

@@ -12,15 +12,13 @@
  */
 import type { BackgroundTask } from './background.js';
 import { Request, type RequestDriver } from './request.js';
+import type { WorldBarrier } from '../transport/transport.js';
 
 /** What the request needs of the process and of the endpoint. */
 export interface SharedBarrierHost {
   readonly driver: RequestDriver;
-  /** Adds this rank to the barrier: the generation to wait past, or -1 when it arrived last. */
-  enter(): number;
-  passed(generation: number): boolean;
-  /** A rank that has not entered the barrier of `generation`, or -1. */
-  missing(generation: number): number;
+  /** The counter in the process's shared memory (the transport's). */
+  readonly barrier: WorldBarrier;
   /** The error of a wait that can never complete because a rank ended, or undefined while none did. */
   endedError(request: Request<void>): Error | undefined;
 }
@@ -44,13 +42,13 @@ export class SharedBarrierRequest extends Request<void> implements BackgroundTas
     this.previous = previous;
     this.enterWhenFirst();
     // The peer a hang report names is a rank not there yet, looked up when the report asks.
-    Object.defineProperty(this, 'peer', { get: () => (this.done ? -1 : this.generation === NOT_ENTERED ? (this.previous?.peer ?? -1) : host.missing(this.generation)) });
+    Object.defineProperty(this, 'peer', { get: () => (this.done ? -1 : this.generation === NOT_ENTERED ? (this.previous?.peer ?? -1) : host.barrier.missing(this.generation)) });
   }
 
   private enterWhenFirst(): void {
     if (this.previous !== undefined && !this.previous.done) return;
     this.previous = undefined;
-    const generation = this.host.enter();
+    const generation = this.host.barrier.enter();
     if (generation === -1) this.complete(undefined);
     else this.generation = generation;
   }
@@ -63,7 +61,7 @@ export class SharedBarrierRequest extends Request<void> implements BackgroundTas
       if (this.generation === NOT_ENTERED) return false;
     }
     // Released first: the last rank may have ended right after it released this one.
-    if (this.host.passed(this.generation)) {
+    if (this.host.barrier.passed(this.generation)) {
       this.complete(undefined);
       return true;
     }

@@ -47,3 +47,11 @@ test('ranks of one process meet in a barrier without messages from TSMPI_SHARED_
   assert.equal(await flows(4, { TSMPI_COLL_BARRIER: 'shared' }), 0);
   assert.equal(await flows(4, { TSMPI_COLL_BARRIER: 'dissemination', TSMPI_SHARED_BARRIER_RANKS: '4' }), 40);
 });
+
+test('a hang in the shared barrier names a rank that has not arrived', { timeout: 60_000 }, async () => {
+  // Ranks 0 and 1 deadlock in receives; 2 and 3 wait in the barrier for them.
+  const r = await tsmpi(['run', '-n', '4', '--hang-timeout', '1', fixture('deadlock.ts')], { env: { TSMPI_COLL_BARRIER: 'shared' }, timeoutMs: 50_000 });
+  assert.equal(r.code, 124, explain(r));
+  assert.match(r.stderr, /rank 2: waiting in barrier from rank [01] on world\n/);
+  assert.match(r.stderr, /rank 3: waiting in barrier from rank [01] on world\n/);
+});
