@@ -102,11 +102,15 @@ export class Endpoint implements RequestDriver, ProgressHost {
         this.engine.progressed();
       },
       closed: (link, error) => {
-        this.eventPeers.delete(link.peer);
-        // A peer that ended cleanly closes its sockets after its last frame: no failure.
+        // A peer that ended cleanly closes its sockets after its last frame: no failure. Its last
+        // frames come on its own connection to us; ours to it may close first (both close as its
+        // process exits), and ending the peer then failed a receive whose data was still unread.
+        const fromPeer = link.direction !== 'send';
+        if (fromPeer) this.eventPeers.delete(link.peer);
         const how = this.ending.get(link.peer);
-        if (how !== undefined) this.peerEnded(link.peer, how);
-        else if (!this.ended.has(link.peer)) failLink(this.rank, link, error, this.sends, this.receives);
+        if (how !== undefined) {
+          if (fromPeer) this.peerEnded(link.peer, how);
+        } else if (!this.ended.has(link.peer)) failLink(this.rank, link, error, this.sends, this.receives);
         this.engine.kick();
       },
     };
