@@ -164,6 +164,8 @@ export class ProgressEngine implements Progress {
   timeoutWakeups = 0;
 
   private readonly syncSleepMs: number;
+  /** The rank's own sleep() calls not yet over: the sleep loop must not block the thread meanwhile. */
+  private sleepsPending = 0;
   private readonly handsOff: boolean;
 
   constructor(host: ProgressHost, control: ControlArea, slot: number, spinMicros: number, options: ProgressOptions = {}) {
@@ -293,8 +295,15 @@ export class ProgressEngine implements Progress {
 
   /** Resolves after `seconds` (a timer that keeps the thread alive meanwhile); 0: after one turn of the event loop. */
   sleep(seconds: number): Promise<void> {
-    if (!(seconds > 0)) return new Promise((resolve) => setImmediate(resolve));
-    return new Promise((resolve) => setTimeout(resolve, seconds * 1000));
+    this.sleepsPending++;
+    return new Promise((resolve) => {
+      const done = (): void => {
+        this.sleepsPending--;
+        resolve();
+      };
+      if (seconds > 0) setTimeout(done, seconds * 1000);
+      else setImmediate(done);
+    });
   }
 
   /** Polls until `target` is done or the spin budget is spent. */
@@ -433,7 +442,9 @@ export class ProgressEngine implements Progress {
           continue;
         }
         sleptAt = performance.now();
-        if (blocking) {
+        // A blocking sleep would hold up the rank's own sleep(): a conveyor's advance() took up
+        // to a whole slice per call while its receive waited in the background.
+        if (blocking && this.sleepsPending === 0) {
           const outcome = Atomics.wait(control.i32, index, seen, this.syncSleepMs);
           control.setSleeping(this.slot, false);
           if (outcome === 'timed-out') {

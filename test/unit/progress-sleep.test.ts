@@ -1,0 +1,86 @@
+/**
+ * A rank's own sleep() is not held up by the progress engine: a background wait (a conveyor's
+ * posted receive) may sleep in blocking slices of the thread, but not while the rank's code has a
+ * sleep() pending, which would then last a whole slice (the conveyor's advance() did, per call).
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { allocateControlArea, ControlArea } from '../../src/transport/control-block.ts';
+import { ProgressEngine, type ProgressHost } from '../../src/transport/progress.ts';
+
+const SLICE_MS = 20;
+const description = { operation: 'recv', peer: 1, tag: 0, context: 0 };
+
+/** Counts the blocking waits on `i32` (Atomics.wait) from the moment it is installed. */
+function blockingWaits(i32: Int32Array): { count: number; restore(): void } {
+  const real = Atomics.wait;
+  const spy = {
+    count: 0,
+    restore: () => {
+      Atomics.wait = real;
+    },
+  };
+  Atomics.wait = ((array: Int32Array, index: number, value: number, timeout?: number) => {
+    if (array === i32) spy.count++;
+    return real(array, index, value, timeout);
+  }) as typeof Atomics.wait;
+  return spy;
+}
+
+/** An engine that sleeps in blocking slices, with a wait parked in the background; `progress()` makes its next poll find work. */
+async function engineWithBackgroundWait(): Promise<{ engine: ProgressEngine; i32: Int32Array; progress(): void; end(): Promise<void> }> {
+  let work = 0;
+  const host: ProgressHost = {
+    poll: () => false,
+    pollFully: () => (work > 0 ? (work--, true) : false),
+  };
+  const control = new ControlArea(allocateControlArea(1), 1);
+  const engine = new ProgressEngine(host, control, 0, 0, { sleepLimitMs: 50, syncSleepMs: SLICE_MS });
+  let done = false;
+  // The first slice blocks at once: let it time out before the test begins.
+  const background = engine.waitUntil(() => done, description);
+  await new Promise<void>((resolve) => setImmediate(resolve));
+  return {
+    engine,
+    i32: control.i32,
+    progress: () => {
+      work++;
+      engine.kick();
+    },
+    end: async () => {
+      done = true;
+      engine.kick();
+      await background;
+      engine.finish();
+    },
+  };
+}
+
+test("the sleep loop does not block the thread while the rank's sleep(0) is pending", async () => {
+  const { engine, i32, progress, end } = await engineWithBackgroundWait();
+  const spy = blockingWaits(i32);
+  try {
+    for (let i = 0; i < 3; i++) {
+      // Work found re-arms the loop's blocking slice; while the rank sleeps, it must not block.
+      progress();
+      await engine.sleep(0.03);
+    }
+  } finally {
+    spy.restore();
+    await end();
+  }
+  assert.equal(spy.count, 0, 'no blocking wait while a sleep() was pending');
+});
+
+test('without a sleep() pending, the same loop does block in a slice once work re-arms it (the case above is not vacuous)', async () => {
+  const { i32, progress, end } = await engineWithBackgroundWait();
+  const spy = blockingWaits(i32);
+  try {
+    progress();
+    await new Promise<void>((resolve) => setTimeout(resolve, 30));
+  } finally {
+    spy.restore();
+    await end();
+  }
+  assert.ok(spy.count >= 1, `blocking waits: ${spy.count}`);
+});
