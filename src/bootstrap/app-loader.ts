@@ -14,10 +14,11 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { isBuiltin, type SourceMapPayload } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, extname, join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { ErrorCode, TsmpiError } from '../errors.js';
 import { StackMapper, type LineShift } from './stack-map.js';
 import { importModule } from './module-import.js';
+import { RANK_RUNTIME_KEY } from './rank-runtime-key.js';
 
 export interface PreparedApp {
   /** URL to import in each rank. */
@@ -44,6 +45,12 @@ export interface PrepareOptions {
    * simulator loads the program once per rank and all ranks must share one tsmpi.
    */
   shareTsmpi?: boolean;
+  /**
+   * Import 'tsmpi' from the rank's own copy of the runtime instead (the simulator's per-rank
+   * runtimes, sim/rank-runtimes.ts): a module inlined into the bundle re-exports these names from
+   * the copy the provider gives while the rank's instance of the bundle is evaluated.
+   */
+  rankRuntimeExports?: readonly string[];
 }
 
 /**
@@ -51,6 +58,16 @@ export interface PrepareOptions {
  * dist/'s when the simulator runs from the TypeScript sources (benchmarks and tests under tsx).
  */
 const tsmpiBundle = [new URL('../tsmpi.js', import.meta.url), new URL('../../dist/tsmpi.js', import.meta.url)].find((url) => existsSync(url))?.href ?? new URL('../tsmpi.js', import.meta.url).href;
+
+/** The runtime's install path, beside its entry (the simulator loads a copy per rank from it). */
+export const tsmpiRuntimeScript = fileURLToPath(new URL('./runtime.cjs', tsmpiBundle));
+
+/** The 'tsmpi' a bundle gets with per-rank runtimes: the names of its rank's copy. */
+function rankRuntimeModule(names: readonly string[]): string {
+  const lines = [`const runtime = globalThis[Symbol.for(${JSON.stringify(RANK_RUNTIME_KEY)})]();`];
+  for (const name of names) lines.push(`export const ${name} = runtime[${JSON.stringify(name)}];`);
+  return lines.join('\n');
+}
 
 /** What `import.meta` becomes in a program's own files: a per-file object (see withMetaPrelude). */
 const META_IDENTIFIER = '__tsmpi_import_meta';
@@ -91,7 +108,8 @@ export async function prepareApp(program: string, operation = 'tsmpi run', optio
     throw new TsmpiError(ErrorCode.Arg, `cannot read the program ${program}`, { operation, hint: 'give the path of a .ts or .js file' });
   }
   const ext = extname(path);
-  if (JS_EXTENSIONS.has(ext) && !options.shareTsmpi) return { url: pathToFileURL(path).href, path, mapStack: (stack) => stack, cleanup: () => {} };
+  const perRank = options.rankRuntimeExports;
+  if (JS_EXTENSIONS.has(ext) && !options.shareTsmpi && perRank === undefined) return { url: pathToFileURL(path).href, path, mapStack: (stack) => stack, cleanup: () => {} };
   if (!TS_EXTENSIONS.has(ext) && !JS_EXTENSIONS.has(ext)) {
     throw new TsmpiError(ErrorCode.Arg, `${program} is not a .ts, .mts, .tsx, .js or .mjs file`, { operation, hint: 'rename the program or give its compiled .js' });
   }
@@ -122,6 +140,7 @@ export async function prepareApp(program: string, operation = 'tsmpi run', optio
             // entry is not inside node_modules get bundled like the program's own files.
             build.onResolve({ filter: /^[^./]|^\.[^./]|^\.\.[^/]/ }, async (args) => {
               if (args.pluginData === 'tsmpi-resolving' || isBuiltin(args.path) || /^[a-z]+:/i.test(args.path)) return undefined;
+              if (perRank !== undefined && args.path === 'tsmpi') return { path: 'tsmpi', namespace: 'tsmpi-rank-runtime' };
               if (options.shareTsmpi && args.path === 'tsmpi') return { path: tsmpiBundle, external: true };
               const found = await build.resolve(args.path, { kind: args.kind, resolveDir: args.resolveDir, importer: args.importer, pluginData: 'tsmpi-resolving' });
               if (found.errors.length > 0 || found.external) return undefined;
@@ -133,6 +152,7 @@ export async function prepareApp(program: string, operation = 'tsmpi run', optio
               }
               return { path: found.path };
             });
+            if (perRank !== undefined) build.onLoad({ filter: /^tsmpi$/, namespace: 'tsmpi-rank-runtime' }, () => ({ contents: rankRuntimeModule(perRank), loader: 'js' }));
             // Keep import.meta per source file (see metaPrelude).
             build.onLoad({ filter: /\.[cm]?[jt]sx?$/ }, (args) => {
               if (/[\\/]node_modules[\\/]/.test(args.path)) return undefined;

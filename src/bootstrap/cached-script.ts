@@ -40,9 +40,10 @@ export function cachePathOf(scriptPath: string): string {
 
 type ModuleBody = (exports: object, require: NodeJS.Require, module: { exports: object }, filename: string, dirname: string, moduleUrl: string) => void;
 
-function compile(scriptPath: string, cachedData: Buffer | undefined): Script {
+function compile(scriptPath: string, cachedData: Buffer | undefined, copy?: string): Script {
   return new Script(PREFIX + readFileSync(scriptPath, 'utf8') + SUFFIX, {
-    filename: scriptPath,
+    // V8 reuses a script compiled under the same name and source: a copy needs its own name.
+    filename: copy === undefined ? scriptPath : `${scriptPath}?${copy}`,
     ...(cachedData !== undefined ? { cachedData } : {}),
   });
 }
@@ -57,11 +58,15 @@ function run(script: Script, scriptPath: string): Record<string, unknown> {
 /** What became of the code cache when a script was loaded. */
 export type ScriptCache = 'used' | 'rejected' | 'missing';
 
-/** Compiles (from the code cache when V8 takes it) and runs a bundled script; returns its exports. */
-export function loadCachedScript(scriptPath: string): { exports: Record<string, unknown>; cache: ScriptCache } {
+/**
+ * Compiles (from the code cache when V8 takes it) and runs a bundled script; returns its exports.
+ * A named `copy` is a separate instance that shares no compiled code with the others (the
+ * simulator's per-rank runtimes).
+ */
+export function loadCachedScript(scriptPath: string, copy?: string): { exports: Record<string, unknown>; cache: ScriptCache } {
   const cachePath = cachePathOf(scriptPath);
   const cachedData = existsSync(cachePath) ? readFileSync(cachePath) : undefined;
-  const script = compile(scriptPath, cachedData);
+  const script = compile(scriptPath, cachedData, copy);
   const cache: ScriptCache = cachedData === undefined ? 'missing' : script.cachedDataRejected === true ? 'rejected' : 'used';
   return { exports: run(script, scriptPath), cache };
 }

@@ -306,6 +306,22 @@ export const tunables = {
     defaultValue: () => true,
     parse: (text) => parseChoice('TSMPI_SIM_GROW_POLLS', text, ['0', '1'] as const) === '1',
   } satisfies Tunable<boolean>,
+  simRankRuntimes: {
+    env: 'TSMPI_SIM_RANK_RUNTIMES',
+    description:
+      "Under tsmpi sim, each rank of a program gets its own copy of tsmpi's runtime, as each rank's isolate has in a real run, so that each pays its own JIT warm-up in its measured compute; off: one copy for all ranks (the first rank to run a code path warms it up for all). A copy costs ~2 MB and its warm-up.",
+    defaultText: 'auto: on for a program on a calibrated --platform with up to 64 ranks, else off',
+    defaultValue: () => 'auto' as const,
+    parse: (text) => parseChoice('TSMPI_SIM_RANK_RUNTIMES', text, ['auto', 'on', 'off'] as const),
+  } satisfies Tunable<'auto' | 'on' | 'off'>,
+  simSerialV8: {
+    env: 'TSMPI_SIM_SERIAL_V8',
+    description:
+      "tsmpi sim runs V8 single-threaded (--single-threaded: no background compiler or GC threads), so that the compiling and collecting a rank causes count in its measured compute, as they take cores from the ranks when the ranks fill a host's cores; the command restarts itself with the flag when needed.",
+    defaultText: 'auto: on for a program on a calibrated --platform whose busiest host has at least as many ranks as cores, else off',
+    defaultValue: () => 'auto' as const,
+    parse: (text) => parseChoice('TSMPI_SIM_SERIAL_V8', text, ['auto', 'on', 'off'] as const),
+  } satisfies Tunable<'auto' | 'on' | 'off'>,
   check: {
     env: 'TSMPI_CHECK',
     description:

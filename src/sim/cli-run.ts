@@ -5,6 +5,7 @@
  */
 import { NODE_LOCAL_MESSAGE_OVERHEAD, NODE_MESSAGE_OVERHEAD } from './node-overheads.js';
 import { readFileSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { HANG_EXIT_CODE } from '../bootstrap/rank-host.js';
 import { ErrorCode, TsmpiError } from '../errors.js';
 import { chromeTrace } from '../trace/chrome-trace.js';
@@ -19,7 +20,7 @@ import type { ReplayCollectives } from './replay/replayer.js';
 import { loadTiTraces, writeTiTraceFiles } from './replay/ti-trace.js';
 import { SimRankFailure, type SimRunResult } from './program-runner.js';
 import { isNetworkKind, NETWORK_HELP } from './network/network-models.js';
-import { simulate, traceWorld, type NetworkKind } from './simulate.js';
+import { simulate, traceWorld, wantsSerialV8, type NetworkKind, type SimulateOptions } from './simulate.js';
 import { buildWorkload, listWorkloads } from './workloads/registry.js';
 
 // Its loader hands the bundled command the host's import() (module-import.ts says why).
@@ -75,6 +76,16 @@ function printWorkloads(): void {
       process.stdout.write(`    ${p.name.padEnd(18)} ${p.kind.padEnd(6)} ${p.doc} (${dflt})\n`);
     }
   }
+}
+
+/**
+ * Runs this `tsmpi sim` again in a V8 without background threads (wantsSerialV8); returns its
+ * exit code. V8 takes the flag only as it starts, hence a second process (~50 ms).
+ */
+function runSerialV8(): number {
+  const run = spawnSync(process.execPath, ['--single-threaded', ...process.execArgv, ...process.argv.slice(1)], { stdio: 'inherit' });
+  if (run.error !== undefined) throw new TsmpiError(ErrorCode.Internal, `cannot run the simulation again with --single-threaded: ${run.error.message}`, { operation: 'tsmpi sim', hint: 'set TSMPI_SIM_SERIAL_V8=off to simulate in this process', cause: run.error });
+  return run.status ?? 1;
 }
 
 export async function runSimulation(programPath: string | undefined, args: string[], flags: SimCliOptions): Promise<number> {
@@ -148,7 +159,7 @@ export async function runSimulation(programPath: string | undefined, args: strin
   };
   let result: SimRunResult;
   try {
-    result = await simulate({
+    const options: SimulateOptions = {
       program,
       args,
       np,
@@ -173,7 +184,9 @@ export async function runSimulation(programPath: string | undefined, args: strin
           statusShown = true;
         }
       },
-    });
+    };
+    if (wantsSerialV8(options)) return runSerialV8();
+    result = await simulate(options);
   } catch (error) {
     if (error instanceof SimRankFailure) {
       // Said once, as `tsmpi run` says it: the rank, its stack at the program's lines, the code.

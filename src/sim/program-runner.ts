@@ -2,7 +2,8 @@
  * Runs a tsmpi program in virtual time: every rank is the program's module, loaded once per rank
  * (an import URL with the rank in its query gives each rank its own module instance), evaluated
  * inside an AsyncLocalStorage context that `init()` reads, so the program's `await init()` gets
- * that rank's communicator. tsmpi itself is loaded once and shared.
+ * that rank's communicator. tsmpi itself is loaded once and shared, or once per rank
+ * (`rankRuntimes`, rank-runtimes.ts).
  *
  * The loop (see world.ts): take the earliest network event or rank to resume; after resuming a
  * rank, let its JavaScript run until it waits in tsmpi again or its program ends (loading the
@@ -14,7 +15,8 @@ import type { TraceChunk } from '../trace/rank-trace.js';
 import { mapProfileSites } from '../trace/rank-profile.js';
 import { isOwnSource } from '../trace/call-tracing.js';
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { prepareApp } from '../bootstrap/app-loader.js';
+import { prepareApp, tsmpiRuntimeScript } from '../bootstrap/app-loader.js';
+import { RankRuntimes } from './rank-runtimes.js';
 import { notifyPeerGone } from '../bootstrap/peer-notices.js';
 import { nodeLocal, type JobInfo } from '../bootstrap/job-info.js';
 import { setRankResolver, type LauncherChannel, type RankContext } from '../bootstrap/rank-context.js';
@@ -70,6 +72,11 @@ export interface ProgramRunOptions {
   frameCosts?: (network: NetworkModel) => FrameCosts;
   /** Wake-ups of ranks that slept (see SimWorldOptions.wakeModel). */
   wakeModel?: WakeModel;
+  /**
+   * Give each rank of a program file its own copy of tsmpi's runtime (rank-runtimes.ts), so that
+   * each pays its own JIT warm-up, as each rank's isolate does in a real run.
+   */
+  rankRuntimes?: boolean;
   /** Stop the CPU meter inside tsmpi calls (call-meter.ts): a calibrated machine's frame costs are the runtime's. */
   meterCalls?: boolean;
   /** Builds the network model on the run's simulation. */
@@ -148,10 +155,26 @@ const IDLE_CHECKS = 100;
 /** Timer events in a row, with nothing else left, after which the world counts as idle. */
 const TIMER_ONLY_EVENTS = 10_000;
 
+/**
+ * What a turn of this thread's event loop takes with nothing to do (real milliseconds): the lower
+ * quartile of a few turns, so that a slow one (a GC, the OS) is not taken for the usual.
+ */
+async function eventLoopTurnMillis(): Promise<number> {
+  const turns: number[] = [];
+  for (let i = 0; i < 48; i++) {
+    const start = performance.now();
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    turns.push(performance.now() - start);
+  }
+  turns.sort((a, b) => a - b);
+  return turns[turns.length >> 2]!;
+}
+
 export async function runProgram(options: ProgramRunOptions): Promise<SimRunResult> {
   const started = performance.now();
   const main = options.program;
-  const app = typeof main === 'string' ? await prepareApp(main, 'tsmpi sim', { shareTsmpi: true }) : undefined;
+  const runtimes = typeof main === 'string' && options.rankRuntimes === true ? new RankRuntimes(tsmpiRuntimeScript) : undefined;
+  const app = typeof main === 'string' ? await prepareApp(main, 'tsmpi sim', { shareTsmpi: true, ...(runtimes !== undefined ? { rankRuntimeExports: runtimes.exportNames() } : {}) }) : undefined;
   const sim = new Simulation();
   const network = options.network(sim);
   const world = new SimWorld({
@@ -179,6 +202,10 @@ export async function runProgram(options: ProgramRunOptions): Promise<SimRunResu
   let starting: RankStore | undefined;
   const storeNow = als !== undefined ? (): RankStore | undefined => als.getStore() : (): RankStore | undefined => starting;
   setRankResolver(storeNow);
+  const uninstallRuntimes = runtimes?.install(() => {
+    const context = storeNow()?.context;
+    return context !== undefined && 'rank' in context ? context.rank : undefined;
+  });
   const job: JobInfo = {
     launcher: 'threads',
     jobId: `sim-${process.pid}`,
@@ -331,6 +358,7 @@ export async function runProgram(options: ProgramRunOptions): Promise<SimRunResu
       };
       world.wake(simRank, 0);
     }
+    const turnMillis = await eventLoopTurnMillis();
     let lastReport = performance.now();
     let idleChecks = 0;
     let timersOnly = 0;
@@ -364,7 +392,7 @@ export async function runProgram(options: ProgramRunOptions): Promise<SimRunResu
         // The rank runs until every one of its microtasks has settled (all its async flows wait
         // in tsmpi, or on each other): only then is it blocked. A wait alone does not end it.
         await Promise.race([world.segmentEnd(next), new Promise<void>((resolve) => setImmediate(resolve))]);
-        if (next.running) world.endSegment(next);
+        if (next.running) world.endSegmentAfterTurn(next, turnMillis);
       }
       if (next !== null) takeExitCode(next.rank);
       if (options.onProgress && performance.now() - lastReport > 200) {
@@ -414,6 +442,7 @@ export async function runProgram(options: ProgramRunOptions): Promise<SimRunResu
     process.off('unhandledRejection', onStray);
     setRankResolver(undefined);
     app?.cleanup();
+    uninstallRuntimes?.();
   }
   const makespan = Math.max(0, ...world.ranks.map((r) => r.stats.end));
   return { makespan, ranks: world.ranks.map((r) => r.stats), events: sim.processed, wallSeconds: (performance.now() - started) / 1000, network, world, ...(traceChunks !== undefined ? { traceChunks, traceNodes: options.hostOf.map((h) => options.hosts.names[h] ?? `host ${h}`) } : {}) };

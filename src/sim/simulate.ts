@@ -225,6 +225,53 @@ export function calibratedWakeModel(calibration: MachineCalibration, hostOf: rea
   };
 }
 
+/** Host and process of each rank: by the hostfile, or `perHost` consecutive ranks per host. */
+function placement(options: SimulateOptions, np: number, perHost: number, platform: Platform): { hostOf: number[]; procOf: number[] } {
+  const hostfile = options.hostfile;
+  const hostOf =
+    hostfile === undefined
+      ? placeRanks(np, perHost, platform.hostCount)
+      : placeByHostfile(hostfile.slots, np, (name) => platform.hostByName(name), () => Array.from({ length: platform.hostCount }, (_, h) => platform.host(h).name), hostfile.source);
+  return { hostOf, procOf: placeProcesses(hostOf, options.ranksPerProc) };
+}
+
+/**
+ * What a rank's V8 costs it in a prediction of a real machine (TSMPI_SIM_RANK_RUNTIMES and
+ * TSMPI_SIM_SERIAL_V8, both `auto` by default, docs/simulator.md): its own copy of the runtime to
+ * warm up, and its compiling and collecting counted as its compute when the ranks fill a host's
+ * cores (V8 run single-threaded). Both apply to a program (not a trace, whose compute is
+ * declared) on a calibrated platform.
+ */
+function rankCosts(options: SimulateOptions, np: number, calibration: MachineCalibration | undefined, hostOf: readonly number[], platform: Platform, env: NodeJS.ProcessEnv): { rankRuntimes: boolean; serialV8: boolean } {
+  const settings = readSettings(env);
+  const predicting = calibration !== undefined && typeof options.program === 'string' && (options.computeMode ?? 'measured') === 'measured';
+  const onHost = new Map<number, number>();
+  for (const h of hostOf) onHost.set(h, (onHost.get(h) ?? 0) + 1);
+  const coresFull = [...onHost].some(([h, ranks]) => ranks >= platform.host(h).cores);
+  const pick = (choice: 'auto' | 'on' | 'off', auto: boolean): boolean => (choice === 'auto' ? auto : choice === 'on');
+  return {
+    rankRuntimes: typeof options.program === 'string' && pick(settings.simRankRuntimes, predicting && np <= RANK_RUNTIMES_UP_TO),
+    serialV8: typeof options.program === 'string' && pick(settings.simSerialV8, predicting && coresFull),
+  };
+}
+
+/** Ranks up to which a prediction gives each rank its own runtime by default (each copy ~2 MB). */
+const RANK_RUNTIMES_UP_TO = 64;
+
+/**
+ * True when `options` should be simulated by a V8 without background threads (see rankCosts)
+ * and this one has them: `tsmpi sim` then runs itself again with --single-threaded.
+ */
+export function wantsSerialV8(options: SimulateOptions, env: NodeJS.ProcessEnv = process.env): boolean {
+  if (process.execArgv.includes('--single-threaded') || typeof options.program !== 'string') return false;
+  const calibration = options.platform?.calibration;
+  if (calibration === undefined && readSettings(env).simSerialV8 !== 'on') return false;
+  const np = options.np ?? 1;
+  const perHost = options.ranksPerHost ?? (calibration !== undefined ? Math.ceil(np / calibration.hosts.count) : 1);
+  const platform = options.platform ?? defaultPlatform(Math.ceil(np / perHost));
+  return rankCosts(options, np, calibration, placement(options, np, perHost, platform).hostOf, platform, env).serialV8;
+}
+
 /** Runs a program, trace or workload in virtual time. */
 export async function simulate(options: SimulateOptions): Promise<SimRunResult> {
   let program: string | RankMain;
@@ -277,12 +324,7 @@ export async function simulate(options: SimulateOptions): Promise<SimRunResult> 
   }
   const kind = options.network ?? settings.network ?? (calibration !== undefined ? 'calibrated' : 'flow');
   const flow: FlowModelOptions = { ...settings.flow, ...(simgrid ? { smallFrameBytes: 0 } : {}), ...options.flow };
-  const hostfile = options.hostfile;
-  const hostOf =
-    hostfile === undefined
-      ? placeRanks(np, perHost, platform.hostCount)
-      : placeByHostfile(hostfile.slots, np, (name) => platform.hostByName(name), () => Array.from({ length: platform.hostCount }, (_, h) => platform.host(h).name), hostfile.source);
-  const procOf = placeProcesses(hostOf, options.ranksPerProc);
+  const { hostOf, procOf } = placement(options, np, perHost, platform);
   const makeNetwork = networkModel(kind, platform, flow);
   let frameCosts: ((network: NetworkModel) => FrameCosts) | undefined;
   let wakeModel: WakeModel | undefined;
@@ -318,6 +360,7 @@ export async function simulate(options: SimulateOptions): Promise<SimRunResult> 
     procOf,
     coresOf: Array.from({ length: platform.hostCount }, (_, h) => platform.host(h).cores),
     ...(frameCosts !== undefined ? { frameCosts, meterCalls: true } : {}),
+    rankRuntimes: rankCosts(options, np, calibration, hostOf, platform, env ?? process.env).rankRuntimes,
     ...(wakeModel !== undefined ? { wakeModel } : {}),
     // SMPI's messages share links down to the smallest: no frame stays out of the sharing.
     network: makeNetwork,

@@ -95,6 +95,8 @@ export class SimRank {
   waitingSince = 0;
   /** The link class of the last frame that reached the rank (what woke it). */
   lastArrival: LinkClass = 'intra-process';
+  /** Real time (performance.now) the rank's code last began to wait in tsmpi, in its running segment. */
+  lastWaitReal = 0;
 
   constructor(rank: number, host: number, proc: number) {
     this.rank = rank;
@@ -232,9 +234,14 @@ export class SimWorld {
 
   /** The virtual time of `rank` now: its segment start plus what it has computed since. */
   rankNow(rank: SimRank): number {
+    return this.rankAt(rank, performance.now());
+  }
+
+  /** The virtual time of `rank` at real time `real` (performance.now) of its running segment. */
+  private rankAt(rank: SimRank, real: number): number {
     if (!rank.running) return Math.max(rank.readyAt, this.sim.now());
     let t = rank.segmentStart + rank.declared;
-    if (this.computeMode === 'measured') t += (((rank.callDepth > 0 ? rank.pausedAt : performance.now()) - rank.realStart) / 1000) * this.options.cpuScale(rank.host, rank.segmentStart) * rank.cpuShare;
+    if (this.computeMode === 'measured') t += (((rank.callDepth > 0 ? rank.pausedAt : real) - rank.realStart) / 1000) * this.options.cpuScale(rank.host, rank.segmentStart) * rank.cpuShare;
     return t;
   }
 
@@ -286,9 +293,12 @@ export class SimWorld {
     spans.push({ rank: rank.rank, kind, start, end });
   }
 
-  /** Ends the running segment of `rank` (it waits or finished); returns its end time. */
-  endSegment(rank: SimRank): number {
-    const end = this.rankNow(rank);
+  /**
+   * Ends the running segment of `rank` (it waits or finished); returns its end time. `real` is
+   * when its code stopped running (performance.now; see endSegmentAfterTurn).
+   */
+  endSegment(rank: SimRank, real = performance.now()): number {
+    const end = this.rankAt(rank, real);
     const notCompute = rank.polledInSegment + rank.overheadInSegment;
     // max: rounding of (end - start) - parts may leave -1e-19 where nothing was computed.
     rank.stats.compute += Math.max(0, end - rank.segmentStart - notCompute);
@@ -306,6 +316,17 @@ export class SimWorld {
     // Frames that arrived while it ran may already satisfy what it waits for.
     rank.onArrival?.();
     return end;
+  }
+
+  /**
+   * Ends the running segment of `rank` found blocked one turn of the event loop after it ran: the
+   * turn is the runner's, not the rank's. Its code stopped `turnMillis` ago, or at its last wait
+   * in tsmpi if that was later. (Each segment counted a whole turn as compute before: ~5 us per
+   * message of a ping-pong on 2 cores, 3x the real round trip.)
+   */
+  endSegmentAfterTurn(rank: SimRank, turnMillis: number): number {
+    const real = performance.now();
+    return this.endSegment(rank, Math.min(real, Math.max(rank.realStart, rank.lastWaitReal, real - turnMillis)));
   }
 
   /**

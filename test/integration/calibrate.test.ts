@@ -281,6 +281,40 @@ test("ranks that compute at once share their host's cores: 4 ranks on 2 cores ta
   assert.ok((await span(2, 2)) < 0.101);
 });
 
+const RANK_V8 = `
+import { init } from 'tsmpi';
+const seen = globalThis as unknown as { inits?: Set<unknown> };
+(seen.inits ??= new Set()).add(init);
+const comm = await init();
+await comm.barrier();
+if (comm.rank === comm.size - 1) console.log(\`runtimes \${seen.inits.size} serial \${process.execArgv.includes('--single-threaded')}\`);
+`;
+
+test("a prediction gives each rank its own copy of the runtime, and runs V8 single-threaded when the ranks fill the host's cores; the settings turn either off", async () => {
+  const program = join(dir, 'rank-v8.ts');
+  writeFileSync(program, RANK_V8);
+  const platform = write('rank-v8.json', knownMachine(KNOWN, 2));
+  const run = async (args: string[], env: Record<string, string> = {}): Promise<string> => {
+    const r = await tsmpi(['sim', '--quiet', ...args, program], { env });
+    assert.equal(r.code, 0, explain(r));
+    return /^runtimes \d+ serial \w+$/m.exec(r.stdout)?.[0] ?? r.stdout;
+  };
+  // Two ranks on two cores: each its own runtime, and V8 without background threads.
+  assert.equal(await run(['--platform', platform, '-n', '2']), 'runtimes 2 serial true');
+  assert.equal(await run(['--platform', platform, '--procs', '-n', '3']), 'runtimes 3 serial true');
+  // One rank leaves a core to V8's threads, as in a real run.
+  assert.equal(await run(['--platform', platform, '-n', '1']), 'runtimes 1 serial false');
+  assert.equal(await run(['--platform', platform, '-n', '2'], { TSMPI_SIM_RANK_RUNTIMES: 'off' }), 'runtimes 1 serial true');
+  assert.equal(await run(['--platform', platform, '-n', '2'], { TSMPI_SIM_SERIAL_V8: 'off' }), 'runtimes 2 serial false');
+  // Not a prediction: a made-up platform, or compute declared by the program.
+  assert.equal(await run(['-n', '2']), 'runtimes 1 serial false');
+  assert.equal(await run(['--platform', platform, '--compute', 'declared', '-n', '2']), 'runtimes 1 serial false');
+  assert.equal(await run(['-n', '2'], { TSMPI_SIM_RANK_RUNTIMES: 'on', TSMPI_SIM_SERIAL_V8: 'on' }), 'runtimes 2 serial true');
+  const bad = await tsmpi(['sim', '--quiet', '--platform', platform, '-n', '2', program], { env: { TSMPI_SIM_SERIAL_V8: 'yes' } });
+  assert.equal(bad.code, 2, explain(bad));
+  assert.match(bad.stderr, /TSMPI_SIM_SERIAL_V8/);
+});
+
 test('a placement that needs a link class the calibration lacks stops before running, saying what to calibrate', async () => {
   const machine = knownMachine(KNOWN, 2);
   const threadsOnly = write('threads-only.json', { ...machine, classes: { 'intra-process': machine.classes['intra-process'] } });

@@ -1,0 +1,68 @@
+/**
+ * A simulated rank's segment, found over one turn of the event loop after its code stopped, ends
+ * when its code stopped: the runner's turn is not the rank's compute. It ends a turn before it was
+ * found, or at the rank's last wait in tsmpi when that came later, and never after it was found.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { Simulation } from '../../src/sim/engine.ts';
+import { DelayModel } from '../../src/sim/network/model.ts';
+import { SimWorld } from '../../src/sim/world.ts';
+
+function measuredWorld(): SimWorld {
+  const sim = new Simulation();
+  return new SimWorld({ sim, network: new DelayModel(sim, { latency: () => 0, bandwidth: () => 1e9 }), hostOf: [0], computeMode: 'measured', cpuScale: () => 1, flopsTime: () => 0 });
+}
+
+function busy(ms: number): void {
+  const until = performance.now() + ms;
+  while (performance.now() < until);
+}
+
+/** Begins rank 0's segment at virtual 0; returns real times read just before and after. */
+function begin(world: SimWorld): { before: number; after: number } {
+  const before = performance.now();
+  world.beginSegment(world.ranks[0]!, 0);
+  return { before, after: performance.now() };
+}
+
+test('a segment found a turn late ends a turn before it was found, not at its earlier last wait', () => {
+  const world = measuredWorld();
+  const rank = world.ranks[0]!;
+  const started = begin(world);
+  busy(3);
+  rank.lastWaitReal = performance.now();
+  busy(6);
+  const before = performance.now();
+  const end = world.endSegmentAfterTurn(rank, 2);
+  const after = performance.now();
+  assert.ok(end >= (before - 2 - started.after) / 1000 && end <= (after - 2 - started.before) / 1000, `ended at ${end} s`);
+  assert.equal(rank.stats.compute, end, 'all of it counts as compute');
+});
+
+test('a segment whose last wait came later than a turn before ends at that wait', () => {
+  const world = measuredWorld();
+  const rank = world.ranks[0]!;
+  const started = begin(world);
+  busy(3);
+  const waited = performance.now();
+  rank.lastWaitReal = waited;
+  busy(1);
+  const end = world.endSegmentAfterTurn(rank, 50);
+  assert.ok(end >= (waited - started.after) / 1000 && end <= (waited - started.before) / 1000, `ended at ${end} s, waited at ${(waited - started.before) / 1000} s`);
+});
+
+test('a turn longer than the segment never ends it before it began, nor a turn of 0 after it was found', () => {
+  const world = measuredWorld();
+  const rank = world.ranks[0]!;
+  begin(world);
+  busy(1);
+  assert.equal(world.endSegmentAfterTurn(rank, 1e6), 0);
+  const again = measuredWorld();
+  const r = again.ranks[0]!;
+  const started = begin(again);
+  busy(2);
+  const before = performance.now();
+  const end = again.endSegmentAfterTurn(r, 0);
+  assert.ok(end >= (before - started.after) / 1000, `ended at ${end} s`);
+});
