@@ -16,7 +16,7 @@ import { CALIBRATION_FORMAT, CALIBRATION_VERSION, type LinkClassCalibration, typ
 import type { LinkClass } from '../sim/network/model.js';
 import { loadPlatformFile } from '../sim/platform/load.js';
 import { readHostfile } from '../bootstrap/mpirun-hosts.js';
-import { fitLinkClass, fitWake, fitWarmup } from './fit.js';
+import { excessOver, fitLinkClass, fitWake, fitWarmup } from './fit.js';
 import { combineProbes, combineWakes, type ProbeResult, type WakeResult } from './combine.js';
 import { simgridXml } from './simgrid-xml.js';
 
@@ -69,11 +69,12 @@ interface ProbeRun {
 }
 
 /** Runs the probe once (`onStep` hears of each size done) and reads what rank 0 wrote. */
-function runProbeProgram(run: ProbeRun, options: CalibrateOptions, out: string, onStep: (done: number, total: number) => void = () => {}): Promise<unknown> {
+function runProbeProgram(run: ProbeRun, options: CalibrateOptions, out: string, onStep: (done: number, total: number) => void = () => {}, compute: 'declared' | 'measured' = 'declared'): Promise<unknown> {
   const { flags, np } = run;
   // Under the simulator the probe declares nothing: only the modelled costs move its clock (the
-  // simulator's own JavaScript between calls is not the modelled machine's).
-  const args = options.sim !== undefined ? [CLI, 'sim', '--quiet', '--compute', 'declared', '--platform', options.sim, '-n', String(np), ...flags, PROBE, out, run.experiment] : [CLI, 'run', '-n', String(np), ...flags, PROBE, out, run.experiment];
+  // simulator's own JavaScript between calls is not the modelled machine's). Measured: what the
+  // simulator counts of a program by itself (netOfSimulator).
+  const args = options.sim !== undefined ? [CLI, 'sim', '--quiet', '--compute', compute, '--platform', options.sim, '-n', String(np), ...flags, PROBE, out, run.experiment] : [CLI, 'run', '-n', String(np), ...flags, PROBE, out, run.experiment];
   return new Promise((resolve, reject) => {
     // A modelled machine's poll costs are measured as they are, not grown by a loop of polls.
     const modelled = options.sim !== undefined ? { TSMPI_SIM_GROW_POLLS: process.env['TSMPI_SIM_GROW_POLLS'] ?? '0' } : {};
@@ -182,6 +183,63 @@ export function machineFrom(results: ReadonlyMap<string, ProbeResult>, seconds: 
   };
 }
 
+/**
+ * What the machine costs beyond what the simulator counts by itself. A simulated rank's compute
+ * is measured as it runs, its tsmpi calls included: a fresh rank's first calls run slow there too
+ * (each rank warms up its own runtime, tsmpi-sim's V8 compiles on the rank's time), and a hop of a
+ * ring includes the calls' own work. The fresh ranks' curve and the wake-up experiments are
+ * therefore run again under `tsmpi sim` on the machine just fitted, without its warm-up and
+ * wake-ups, and only what the real runs took beyond the simulated ones is kept: the warm-up as
+ * the excess of the real curve over the simulated one, the wake-ups as real minus simulated.
+ */
+async function netOfSimulator(machine: MachineCalibration, results: ReadonlyMap<string, ProbeResult>, wake: WakeResult | undefined, options: CalibrateOptions, cores: number): Promise<{ results: Map<string, ProbeResult>; wake: WakeResult | undefined }> {
+  const dir = mkdtempSync(join(tmpdir(), 'tsmpi-calibrate-net-'));
+  try {
+    const bare: MachineCalibration = { ...machine, classes: Object.fromEntries(Object.entries(machine.classes).map(([c, k]) => { const { warmup: _w, ...rest } = k; return [c, rest]; })) };
+    delete (bare as { wake?: unknown }).wake;
+    const platform = join(dir, 'bare.json');
+    writeFileSync(platform, `${JSON.stringify(bare)}\n`);
+    const simulated: CalibrateOptions = { ...options, sim: platform };
+    const sim = (run: ProbeRun, out: string): Promise<unknown> => runProbeProgram(run, simulated, out, () => {}, 'measured');
+    process.stderr.write('tsmpi calibrate: the same under tsmpi sim (what it counts by itself)\n');
+    const net = new Map<string, ProbeResult>();
+    for (const [mode, result] of results) {
+      if (result.cold === undefined || mode === 'hosts') {
+        net.set(mode, result);
+        continue;
+      }
+      const simulatedCold = ((await sim({ label: `${mode} (simulated)`, np: 2, flags: CALIBRATION_MODES[mode]!.flags, experiment: options.quick ? 'cold-quick' : 'cold' }, join(dir, `cold-${mode}.json`))) as { cold?: number[] }).cold;
+      if (!Array.isArray(simulatedCold) || simulatedCold.length < 3) throw calibrateError(`the simulated ${mode} probe wrote no fresh-rank curve`, 'run the calibration again');
+      net.set(mode, { ...result, cold: excessOver(result.cold, simulatedCold) });
+    }
+    let netWake: WakeResult | undefined;
+    if (wake !== undefined) {
+      // Each experiment as the real one ran it (one simulated run: the real runs' median is the noisy part).
+      const sleeping = (await sim({ label: 'wake-up (simulated)', np: 2, flags: [], experiment: 'wake', env: { TSMPI_SPIN_US: '0' } }, join(dir, 'wake.json'))) as { oneWay?: number };
+      const rings: WakeResult['rings'] = [];
+      for (const ring of wake.rings) {
+        const simulatedRing = (await sim({ label: `ring of ${ring.ranksPerCore * cores} (simulated)`, np: ring.ranksPerCore * cores, flags: [], experiment: 'ring' }, join(dir, `ring-${ring.ranksPerCore}.json`))) as { hop?: number };
+        rings.push({ ranksPerCore: ring.ranksPerCore, hop: beyond(ring.hop, simulatedRing.hop, machine) });
+      }
+      netWake = { sleepingOneWay: beyond(wake.sleepingOneWay, sleeping.oneWay, machine), rings };
+    }
+    return { results: net, wake: netWake };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * A real wake-up experiment's time less what the simulator took for it beyond the calibrated
+ * 16-byte one-way time (fitWake subtracts that one itself): what is left is the wake-up's.
+ */
+function beyond(real: number, simulated: number | undefined, machine: MachineCalibration): number {
+  if (typeof simulated !== 'number' || !(simulated > 0)) throw calibrateError(`a simulated wake-up experiment measured ${String(simulated)} s`, 'run the calibration again');
+  const measured = machine.classes['intra-process']?.measured ?? [];
+  const base = (measured.find((f) => f.bytes === 16) ?? measured.find((f) => f.bytes > 0) ?? measured[0])?.oneWay ?? 0;
+  return Math.max(base, real - Math.max(0, simulated - base));
+}
+
 /** Where the XML goes: FILE.json becomes FILE.xml, any other name gets .xml added. */
 export function xmlPathOf(output: string): string {
   return output.endsWith('.json') ? `${output.slice(0, -5)}.xml` : `${output}.xml`;
@@ -243,7 +301,11 @@ export async function calibrate(options: CalibrateOptions): Promise<MachineCalib
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
-  const machine = machineFrom(results, (performance.now() - started) / 1000, modelledHost?.speed, wake, cores, hostCount);
+  let machine = machineFrom(results, (performance.now() - started) / 1000, modelledHost?.speed, wake, cores, hostCount);
+  if (options.sim === undefined) {
+    const net = await netOfSimulator(machine, results, wake, options, cores);
+    machine = machineFrom(net.results, (performance.now() - started) / 1000, undefined, net.wake, cores, hostCount);
+  }
   writeFileSync(options.output, `${JSON.stringify(machine, null, 2)}\n`);
   writeFileSync(xmlPathOf(options.output), simgridXml(machine));
   return machine;

@@ -152,6 +152,20 @@ export function fitWarmup(cold: readonly number[], chunk: number): WarmupStep[] 
 }
 
 /**
+ * The real fresh-rank curve less the simulator's own excess over its warm figure, chunk by
+ * chunk (never below the real warm figure, which fitWarmup takes from the curve's tail).
+ */
+export function excessOver(real: readonly number[], simulated: readonly number[]): number[] {
+  const warmOf = (curve: readonly number[]): number => {
+    const tail = curve.slice(Math.floor((2 * curve.length) / 3));
+    return tail.reduce((a, b) => a + b, 0) / tail.length;
+  };
+  const simulatedWarm = warmOf(simulated);
+  const realWarm = warmOf(real);
+  return real.map((t, k) => (k < Math.floor((2 * real.length) / 3) ? Math.max(realWarm, t - Math.max(0, (simulated[k] ?? simulatedWarm) - simulatedWarm)) : t));
+}
+
+/**
  * A sleeping rank's wake-up by ranks per core: what a small frame's hand-over costs beyond the
  * calibrated one-way time of 16 bytes, when every receive sleeps (one rank per core), and per
  * hop of a ring with more ranks than cores.

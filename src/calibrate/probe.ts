@@ -10,10 +10,10 @@
  * Rank 0 writes the figures as JSON to argv[2] and reports progress on stdout as
  * `progress DONE TOTAL`.
  *
- * Two more experiments run alone (argv[3]): `wake`, a 16-byte ping-pong's one-way time (run with
- * --spin-us 0, every receive wakes a sleeping rank), and `ring`, the time of one hop of a token
+ * More experiments run alone (argv[3]): `wake`, a 16-byte ping-pong's one-way time (run with
+ * --spin-us 0, every receive wakes a sleeping rank), `ring`, the time of one hop of a token
  * passed around all the ranks (run with more ranks than cores: what a hand-over costs when the
- * ranks share cores).
+ * ranks share cores), and `cold` (`cold-quick`), the fresh ranks' curve alone.
  *
  *   tsmpi run -n 2 [--procs] dist/calibrate/probe.js OUT.json [full|quick]
  *   tsmpi run -n 2 --spin-us 0 dist/calibrate/probe.js OUT.json wake
@@ -40,9 +40,9 @@ export const COLD_CHUNK = 100;
 const comm = await init();
 const out = process.argv[2];
 const experiment = process.argv[3] ?? 'full';
-if (!['full', 'quick', 'wake', 'ring'].includes(experiment)) throw new Error(`the calibration probe has no experiment ${experiment} (full, quick, wake, ring)`);
+if (!['full', 'quick', 'wake', 'ring', 'cold', 'cold-quick'].includes(experiment)) throw new Error(`the calibration probe has no experiment ${experiment} (full, quick, wake, ring, cold, cold-quick)`);
 if (experiment !== 'ring' && comm.size !== 2) throw new Error(`the calibration probe runs on 2 ranks, not ${comm.size}`);
-const quick = experiment === 'quick';
+const quick = experiment === 'quick' || experiment === 'cold-quick';
 const peer = 1 - comm.rank;
 const batches = quick ? 5 : 9;
 /** Seconds a timed batch lasts at least: long enough for the clock and the noise of a shared machine. */
@@ -276,7 +276,14 @@ async function sweep(): Promise<void> {
   }
 }
 
+/** The fresh ranks' curve alone (the `cold` experiment: calibrate runs it under the simulator too). */
+async function coldExperiment(): Promise<void> {
+  const cold = await coldCurve(quick ? 12 : 30);
+  if (comm.rank === 0 && out !== undefined) writeFileSync(out, `${JSON.stringify({ cold, coldChunk: COLD_CHUNK })}\n`);
+}
+
 if (experiment === 'wake') await wakeExperiment();
+else if (experiment === 'cold' || experiment === 'cold-quick') await coldExperiment();
 else if (experiment === 'ring') await ringExperiment();
 else await sweep();
 await comm.barrier();

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { fitLine, fitLinkClass, fitPiecewise, fitWake, fitWarmup } from '../../src/calibrate/fit.ts';
+import { excessOver, fitLine, fitLinkClass, fitPiecewise, fitWake, fitWarmup } from '../../src/calibrate/fit.ts';
 import { machineFrom } from '../../src/calibrate/calibrate.ts';
 import { simgridXml } from '../../src/calibrate/simgrid-xml.ts';
 import { evaluate, readCalibration, wakeSeconds, warmupExtra, type MeasuredSize } from '../../src/sim/platform/calibration.ts';
@@ -211,4 +211,15 @@ test('warm-up steps, poll costs and wake-up points read back from a file, and ba
   assert.throws(broken((v) => (v['classes']['intra-process']['polls'] = { test: -1, iprobe: 0 })), /polls\.test/);
   assert.throws(broken((v) => (v['wake'] = [])), /wake must be a non-empty list/);
   assert.throws(broken((v) => (v['wake'] = [{ ranksPerCore: 2, seconds: 1e-5 }, { ranksPerCore: 1, seconds: 1e-5 }])), /wake\[1\]\.ranksPerCore 1 is not above/);
+});
+
+test("excessOver keeps of a fresh rank's real curve only what the simulator does not count by itself", () => {
+  // The simulated curve's own excess over its warm tail (5) is taken off the real curve, chunk by chunk.
+  assert.deepEqual(excessOver([50, 30, 20, 12, 10, 10], [25, 15, 5, 5, 5, 5]), [30, 20, 20, 12, 10, 10]);
+  // A chunk never drops below the real warm figure, nor is the tail (the warm figure) touched.
+  assert.deepEqual(excessOver([50, 30, 20, 12, 10, 10], [200, 5, 5, 5, 90, 5]), [10, 30, 20, 12, 10, 10]);
+  // The simulator counting all of the warm-up leaves none to charge again.
+  const real = [40, 30, 20, 10, 10, 10, 10, 10, 10];
+  assert.deepEqual(fitWarmup(excessOver(real, real.map((t) => t - 3)), 100), []);
+  assert.ok(fitWarmup(real, 100).length > 0);
 });
