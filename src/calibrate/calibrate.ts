@@ -12,11 +12,11 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import cliProgress from 'cli-progress';
 import { ErrorCode, TsmpiError } from '../errors.js';
-import { CALIBRATION_FORMAT, CALIBRATION_VERSION, type LinkClassCalibration, type MachineCalibration } from '../sim/platform/calibration.js';
+import { CALIBRATION_FORMAT, CALIBRATION_VERSION, evaluate, type LinkClassCalibration, type MachineCalibration } from '../sim/platform/calibration.js';
 import type { LinkClass } from '../sim/network/model.js';
 import { loadPlatformFile } from '../sim/platform/load.js';
 import { readHostfile } from '../bootstrap/mpirun-hosts.js';
-import { excessOver, fitLinkClass, fitWake, fitWarmup } from './fit.js';
+import { excessOver, fitLinkClass, fitPathCpu, fitWake, fitWarmup } from './fit.js';
 import { combineProbes, combineWakes, type ProbeResult, type WakeResult } from './combine.js';
 import { simgridXml } from './simgrid-xml.js';
 
@@ -122,6 +122,8 @@ function readJson(path: string, label: string): unknown {
 /** Runs the sweep in one launch mode. */
 async function runSweep(mode: string, options: CalibrateOptions, out: string, onStep: (done: number, total: number) => void): Promise<ProbeResult> {
   const value = (await runProbeProgram({ label: mode, np: 2, flags: flagsOf(mode, options), experiment: options.quick ? 'quick' : 'full' }, options, out, onStep)) as ProbeResult;
+  // Under the simulator the process's CPU is the simulator's, not the modelled machine's.
+  if (options.sim !== undefined) delete value.cpuPerRoundTrip;
   if (!Array.isArray(value.figures) || typeof value.speed !== 'number') throw calibrateError(`the ${mode} probe's output ${out} has no figures`, 'run the calibration again');
   return value;
 }
@@ -162,7 +164,9 @@ export function machineFrom(results: ReadonlyMap<string, ProbeResult>, seconds: 
     try {
       const fitted = fitLinkClass(result.figures, eager, `${mode} (${linkClass})`);
       const warmup = result.cold !== undefined && result.coldChunk !== undefined ? fitWarmup(result.cold, result.coldChunk) : undefined;
-      classes[linkClass] = { ...fitted, ...(warmup !== undefined ? { warmup } : {}), ...(result.polls !== undefined ? { polls: result.polls } : {}) };
+      // Only a rank alone in its process measures its own path's CPU (threads share one process).
+      const pathCpu = linkClass !== 'intra-process' && result.cpuPerRoundTrip !== undefined ? fitPathCpu(result.cpuPerRoundTrip, evaluate(fitted.send, 16), evaluate(fitted.recv, 16), evaluate(fitted.latency, 16)) : undefined;
+      classes[linkClass] = { ...fitted, ...(warmup !== undefined ? { warmup } : {}), ...(result.polls !== undefined ? { polls: result.polls } : {}), ...(pathCpu !== undefined ? { pathCpu } : {}) };
     } catch (error) {
       if (!(error instanceof RangeError)) throw error;
       throw calibrateError(`cannot fit the ${mode} figures: ${error.message}`, 'run the calibration again on an idle machine');

@@ -17,6 +17,8 @@ export interface ProbeResult {
   cold?: number[];
   coldChunk?: number;
   polls?: PollCosts;
+  /** CPU seconds a process spends per round trip of a warm 16-byte ping-pong (probe.ts pathCpu). */
+  cpuPerRoundTrip?: number;
 }
 
 /** What the wake-up experiments measured: one-way time when every receive sleeps, and ring hops with ranks sharing cores. */
@@ -47,6 +49,7 @@ export function combineProbes(runs: readonly ProbeResult[]): ProbeResult {
   const chunks = colds.length === 0 ? 0 : Math.min(...colds.map((c) => c.length));
   const cold = colds.length === 0 ? undefined : Array.from({ length: chunks }, (_, i) => medianOf(colds.map((c) => c[i]!)));
   const polls = runs.map((r) => r.polls).filter((p): p is PollCosts => p !== undefined);
+  const cpus = runs.map((r) => r.cpuPerRoundTrip).filter((c): c is number => typeof c === 'number' && Number.isFinite(c));
   return {
     figures,
     speed: medianOf(runs.map((r) => r.speed)),
@@ -54,6 +57,7 @@ export function combineProbes(runs: readonly ProbeResult[]): ProbeResult {
     tcpEagerLimit: first.tcpEagerLimit,
     ...(cold !== undefined && first.coldChunk !== undefined ? { cold, coldChunk: first.coldChunk } : {}),
     ...(polls.length > 0 ? { polls: { test: medianOf(polls.map((p) => p.test)), iprobe: medianOf(polls.map((p) => p.iprobe)) } } : {}),
+    ...(cpus.length > 0 ? { cpuPerRoundTrip: medianOf(cpus) } : {}),
   };
 }
 

@@ -166,6 +166,17 @@ export function excessOver(real: readonly number[], simulated: readonly number[]
 }
 
 /**
+ * The path's own CPU per frame end (LinkClassCalibration.pathCpu): a process's CPU per round
+ * trip of the 16-byte ping-pong handles one frame sent and one received, whose calls cost `send`
+ * and `recv`; the rest is the path's, half at each end. Never more than the one-way time's part
+ * that is not the calls' (the latency).
+ */
+export function fitPathCpu(cpuPerRoundTrip: number, send: number, recv: number, latency: number): number {
+  if (!(Number.isFinite(cpuPerRoundTrip) && cpuPerRoundTrip >= 0)) throw new RangeError(`the CPU per round trip is ${cpuPerRoundTrip} s`);
+  return Math.max(0, Math.min((cpuPerRoundTrip - send - recv) / 2, latency / 2));
+}
+
+/**
  * A sleeping rank's wake-up by ranks per core: what a small frame's hand-over costs beyond the
  * calibrated one-way time of 16 bytes, when every receive sleeps (one rank per core), and per
  * hop of a ring with more ranks than cores.

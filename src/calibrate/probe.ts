@@ -20,7 +20,7 @@
  *   tsmpi run -n 8 dist/calibrate/probe.js OUT.json ring
  */
 import { writeFileSync } from 'node:fs';
-import { init, waitAll, wtime, type Request } from 'tsmpi';
+import { init, Op, waitAll, wtime, type Request } from 'tsmpi';
 import { medianOf as median } from './combine.js';
 
 /** Payload sizes measured: both sides of the eager limit, up to 16 MiB. */
@@ -249,6 +249,25 @@ async function ringExperiment(): Promise<void> {
   if (comm.rank === 0 && out !== undefined) writeFileSync(out, `${JSON.stringify({ hop: mean(hops), ranks: comm.size })}\n`);
 }
 
+/**
+ * CPU seconds (user + system) a process spends per round trip of a warm 16-byte ping-pong, the
+ * mean of the two ranks'. Between processes this is the TCP path's work (system calls, waking,
+ * the socket's JavaScript), which the one-way time holds besides the calls' own costs; in threads
+ * the process is shared and calibrate does not use the figure.
+ */
+async function pathCpu(): Promise<number> {
+  const data = big.subarray(0, 16);
+  const into = sink.subarray(0, 16);
+  const trips = quick ? 2000 : 8000;
+  await pingPongBatch(data, into, 200);
+  await comm.barrier();
+  const before = process.cpuUsage();
+  await pingPongBatch(data, into, trips);
+  const used = process.cpuUsage(before);
+  const mine = (used.user + used.system) / 1e6 / trips;
+  return (await comm.allreduce(mine, Op.sum)) / comm.size;
+}
+
 /** The sweep of sizes, the fresh ranks' curve, poll costs and compute speed (`full`, `quick`). */
 async function sweep(): Promise<void> {
   // First, while the ranks are fresh: what their first messages cost.
@@ -267,11 +286,12 @@ async function sweep(): Promise<void> {
     if (comm.rank === 0) console.log(`progress ${i + 1} ${total}`);
   }
   const polls = await pollCosts();
+  const cpuPerRoundTrip = await pathCpu();
   const speed = comm.rank === 0 ? computeSpeed() : 0;
   if (comm.rank === 0) {
     console.log(`progress ${total} ${total}`);
     const settings = comm.settings;
-    const result = { figures, speed, eagerLimit: settings.eagerLimit, tcpEagerLimit: settings.tcpEagerLimit, cold, coldChunk: COLD_CHUNK, polls };
+    const result = { figures, speed, eagerLimit: settings.eagerLimit, tcpEagerLimit: settings.tcpEagerLimit, cold, coldChunk: COLD_CHUNK, polls, cpuPerRoundTrip };
     if (out !== undefined) writeFileSync(out, `${JSON.stringify(result)}\n`);
   }
 }

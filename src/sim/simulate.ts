@@ -195,7 +195,11 @@ export function placeProcesses(hostOf: readonly number[], perProc: number | unde
  * The wake-ups of a calibrated machine's ranks: each rank's spin budget as the runtime picks it
  * for its placement (ranks in its process, its host's cores, peers elsewhere; TSMPI_SPIN_US
  * overrides as in a real run), and the measured wake-up at its host's ranks per core. Over TCP the
- * calibrated latency already includes waking a sleeping process: only what sharing cores adds.
+ * calibrated latency already includes waking a sleeping process: only what sharing cores adds,
+ * and nothing when the calibration has the path's CPU (pathCpu), which the ranks then share the
+ * cores for (the rings that measure the growth are threads that spin while they wait, and a
+ * process does not: 8 processes on 2 cores passed a token in 63 us per hop warm, less than the
+ * 2 processes' one-way time).
  */
 export function calibratedWakeModel(calibration: MachineCalibration, hostOf: readonly number[], procOf: readonly number[], coresOf: (host: number) => number, env: NodeJS.ProcessEnv): WakeModel {
   const inProc = new Map<number, number>();
@@ -220,7 +224,9 @@ export function calibratedWakeModel(calibration: MachineCalibration, hostOf: rea
     spinSeconds,
     wake: (host, linkClass) => {
       const w = wakeSeconds(points, onHost.get(host)! / coresOf(host));
-      return linkClass === 'intra-process' ? w : Math.max(0, w - alone);
+      if (linkClass === 'intra-process') return w;
+      // Over TCP a calibration with the path's CPU has ranks share the cores for it: no more here.
+      return classCosts(calibration, linkClass)?.pathCpu !== undefined ? 0 : Math.max(0, w - alone);
     },
   };
 }

@@ -372,14 +372,20 @@ export class SimWorld {
     return Math.max(time, rank.readyAt) + model.wake(rank.host, rank.lastArrival);
   }
 
+  /**
+   * A calibrated frame cost is CPU work on the host's cores: ranks busy meanwhile share them (the
+   * flat LogGP overheads of the made-up platforms stay what they are set to).
+   */
   private chargeOverhead(rank: SimRank, o: number): void {
     if (o <= 0) return;
+    const shared = this.options.frameCosts !== undefined;
     if (rank.running) {
-      this.addToSegment(rank, 'overhead', o);
-      rank.overheadInSegment += o;
+      const t = shared ? o * rank.cpuShare : o;
+      this.addToSegment(rank, 'overhead', t);
+      rank.overheadInSegment += t;
       return;
     }
-    this.addOutside(rank, 'overhead', o);
+    this.addOutside(rank, 'overhead', shared ? o * this.shareAt(rank, Math.max(rank.readyAt, this.sim.now())) : o);
   }
 
   /**

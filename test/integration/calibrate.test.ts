@@ -213,6 +213,10 @@ test('tsmpi calibrate measures this machine in both launch modes and writes JSON
     assert.ok(Array.isArray(c.warmup) && c.warmup.every((s) => s.extra >= 0 && s.frames > 0));
     assert.ok(c.measured.every((m) => m.oneWay > 0));
   }
+  // Between processes the path's own CPU per frame end, within half the small frame's latency; threads share a process: none.
+  const tcp = machine.classes['inter-process']!;
+  assert.ok(tcp.pathCpu !== undefined && tcp.pathCpu > 0 && tcp.pathCpu <= evaluate(tcp.latency, 16) / 2 + 1e-12, `pathCpu ${tcp.pathCpu}`);
+  assert.equal(machine.classes['intra-process']!.pathCpu, undefined);
   assert.match(readFileSync(join(dir, 'here.xml'), 'utf8'), /smpi\/bw-factor/);
   // The simulator runs a program on it, in both placements.
   for (const flags of [[], ['--procs']]) {
@@ -279,6 +283,47 @@ test("ranks that compute at once share their host's cores: 4 ranks on 2 cores ta
   assert.ok(four > 0.1 && four < 0.101, `4 ranks on 4 cores: ${four}`);
   assert.ok(two > 0.2 && two < 0.201, `4 ranks on 2 cores: ${two}`);
   assert.ok((await span(2, 2)) < 0.101);
+});
+
+const ALL_AT_ONCE = `
+import { init, wtime } from 'tsmpi';
+const comm = await init();
+const token = new Uint8Array(8);
+await comm.barrier();
+const t0 = wtime();
+for (let round = 0; round < 20; round++) {
+  const sends = [];
+  for (let r = 0; r < comm.size; r++) if (r !== comm.rank) sends.push(comm.isend(token, r, round));
+  for (let r = 0; r < comm.size; r++) if (r !== comm.rank) await comm.recvInto(new Uint8Array(8), r, round);
+  for (const s of sends) await s.wait();
+}
+await comm.barrier();
+if (comm.rank === 0) console.log('span ' + (wtime() - t0));
+`;
+
+test("between processes the path's own CPU is the ranks': a message alone costs the same, messages sent at once by more processes than cores wait for the cores", async () => {
+  const ring = join(dir, 'path-cpu-ring.ts');
+  writeFileSync(ring, RING_HOPS);
+  const burst = join(dir, 'path-cpu-burst.ts');
+  writeFileSync(burst, ALL_AT_ONCE);
+  const withPath = (cores: number, pathCpu: number): string => {
+    const machine = knownMachine(KNOWN, cores);
+    return write(`path-cpu-${cores}-${pathCpu}.json`, { ...machine, classes: { ...machine.classes, 'inter-process': { ...machine.classes['inter-process']!, pathCpu } } });
+  };
+  const sim = async (platform: string, program: string, np: number): Promise<number> => {
+    const r = await tsmpi(['sim', '--quiet', '--compute', 'declared', '--platform', platform, '--procs', '-n', String(np), program]);
+    assert.equal(r.code, 0, explain(r));
+    return Number(/^(?:hop|span) ([\d.eE+-]+)$/m.exec(r.stdout)?.[1]);
+  };
+  const half = KNOWN.procs.latency / 2;
+  // Two processes on two cores passing a token: the path's CPU moved from the latency to the two ends.
+  const hop = await sim(withPath(2, 0), ring, 2);
+  const hopWith = await sim(withPath(2, half), ring, 2);
+  assert.ok(Math.abs(hopWith / hop - 1) < 0.01, `a hop costs the same: ${hopWith} s with the path's CPU at the ends, ${hop} s in the latency`);
+  // Four processes on one core, each sending to all at once: the path's work queues for the core.
+  const free = await sim(withPath(1, 0), burst, 4);
+  const busy = await sim(withPath(1, half), burst, 4);
+  assert.ok(busy > free * 1.3, `all at once: ${busy} s with the path's CPU on the core, ${free} s without`);
 });
 
 const RANK_V8 = `

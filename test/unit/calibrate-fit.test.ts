@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { excessOver, fitLine, fitLinkClass, fitPiecewise, fitWake, fitWarmup } from '../../src/calibrate/fit.ts';
+import { excessOver, fitLine, fitLinkClass, fitPathCpu, fitPiecewise, fitWake, fitWarmup } from '../../src/calibrate/fit.ts';
 import { machineFrom } from '../../src/calibrate/calibrate.ts';
 import { simgridXml } from '../../src/calibrate/simgrid-xml.ts';
 import { evaluate, readCalibration, wakeSeconds, warmupExtra, type MeasuredSize } from '../../src/sim/platform/calibration.ts';
@@ -222,4 +222,12 @@ test("excessOver keeps of a fresh rank's real curve only what the simulator does
   const real = [40, 30, 20, 10, 10, 10, 10, 10, 10];
   assert.deepEqual(fitWarmup(excessOver(real, real.map((t) => t - 3)), 100), []);
   assert.ok(fitWarmup(real, 100).length > 0);
+});
+
+test("fitPathCpu: a process's CPU per round trip less its calls' costs, half per frame end, never more than half the latency", () => {
+  const near = (got: number, want: number): void => assert.ok(Math.abs(got - want) < 1e-15, `${got} vs ${want}`);
+  near(fitPathCpu(50e-6, 6e-6, 4e-6, 60e-6), 20e-6);
+  near(fitPathCpu(50e-6, 6e-6, 4e-6, 30e-6), 15e-6);
+  assert.equal(fitPathCpu(5e-6, 6e-6, 4e-6, 30e-6), 0);
+  assert.throws(() => fitPathCpu(Number.NaN, 0, 0, 1), /CPU per round trip/);
 });

@@ -44,15 +44,33 @@ export class CalibratedModel implements NetworkModel {
     const start = Math.max(now, this.pipeFree.get(key) ?? 0);
     const free = start + evaluate(costs.gap, payload);
     this.pipeFree.set(key, free);
-    this.sim.post(free + evaluate(costs.latency, payload), arrived);
+    // The path's CPU at both ends is charged to the ranks (calibratedFrameCosts), not waited here.
+    this.sim.post(free + evaluate(costs.latency, payload) - 2 * pathCpuOf(costs, payload), arrived);
   }
+}
+
+/**
+ * The path's CPU at each end of a frame of `payload` bytes: what the one-way time holds of it
+ * (never more than half the latency at that size, so a lone message costs what it was measured).
+ */
+function pathCpuOf(costs: LinkClassCalibration, payload: number): number {
+  const cpu = costs.pathCpu;
+  return cpu === undefined || cpu <= 0 ? 0 : Math.min(cpu, evaluate(costs.latency, payload) / 2);
 }
 
 /** Per-frame CPU costs of a calibrated machine, for SimWorldOptions.frameCosts. */
 export function calibratedFrameCosts(model: CalibratedModel): FrameCosts {
   return {
-    send: (c, bytes) => evaluate(model.costs(c).send, Math.max(0, bytes - FRAME_HEADER_BYTES)),
-    recv: (c, bytes) => evaluate(model.costs(c).recv, Math.max(0, bytes - FRAME_HEADER_BYTES)),
+    send: (c, bytes) => {
+      const costs = model.costs(c);
+      const payload = Math.max(0, bytes - FRAME_HEADER_BYTES);
+      return evaluate(costs.send, payload) + pathCpuOf(costs, payload);
+    },
+    recv: (c, bytes) => {
+      const costs = model.costs(c);
+      const payload = Math.max(0, bytes - FRAME_HEADER_BYTES);
+      return evaluate(costs.recv, payload) + pathCpuOf(costs, payload);
+    },
     warmup: (c, count) => warmupExtra(model.costs(c).warmup, count),
   };
 }

@@ -11,8 +11,9 @@
  *
  * What the runtime costs beyond its frames, also measured: a fresh rank's first frames cost more
  * (`warmup`: V8 compiles the runtime's code as it runs), a fruitless test() and iprobe() cost
- * CPU (`polls`), and a rank that slept (it waited longer than its spin budget) resumes only after
- * a wake-up, which grows when the host's cores are shared by more ranks (`wake`).
+ * CPU (`polls`), a rank that slept (it waited longer than its spin budget) resumes only after
+ * a wake-up, which grows when the host's cores are shared by more ranks (`wake`), and between
+ * processes the path's own CPU per frame end (`pathCpu`).
  *
  * ```json
  * { "format": "tsmpi-calibration", "version": 1,
@@ -22,7 +23,7 @@
  *       "send": [{ "from": 0, "to": 1024, "intercept": 1.1e-6, "slope": 2e-10, "fitError": 0.03, "points": 4 }, ...],
  *       "recv": [...], "latency": [...], "gap": [...], "measured": [...],
  *       "warmup": [{ "frames": 200, "extra": 2e-5 }, ...], "polls": { "test": 2e-7, "iprobe": 3e-7 } },
- *     "inter-process": {...} },
+ *     "inter-process": { ..., "pathCpu": 2.2e-5 } },
  *   "wake": [{ "ranksPerCore": 1, "seconds": 2.3e-5 }, { "ranksPerCore": 2, "seconds": 3.5e-5 }] }
  * ```
  */
@@ -92,6 +93,13 @@ export interface LinkClassCalibration {
   /** What a fresh rank's first frames cost more, in steps of its frame count (none: nothing more). */
   readonly warmup?: readonly WarmupStep[];
   readonly polls?: PollCosts;
+  /**
+   * CPU seconds per frame, on each of its two ends, that the path itself takes beyond `send` and
+   * `recv` (TCP: system calls, waking the receiver, the socket's JavaScript). The one-way time
+   * holds it, so the model charges it to the two ranks as CPU and takes it out of the latency:
+   * alone, a message costs the same; with more ranks than cores it waits for a core.
+   */
+  readonly pathCpu?: number;
 }
 
 export interface MachineCalibration {
@@ -171,6 +179,7 @@ export function readCalibration(value: unknown, source: string): MachineCalibrat
       measured: Array.isArray(c['measured']) ? (c['measured'] as MeasuredSize[]) : [],
       ...(c['warmup'] !== undefined ? { warmup: warmupSteps(c['warmup'], `${field}.warmup`) } : {}),
       ...(polls !== undefined ? { polls: pollCostsOf(polls, `${field}.polls`) } : {}),
+      ...(c['pathCpu'] !== undefined ? { pathCpu: checkPositive(c['pathCpu'], `${field}.pathCpu`, 'seconds', true) } : {}),
     };
   }
   if (Object.keys(classes).length === 0) throw configError(`${source}: no link class was calibrated`, 'calibrate at least one launch mode (threads or --procs)');
