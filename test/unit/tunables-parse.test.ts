@@ -57,7 +57,7 @@ for (const [env, text] of invalid) {
 
 test('tunables: every tunable has a TSMPI_ variable, a description and a default text', () => {
   for (const [name, t] of Object.entries(tunables)) {
-    assert.match(t.env, /^TSMPI_[A-Z_]+$/, name);
+    assert.match(t.env, /^TSMPI_[A-Z][A-Z0-9_]*$/, name);
     assert.ok(t.description.length > 20, name);
     assert.ok(t.defaultText.length > 0, name);
   }
