@@ -199,8 +199,8 @@ export function machineFrom(results: ReadonlyMap<string, ProbeResult>, seconds: 
 async function netOfSimulator(machine: MachineCalibration, results: ReadonlyMap<string, ProbeResult>, wake: WakeResult | undefined, options: CalibrateOptions, cores: number): Promise<{ results: Map<string, ProbeResult>; wake: WakeResult | undefined }> {
   const dir = mkdtempSync(join(tmpdir(), 'tsmpi-calibrate-net-'));
   try {
-    const bare: MachineCalibration = { ...machine, classes: Object.fromEntries(Object.entries(machine.classes).map(([c, k]) => { const { warmup: _w, ...rest } = k; return [c, rest]; })) };
-    delete (bare as { wake?: unknown }).wake;
+    const { wake: _wake, ...withoutWake } = machine;
+    const bare: MachineCalibration = { ...withoutWake, classes: Object.fromEntries(Object.entries(machine.classes).map(([c, { warmup: _warmup, ...rest }]) => [c, rest])) };
     const platform = join(dir, 'bare.json');
     writeFileSync(platform, `${JSON.stringify(bare)}\n`);
     const simulated: CalibrateOptions = { ...options, sim: platform };

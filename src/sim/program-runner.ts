@@ -358,7 +358,8 @@ export async function runProgram(options: ProgramRunOptions): Promise<SimRunResu
       };
       world.wake(simRank, 0);
     }
-    const turnMillis = await eventLoopTurnMillis();
+    // Only a measured segment that ends after a turn needs it (not a trace's single flows).
+    const turnMillis = !singleFlow && options.computeMode === 'measured' ? await eventLoopTurnMillis() : 0;
     let lastReport = performance.now();
     let idleChecks = 0;
     let timersOnly = 0;

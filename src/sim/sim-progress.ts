@@ -143,7 +143,7 @@ export class SimProgress implements Progress {
     // microtasks. The runner ends the segment once they have all settled; endSegment then looks
     // again at what has arrived by the rank's clock.
     this.polledTime = 0;
-    if (this.rank.running) this.rank.lastWaitReal = performance.now();
+    if (this.rank.running && this.world.computeMode === 'measured') this.rank.lastWaitReal = performance.now();
     return new Promise<void>((resolve) => {
       this.waiters.push({ condition, resolve, description });
       if (this.rank.running) {
@@ -183,7 +183,7 @@ export class SimProgress implements Progress {
     this.fruitless[operation] = found ? 0 : this.fruitless[operation] + 1;
     if (this.rank.running) this.lastPollEnd = this.world.rankNow(this.rank);
     if (!found && this.rank.running) {
-      this.rank.lastWaitReal = performance.now();
+      if (this.world.computeMode === 'measured') this.rank.lastWaitReal = performance.now();
       // The program may now yield to the event loop to poll again (setImmediate) rather than wait
       // in tsmpi: the runner waiting for this rank's first wait must then end its segment too.
       const waiting = this.rank.onWait;

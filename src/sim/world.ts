@@ -234,14 +234,17 @@ export class SimWorld {
 
   /** The virtual time of `rank` now: its segment start plus what it has computed since. */
   rankNow(rank: SimRank): number {
-    return this.rankAt(rank, performance.now());
+    return this.rankAt(rank, Number.NaN);
   }
 
-  /** The virtual time of `rank` at real time `real` (performance.now) of its running segment. */
+  /**
+   * The virtual time of `rank` at real time `real` (performance.now; NaN: now) of its running
+   * segment. The clock is read only when compute is measured (declared runs never need it).
+   */
   private rankAt(rank: SimRank, real: number): number {
     if (!rank.running) return Math.max(rank.readyAt, this.sim.now());
     let t = rank.segmentStart + rank.declared;
-    if (this.computeMode === 'measured') t += (((rank.callDepth > 0 ? rank.pausedAt : real) - rank.realStart) / 1000) * this.options.cpuScale(rank.host, rank.segmentStart) * rank.cpuShare;
+    if (this.computeMode === 'measured') t += (((rank.callDepth > 0 ? rank.pausedAt : Number.isNaN(real) ? performance.now() : real) - rank.realStart) / 1000) * this.options.cpuScale(rank.host, rank.segmentStart) * rank.cpuShare;
     return t;
   }
 
@@ -295,9 +298,9 @@ export class SimWorld {
 
   /**
    * Ends the running segment of `rank` (it waits or finished); returns its end time. `real` is
-   * when its code stopped running (performance.now; see endSegmentAfterTurn).
+   * when its code stopped running (performance.now; NaN: now; see endSegmentAfterTurn).
    */
-  endSegment(rank: SimRank, real = performance.now()): number {
+  endSegment(rank: SimRank, real = Number.NaN): number {
     const end = this.rankAt(rank, real);
     const notCompute = rank.polledInSegment + rank.overheadInSegment;
     // max: rounding of (end - start) - parts may leave -1e-19 where nothing was computed.
@@ -325,6 +328,7 @@ export class SimWorld {
    * message of a ping-pong on 2 cores, 3x the real round trip.)
    */
   endSegmentAfterTurn(rank: SimRank, turnMillis: number): number {
+    if (this.computeMode !== 'measured') return this.endSegment(rank);
     const real = performance.now();
     return this.endSegment(rank, Math.min(real, Math.max(rank.realStart, rank.lastWaitReal, real - turnMillis)));
   }
