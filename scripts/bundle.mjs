@@ -6,7 +6,8 @@
 // worker thread loads costs it a few milliseconds, and compiling the runtime from source cost
 // 64 ranks ~0.5 s of their start on 2 cores; from the cache, V8 deserialises instead.
 // The TCP stack (sockets, the handshake's crypto) stays lazily initialised inside the script.
-// msgpackr stays external (loaded lazily on the first encoded value).
+// msgpackr is inside, initialised on the first encoded value; its native string extractor
+// (msgpackr-extract, a .node addon it finds by itself) stays external.
 import { copyFile, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
@@ -38,7 +39,7 @@ async function removeStale(dir) {
   for (const name of await readdir(dir)) if (HASHED.test(name)) await rm(`${dir}/${name}`);
 }
 
-await bundleScript('dist/index.js', 'dist/runtime.cjs', ['msgpackr']);
+await bundleScript('dist/index.js', 'dist/runtime.cjs', ['msgpackr-extract']);
 // Warmed by a world of one rank: init, a few calls, finalize, as a program's first steps.
 const names = await writeScriptCache(resolve('dist/runtime.cjs'), async ({ init, finalize, Op }) => {
   const comm = await init();

@@ -127,11 +127,18 @@ function refuseExtension(add: AddExtension, Class: { readonly prototype: object 
 /**
  * msgpackr is loaded on the first encoded value, not at start-up: importing it costs each rank
  * ~15 ms (8 ranks became ready in 388 ms with it against 251 ms without), and programs that move
- * only numbers, strings and typed arrays never need it.
+ * only numbers, strings and typed arrays never need it. The literal `require` lets the bundler
+ * put it inside the runtime's cached script, still initialised on this first call: loaded from
+ * its own files, a rank's first encoded value took ~30 ms (its native string extractor stays a
+ * file of its own).
  */
+function loadMsgpackr(): typeof import('msgpackr') {
+  return (typeof require === 'function' ? require('msgpackr') : createRequire(import.meta.url)('msgpackr')) as typeof import('msgpackr');
+}
+
 function getPackr(): Packr {
   if (packr === undefined) {
-    const { Packr: PackrClass, addExtension } = createRequire(import.meta.url)('msgpackr') as typeof import('msgpackr');
+    const { Packr: PackrClass, addExtension } = loadMsgpackr();
     addExtension({
       Class: Function,
       type: 0x71,

@@ -8,6 +8,7 @@ import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { prepareApp } from '../../src/bootstrap/app-loader.ts';
 import { loadCachedScript, writeScriptCache } from '../../src/bootstrap/cached-script.ts';
+import { explain, fixture, tsmpi } from '../helpers/run-job.ts';
 
 const dist = fileURLToPath(new URL('../../dist/', import.meta.url));
 const script = join(dist, 'runtime.cjs');
@@ -102,3 +103,13 @@ test("a program's bundle imports tsmpi from the installation and carries its map
     app.cleanup();
   }
 });
+
+for (const mode of ['threads', 'procs']) {
+  test(`msgpackr is inside the runtime's script: a rank's first value loads none of its files, and its native extractor still comes (${mode})`, { timeout: 60_000 }, async () => {
+    const result = await tsmpi(['run', '-n', '1', ...(mode === 'procs' ? ['--procs'] : []), fixture('first-value.ts')]);
+    assert.equal(result.code, 0, explain(result));
+    const line = result.stdout.split('\n').find((l) => l.startsWith('{'));
+    assert.ok(line, explain(result));
+    assert.deepEqual(JSON.parse(line), { same: true, msgpackrFiles: 0, extractor: true });
+  });
+}
