@@ -163,7 +163,7 @@ export function machineFrom(results: ReadonlyMap<string, ProbeResult>, seconds: 
     const eager = linkClass === 'intra-process' ? result.eagerLimit : result.tcpEagerLimit;
     try {
       const fitted = fitLinkClass(result.figures, eager, `${mode} (${linkClass})`);
-      const warmup = result.cold !== undefined && result.coldChunk !== undefined ? fitWarmup(result.cold, result.coldChunk) : undefined;
+      const warmup = result.cold !== undefined && result.coldFrames !== undefined ? fitWarmup(result.cold, result.coldFrames) : undefined;
       // Only a rank alone in its process measures its own path's CPU (threads share one process).
       const pathCpu = linkClass !== 'intra-process' && result.cpuPerRoundTrip !== undefined ? fitPathCpu(result.cpuPerRoundTrip, evaluate(fitted.send, 16), evaluate(fitted.recv, 16), evaluate(fitted.latency, 16)) : undefined;
       classes[linkClass] = { ...fitted, ...(warmup !== undefined ? { warmup } : {}), ...(result.polls !== undefined ? { polls: result.polls } : {}), ...(pathCpu !== undefined ? { pathCpu } : {}) };
@@ -208,13 +208,13 @@ async function netOfSimulator(machine: MachineCalibration, results: ReadonlyMap<
     process.stderr.write('tsmpi calibrate: the same under tsmpi sim (what it counts by itself)\n');
     const net = new Map<string, ProbeResult>();
     for (const [mode, result] of results) {
-      if (result.cold === undefined || mode === 'hosts') {
+      if (result.cold === undefined || result.coldFrames === undefined || mode === 'hosts') {
         net.set(mode, result);
         continue;
       }
       const simulatedCold = ((await sim({ label: `${mode} (simulated)`, np: 2, flags: CALIBRATION_MODES[mode]!.flags, experiment: options.quick ? 'cold-quick' : 'cold' }, join(dir, `cold-${mode}.json`))) as { cold?: number[] }).cold;
       if (!Array.isArray(simulatedCold) || simulatedCold.length < 3) throw calibrateError(`the simulated ${mode} probe wrote no fresh-rank curve`, 'run the calibration again');
-      net.set(mode, { ...result, cold: excessOver(result.cold, simulatedCold) });
+      net.set(mode, { ...result, cold: excessOver(result.cold, simulatedCold, result.coldFrames) });
     }
     let netWake: WakeResult | undefined;
     if (wake !== undefined) {

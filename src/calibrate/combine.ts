@@ -13,9 +13,10 @@ export interface ProbeResult {
   speed: number;
   eagerLimit: number;
   tcpEagerLimit: number;
-  /** Seconds per round trip of the fresh ranks' ping-pong, chunk by chunk of `coldChunk` round trips. */
+  /** Seconds per round trip of the fresh ranks' ping-pong, chunk by chunk. */
   cold?: number[];
-  coldChunk?: number;
+  /** Where each chunk of `cold` ends: the count of frames the rank sent by then (and received). */
+  coldFrames?: number[];
   polls?: PollCosts;
   /** CPU seconds a process spends per round trip of a warm 16-byte ping-pong (probe.ts pathCpu). */
   cpuPerRoundTrip?: number;
@@ -55,7 +56,7 @@ export function combineProbes(runs: readonly ProbeResult[]): ProbeResult {
     speed: medianOf(runs.map((r) => r.speed)),
     eagerLimit: first.eagerLimit,
     tcpEagerLimit: first.tcpEagerLimit,
-    ...(cold !== undefined && first.coldChunk !== undefined ? { cold, coldChunk: first.coldChunk } : {}),
+    ...(cold !== undefined && first.coldFrames !== undefined ? { cold, coldFrames: first.coldFrames.slice(0, chunks) } : {}),
     ...(polls.length > 0 ? { polls: { test: medianOf(polls.map((p) => p.test)), iprobe: medianOf(polls.map((p) => p.iprobe)) } } : {}),
     ...(cpus.length > 0 ? { cpuPerRoundTrip: medianOf(cpus) } : {}),
   };

@@ -113,8 +113,11 @@ export function fitLinkClass(measured: readonly MeasuredSize[], eagerLimit: numb
   for (const f of figures) {
     const rendezvous = f.bytes > eagerLimit;
     const cpu = rendezvous ? at0(sendEager) + at0(recvEager) : f.send + f.recv;
-    // What the CPU parts leave of the one-way time; at least 2% of it (noise may leave less).
-    const inPipe = Math.max(0.02 * f.oneWay, f.oneWay - cpu - (rendezvous ? handshake : 0));
+    // The data frame's own time (a rendezvous' handshake frames taken out), and what the CPU
+    // parts leave of it: at least 2% of it (noise may leave less). The floor is the frame's, not
+    // the whole rendezvous': three frames' worth put a 16 KiB frame 5% high where the pipe is fast.
+    const own = rendezvous ? Math.max(f.oneWay - handshake, 0.02 * f.oneWay) : f.oneWay;
+    const inPipe = Math.max(0.02 * own, own - cpu);
     pipe.push({ x: f.bytes, y: inPipe });
     // The gap's error counts against the whole pipe time (a gap of 0 is a fine figure).
     gap.push({ x: f.bytes, y: Math.min(inPipe, f.streamPeriod), scale: inPipe });
@@ -130,14 +133,17 @@ export function fitLinkClass(measured: readonly MeasuredSize[], eagerLimit: numb
 
 /**
  * A fresh rank's extra cost per frame, from the ping-pong timed chunk by chunk from the ranks'
- * first message (`cold`: seconds per round trip). The warm figure is the mean of the last
- * third of the chunks; a round trip is four frame events on its critical path (each rank sends
- * one and receives one), so each chunk's excess over the warm figure is shared among them.
- * Steps end at the last chunk still above the warm figure by more than the chunks' noise.
+ * first message (`cold`: seconds per round trip; `frames`: each chunk's end as the count of frames
+ * a rank sent, as many as it received). The warm figure is the mean of the last third of the
+ * chunks; a round trip is four frame events on its critical path (each rank sends one and
+ * receives one), so each chunk's excess over the warm figure is shared among them: a step's
+ * extra applies to each of a rank's sends below its end, and to each of its receives. Steps end at the last chunk still
+ * above the warm figure by more than the chunks' noise.
  */
-export function fitWarmup(cold: readonly number[], chunk: number): WarmupStep[] {
+export function fitWarmup(cold: readonly number[], frames: readonly number[]): WarmupStep[] {
   if (cold.length < 3 || !cold.every((t) => Number.isFinite(t) && t >= 0)) throw new RangeError(`the fresh ranks' ping-pong has ${cold.length} chunks (${cold.join(', ')}): at least 3 times are needed`);
-  const tail = [...cold.slice(Math.floor((2 * cold.length) / 3))].sort((a, b) => a - b);
+  if (frames.length !== cold.length || !frames.every((f, k) => Number.isInteger(f) && f > (k === 0 ? 0 : frames[k - 1]!))) throw new RangeError(`the fresh ranks' ping-pong has ${cold.length} chunks but their ends are ${frames.join(', ')} (one increasing frame count per chunk is needed)`);
+  const tail = [...cold.slice(warmTailStart(frames))].sort((a, b) => a - b);
   // The mean, as the warm one-way times are: the pauses a warm run still meets are not warm-up.
   const warm = tail.reduce((a, b) => a + b, 0) / tail.length;
   // The tail's own spread: a chunk within it of the warm figure is not warming up any more.
@@ -147,22 +153,34 @@ export function fitWarmup(cold: readonly number[], chunk: number): WarmupStep[] 
     if (t - warm > noise) last = k;
   });
   const steps: WarmupStep[] = [];
-  for (let k = 0; k <= last; k++) steps.push({ frames: 2 * chunk * (k + 1), extra: Math.max(0, cold[k]! - warm) / 4 });
+  for (let k = 0; k <= last; k++) steps.push({ frames: frames[k]!, extra: Math.max(0, cold[k]! - warm) / 4 });
   return steps;
 }
 
 /**
- * The real fresh-rank curve less the simulator's own excess over its warm figure, chunk by
- * chunk (never below the real warm figure, which fitWarmup takes from the curve's tail).
+ * The first chunk of the warm tail: the chunks that start in the last third of the round trips
+ * (by count of chunks the first round trips, timed one by one, would crowd the tail out).
  */
-export function excessOver(real: readonly number[], simulated: readonly number[]): number[] {
+export function warmTailStart(frames: readonly number[]): number {
+  const from = (2 * frames.at(-1)!) / 3;
+  const k = frames.findIndex((_, i) => (i === 0 ? 0 : frames[i - 1]!) >= from);
+  return k < 0 ? frames.length - 1 : Math.min(k, frames.length - 1);
+}
+
+/**
+ * The real fresh-rank curve less the simulator's own excess over its warm figure, chunk by
+ * chunk (never below the real warm figure, which fitWarmup takes from the curve's tail). Both
+ * curves come from the same probe, so their chunks end at the same `frames`.
+ */
+export function excessOver(real: readonly number[], simulated: readonly number[], frames: readonly number[]): number[] {
+  const start = warmTailStart(frames);
   const warmOf = (curve: readonly number[]): number => {
-    const tail = curve.slice(Math.floor((2 * curve.length) / 3));
+    const tail = curve.slice(start);
     return tail.reduce((a, b) => a + b, 0) / tail.length;
   };
   const simulatedWarm = warmOf(simulated);
   const realWarm = warmOf(real);
-  return real.map((t, k) => (k < Math.floor((2 * real.length) / 3) ? Math.max(realWarm, t - Math.max(0, (simulated[k] ?? simulatedWarm) - simulatedWarm)) : t));
+  return real.map((t, k) => (k < start ? Math.max(realWarm, t - Math.max(0, (simulated[k] ?? simulatedWarm) - simulatedWarm)) : t));
 }
 
 /**

@@ -34,8 +34,18 @@ interface Figures {
   recv: number;
 }
 
-/** Round trips per timed chunk of the fresh ranks' ping-pong. */
-export const COLD_CHUNK = 100;
+/**
+ * Round trips per timed chunk of the fresh ranks' ping-pong: the very first alone (a rank's first
+ * contact compiles the whole path and opens its connections: ~11 ms between processes here, where
+ * a warm round trip takes ~0.2 ms), then doubling chunks, then `tail` chunks of 100 to find the
+ * warm figure. A program that sends a few messages pays the first ones, not an average of 100.
+ */
+export function coldChunks(tail: number): number[] {
+  return [1, 1, 2, 4, 8, 16, 32, 64, ...Array.from({ length: tail }, () => 100)];
+}
+
+/** How long rank 0 lets its peer settle into its first receive before the first contact. */
+const FIRST_CONTACT_DELAY_MS = 100;
 
 const comm = await init();
 const out = process.argv[2];
@@ -67,6 +77,11 @@ async function agree(value: number): Promise<number> {
 
 async function pingPongBatch(data: Uint8Array, into: Uint8Array, reps: number): Promise<number> {
   await comm.barrier();
+  return pingPongTimed(data, into, reps);
+}
+
+/** The one-way time of `reps` round trips from here, without a barrier first. */
+async function pingPongTimed(data: Uint8Array, into: Uint8Array, reps: number): Promise<number> {
   const t0 = wtime();
   for (let i = 0; i < reps; i++) {
     if (comm.rank === 0) {
@@ -176,13 +191,30 @@ function computeSpeed(): number {
   return speeds.length === 0 ? 0 : median(speeds);
 }
 
-/** Seconds per round trip of a 16-byte ping-pong, chunk by chunk, from the ranks' first message. */
-async function coldCurve(chunks: number): Promise<number[]> {
+/**
+ * Seconds per round trip of a 16-byte ping-pong, chunk by chunk, from the ranks' first message,
+ * and each chunk's end as the count of frames the rank sent (as many as it received; a 2-rank
+ * barrier before each chunk but the first adds one). The first round trip follows no barrier: that would make
+ * the first contact itself. Rank 0 waits first, so its peer is already in its receive.
+ */
+async function coldCurve(tail: number): Promise<{ cold: number[]; coldFrames: number[] }> {
   const data = big.subarray(0, 16);
   const into = sink.subarray(0, 16);
-  const times: number[] = [];
-  for (let c = 0; c < chunks; c++) times.push(2 * (await pingPongBatch(data, into, COLD_CHUNK)));
-  return times;
+  const cold: number[] = [];
+  const coldFrames: number[] = [];
+  let frames = 0;
+  for (const [k, trips] of coldChunks(tail).entries()) {
+    if (k === 0) {
+      if (comm.rank === 0) await new Promise((resolve) => setTimeout(resolve, FIRST_CONTACT_DELAY_MS));
+      cold.push(2 * (await pingPongTimed(data, into, trips)));
+    } else {
+      cold.push(2 * (await pingPongBatch(data, into, trips)));
+      frames += 1;
+    }
+    frames += trips;
+    coldFrames.push(frames);
+  }
+  return { cold, coldFrames };
 }
 
 /** CPU seconds of a test() of a receive nothing matches yet, and of a fruitless iprobe (rank 0's). */
@@ -271,7 +303,7 @@ async function pathCpu(): Promise<number> {
 /** The sweep of sizes, the fresh ranks' curve, poll costs and compute speed (`full`, `quick`). */
 async function sweep(): Promise<void> {
   // First, while the ranks are fresh: what their first messages cost.
-  const cold = await coldCurve(quick ? 12 : 30);
+  const { cold, coldFrames } = await coldCurve(quick ? 8 : 24);
   // The whole path warms up first (compiled code, the peers' wake-ups), or the first size pays
   // it; largest first, since small messages right after large ones run slow for a few dozen
   // round trips (measured: 0.4-0.9 ms one-way after a 1 MiB ping-pong, against 3 us).
@@ -291,15 +323,15 @@ async function sweep(): Promise<void> {
   if (comm.rank === 0) {
     console.log(`progress ${total} ${total}`);
     const settings = comm.settings;
-    const result = { figures, speed, eagerLimit: settings.eagerLimit, tcpEagerLimit: settings.tcpEagerLimit, cold, coldChunk: COLD_CHUNK, polls, cpuPerRoundTrip };
+    const result = { figures, speed, eagerLimit: settings.eagerLimit, tcpEagerLimit: settings.tcpEagerLimit, cold, coldFrames, polls, cpuPerRoundTrip };
     if (out !== undefined) writeFileSync(out, `${JSON.stringify(result)}\n`);
   }
 }
 
 /** The fresh ranks' curve alone (the `cold` experiment: calibrate runs it under the simulator too). */
 async function coldExperiment(): Promise<void> {
-  const cold = await coldCurve(quick ? 12 : 30);
-  if (comm.rank === 0 && out !== undefined) writeFileSync(out, `${JSON.stringify({ cold, coldChunk: COLD_CHUNK })}\n`);
+  const curve = await coldCurve(quick ? 8 : 24);
+  if (comm.rank === 0 && out !== undefined) writeFileSync(out, `${JSON.stringify(curve)}\n`);
 }
 
 if (experiment === 'wake') await wakeExperiment();

@@ -89,8 +89,9 @@ export class SimRank {
   pausedAt = 0;
   /** Virtual time the rank was put on the resume queue (NaN: not queued). */
   queuedAt = Number.NaN;
-  /** Frames the rank has sent and received (a fresh rank's first ones cost more: FrameCosts.warmup). */
-  frameEvents = 0;
+  /** Frames the rank has sent, and received (a fresh rank's first ones cost more: FrameCosts.warmup). */
+  framesSent = 0;
+  framesReceived = 0;
   /** Virtual time the rank's last segment ended: since then it waits (polling, then asleep). */
   waitingSince = 0;
   /** The link class of the last frame that reached the rank (what woke it). */
@@ -112,7 +113,7 @@ export class SimRank {
 export interface FrameCosts {
   send(linkClass: LinkClass, bytes: number): number;
   recv(linkClass: LinkClass, bytes: number): number;
-  /** What a rank's frame number `count` (sent and received, from its first) costs more while the rank is fresh. */
+  /** What a rank's frame number `count` (of those it sent, or of those it received, from its first) costs more while the rank is fresh. */
   warmup(linkClass: LinkClass, count: number): number;
 }
 
@@ -353,7 +354,7 @@ export class SimWorld {
       return;
     }
     const linkClass = this.linkClass(rank, to);
-    this.chargeOverhead(rank, costs.send(linkClass, bytes) + costs.warmup(linkClass, rank.frameEvents++));
+    this.chargeOverhead(rank, costs.send(linkClass, bytes) + costs.warmup(linkClass, rank.framesSent++));
   }
 
   /** Charges `rank` the receive cost of a frame of `bytes` from `from` (calibrated machines only). */
@@ -362,7 +363,7 @@ export class SimWorld {
     if (costs === undefined) return;
     const linkClass = this.linkClass(from, rank);
     rank.lastArrival = linkClass;
-    this.chargeOverhead(rank, costs.recv(linkClass, bytes) + costs.warmup(linkClass, rank.frameEvents++));
+    this.chargeOverhead(rank, costs.recv(linkClass, bytes) + costs.warmup(linkClass, rank.framesReceived++));
   }
 
   /**

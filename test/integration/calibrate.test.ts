@@ -40,7 +40,7 @@ function knownMachine(costs: Record<'threads' | 'procs', { send: number; recv: n
 }
 
 /** The known machine, also with what the runtime costs beyond its frames: a fresh rank's first frames, polls, wake-ups. */
-const RUNTIME = { warmup: [{ frames: 400, extra: 20e-6 }], polls: { test: 2e-6, iprobe: 3e-6 }, wake: [{ ranksPerCore: 1, seconds: 30e-6 }, { ranksPerCore: 2, seconds: 60e-6 }, { ranksPerCore: 4, seconds: 100e-6 }] };
+const RUNTIME = { warmup: [{ frames: 200, extra: 20e-6 }], polls: { test: 2e-6, iprobe: 3e-6 }, wake: [{ ranksPerCore: 1, seconds: 30e-6 }, { ranksPerCore: 2, seconds: 60e-6 }, { ranksPerCore: 4, seconds: 100e-6 }] };
 function knownRuntime(cores: number): MachineCalibration {
   const m = knownMachine(KNOWN, cores);
   const intra = { ...m.classes['intra-process']!, warmup: RUNTIME.warmup, polls: RUNTIME.polls };
@@ -134,7 +134,7 @@ test("tsmpi calibrate --sim gives back a modelled machine's warm-up, poll costs 
     extra += s.extra * (s.frames - previous);
     previous = s.frames;
   }
-  near(extra, 400 * 20e-6, 0.1, 'warm-up seconds');
+  near(extra, RUNTIME.warmup[0]!.frames * RUNTIME.warmup[0]!.extra, 0.1, 'warm-up seconds');
   assert.deepEqual(back.wake!.map((p) => p.ranksPerCore), [1, 2, 4]);
   back.wake!.forEach((p, i) => near(p.seconds, RUNTIME.wake[i]!.seconds, 0.1, `wake-up at ${p.ranksPerCore} ranks per core`));
 });
@@ -182,7 +182,7 @@ test('on a calibrated machine a rank that slept pays its wake-up (more with more
   // Two ranks on two cores poll for 200 us: a hop waits far less, nobody sleeps.
   const two = await run(2);
   near(two['hop']!, frame, 0.02, '2 ranks, polling');
-  // Their first 100 laps (frames 0-399 of each rank): the sender's and the receiver's warm-up per hop.
+  // Their first 100 laps (each rank's sends 0-99 and receives 0-99): the sender's and the receiver's warm-up per hop.
   near(two['fresh hop']!, frame + 2 * 20e-6, 0.05, '2 fresh ranks');
   // A poll costs what was measured, the 1000th as the first (no growth on a calibrated machine).
   near(two['test']!, 2e-6, 0.01, 'test()');

@@ -16,7 +16,7 @@ function run(scale: number, cold: number[]): ProbeResult {
     eagerLimit: 65536,
     tcpEagerLimit: 65536,
     cold: cold.map((c) => c * scale),
-    coldChunk: 100,
+    coldFrames: cold.map((_, k) => 200 * (k + 1)),
     polls: { test: scale * 3e-8, iprobe: scale * 6e-8 },
   };
 }
@@ -35,6 +35,7 @@ test('the median of each figure over the runs, chunk by chunk over the shortest 
   const combined = combineProbes([run(1, [5, 4, 3, 2]), run(3, [5, 4, 3]), run(2, [5, 4, 3, 2, 1])]);
   assert.deepEqual(combined.figures, run(2, []).figures);
   assert.deepEqual(combined.cold, [10, 8, 6]);
+  assert.deepEqual(combined.coldFrames, [200, 400, 600]);
   assert.equal(combined.speed, 5e8);
   assert.deepEqual(combined.polls, { test: 6e-8, iprobe: 12e-8 });
   assert.equal(medianOf([4, 1, 3, 2]), 2.5);

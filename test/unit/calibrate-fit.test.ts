@@ -7,10 +7,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { excessOver, fitLine, fitLinkClass, fitPathCpu, fitPiecewise, fitWake, fitWarmup } from '../../src/calibrate/fit.ts';
+import { excessOver, fitLine, fitLinkClass, fitPathCpu, fitPiecewise, fitWake, fitWarmup, warmTailStart } from '../../src/calibrate/fit.ts';
 import { machineFrom } from '../../src/calibrate/calibrate.ts';
 import { simgridXml } from '../../src/calibrate/simgrid-xml.ts';
-import { evaluate, readCalibration, wakeSeconds, warmupExtra, type MeasuredSize } from '../../src/sim/platform/calibration.ts';
+import { CALIBRATION_VERSION, evaluate, readCalibration, wakeSeconds, warmupExtra, type MeasuredSize } from '../../src/sim/platform/calibration.ts';
 import { TsmpiError } from '../../src/errors.ts';
 
 const SIZES = [0, 16, 64, 256, 1024, 4096, 16384, 32768, 65536, 131072, 262144, 1048576, 4194304, 16777216];
@@ -108,9 +108,9 @@ test('a fitted machine reads back as a calibration, and its SimGrid twin carries
   const xml = simgridXml(back);
   for (const key of ['network/model" value="SMPI', 'smpi/os', 'smpi/or', 'smpi/ois', 'smpi/bw-factor', 'smpi/lat-factor', 'smpi/async-small-thresh" value="65537', 'smpi/send-is-detached-thresh" value="65537']) assert.ok(xml.includes(key), `${key} in\n${xml}`);
   assert.match(xml, /<cluster id="calibrated" prefix="node-" suffix="" radical="0-0" speed="[^"]+f" core="\d+"/);
-  assert.throws(() => readCalibration({ format: 'tsmpi-calibration', version: 1, hosts: { count: 1, cores: 2, speed: 1e9 }, classes: {} }, 'm.json'), /m.json: no link class was calibrated/);
+  assert.throws(() => readCalibration({ format: 'tsmpi-calibration', version: CALIBRATION_VERSION, hosts: { count: 1, cores: 2, speed: 1e9 }, classes: {} }, 'm.json'), /m.json: no link class was calibrated/);
   assert.throws(() => readCalibration({ ...machine, classes: { wifi: {} } }, 'm.json'), /unknown link class "wifi"/);
-  assert.throws(() => readCalibration({ ...machine, version: 7 }, 'm.json'), /calibration version 7 is not 1/);
+  assert.throws(() => readCalibration({ ...machine, version: 7 }, 'm.json'), new RegExp(`calibration version 7 is not ${CALIBRATION_VERSION}`));
 });
 
 test('the SimGrid twin: inside one host the shared-memory class sets SMPI\'s knobs over the loopback, between hosts the TCP class over the cluster links', () => {
@@ -146,28 +146,37 @@ test("fitWarmup recovers a fresh rank's extra cost per frame, chunk by chunk, an
       fc.double({ min: 1e-6, max: 1e-4, noNaN: true }),
       // Per frame, from 2% of the warm round trip (4 frames: 8% per round trip, above the 5% noise floor).
       fc.array(fc.double({ min: 0.02, max: 20, noNaN: true }), { minLength: 1, maxLength: 8 }),
-      fc.integer({ min: 50, max: 200 }),
-      (warm, ratios, chunk) => {
+      // Chunks of any length, the first ones as short as one round trip.
+      fc.array(fc.integer({ min: 1, max: 200 }), { minLength: 40, maxLength: 40 }),
+      (warm, ratios, lengths) => {
         const extras = ratios.map((r) => r * warm);
         // A round trip is four frame events on its critical path: each chunk's round trip costs 4 x extra more.
         const cold = [...extras.map((e) => warm + 4 * e), ...Array.from({ length: 3 * extras.length + 3 }, () => warm)];
-        const steps = fitWarmup(cold, chunk);
+        const frames = cold.map((_, k) => lengths.slice(0, k + 1).reduce((a, b) => a + b, 0));
+        const steps = fitWarmup(cold, frames);
         assert.equal(steps.length, extras.length);
         steps.forEach((s, k) => {
-          assert.equal(s.frames, 2 * chunk * (k + 1));
+          assert.equal(s.frames, frames[k]);
           assert.ok(Math.abs(s.extra - extras[k]!) <= 1e-9 * extras[k]! + 1e-15, `${s.extra} vs ${extras[k]}`);
         });
-        // Frame by frame: the step's extra below its bound, nothing once warm.
+        // Frame by frame: each step's extra up to its end, nothing once warm.
         assert.equal(warmupExtra(steps, 0), steps[0]!.extra);
-        assert.equal(warmupExtra(steps, 2 * chunk * extras.length), 0);
+        assert.equal(warmupExtra(steps, frames[0]! - 1), steps[0]!.extra);
+        if (steps.length > 1) assert.equal(warmupExtra(steps, frames[0]!), steps[1]!.extra);
+        assert.equal(warmupExtra(steps, frames[extras.length - 1]!), 0);
       },
     ),
   );
-  assert.deepEqual(fitWarmup([5e-6, 5e-6, 5e-6, 5e-6, 5e-6, 5e-6], 100), []);
+  const frames = [1, 3, 103, 203, 303, 403];
+  assert.deepEqual(fitWarmup([5e-6, 5e-6, 5e-6, 5e-6, 5e-6, 5e-6], frames), []);
   // Within the noise of the warm chunks (here 4%): not warming up.
-  assert.deepEqual(fitWarmup([5.2e-6, 5e-6, 5e-6, 5e-6, 5e-6, 5e-6], 100), []);
-  assert.throws(() => fitWarmup([1e-6, Number.NaN, 1e-6], 100), /3 times are needed/);
-  assert.throws(() => fitWarmup([1e-6], 100), /at least 3/);
+  assert.deepEqual(fitWarmup([5.2e-6, 5e-6, 5e-6, 5e-6, 5e-6, 5e-6], frames), []);
+  // The first contact alone: one step, a rank's first send and first receive.
+  assert.deepEqual(fitWarmup([4.5e-3, 5e-6, 5e-6, 5e-6, 5e-6, 5e-6], frames), [{ frames: 1, extra: (4.5e-3 - 5e-6) / 4 }]);
+  assert.throws(() => fitWarmup([1e-6, Number.NaN, 1e-6], [2, 4, 6]), /3 times are needed/);
+  assert.throws(() => fitWarmup([1e-6], [2]), /at least 3/);
+  assert.throws(() => fitWarmup([1e-6, 1e-6, 1e-6], [2, 4]), /one increasing frame count per chunk/);
+  assert.throws(() => fitWarmup([1e-6, 1e-6, 1e-6], [2, 2, 4]), /one increasing frame count per chunk/);
 });
 
 test("fitWake gives a sleeping rank's wake-up beyond the calibrated one-way time, and wakeSeconds interpolates it by ranks per core", () => {
@@ -189,7 +198,7 @@ test("fitWake gives a sleeping rank's wake-up beyond the calibrated one-way time
 test('warm-up steps, poll costs and wake-up points read back from a file, and bad ones are refused naming the field', () => {
   const figures = SIZES.map((bytes) => ({ bytes, oneWay: 1e-5 + bytes * 1e-9, streamPeriod: 5e-6 + bytes * 5e-10, send: 1e-6, recv: 1e-6 }));
   const m = machineFrom(
-    new Map([['threads', { figures, speed: 1e9, eagerLimit: 65536, tcpEagerLimit: 65536, cold: [9e-5, 5e-5, 2e-5, 2e-5, 2e-5, 2e-5], coldChunk: 100, polls: { test: 3e-8, iprobe: 6e-8 } }]]),
+    new Map([['threads', { figures, speed: 1e9, eagerLimit: 65536, tcpEagerLimit: 65536, cold: [9e-5, 5e-5, 2e-5, 2e-5, 2e-5, 2e-5], coldFrames: [200, 400, 600, 800, 1000, 1200], polls: { test: 3e-8, iprobe: 6e-8 } }]]),
     1,
     undefined,
     { sleepingOneWay: 3.5e-5, rings: [{ ranksPerCore: 2, hop: 6e-5 }] },
@@ -215,13 +224,28 @@ test('warm-up steps, poll costs and wake-up points read back from a file, and ba
 
 test("excessOver keeps of a fresh rank's real curve only what the simulator does not count by itself", () => {
   // The simulated curve's own excess over its warm tail (5) is taken off the real curve, chunk by chunk.
-  assert.deepEqual(excessOver([50, 30, 20, 12, 10, 10], [25, 15, 5, 5, 5, 5]), [30, 20, 20, 12, 10, 10]);
+  const even = [100, 200, 300, 400, 500, 600];
+  assert.deepEqual(excessOver([50, 30, 20, 12, 10, 10], [25, 15, 5, 5, 5, 5], even), [30, 20, 20, 12, 10, 10]);
   // A chunk never drops below the real warm figure, nor is the tail (the warm figure) touched.
-  assert.deepEqual(excessOver([50, 30, 20, 12, 10, 10], [200, 5, 5, 5, 90, 5]), [10, 30, 20, 12, 10, 10]);
+  assert.deepEqual(excessOver([50, 30, 20, 12, 10, 10], [200, 5, 5, 5, 90, 5], even), [10, 30, 20, 12, 10, 10]);
   // The simulator counting all of the warm-up leaves none to charge again.
   const real = [40, 30, 20, 10, 10, 10, 10, 10, 10];
-  assert.deepEqual(fitWarmup(excessOver(real, real.map((t) => t - 3)), 100), []);
-  assert.ok(fitWarmup(real, 100).length > 0);
+  const frames = real.map((_, k) => 200 * (k + 1));
+  assert.deepEqual(fitWarmup(excessOver(real, real.map((t) => t - 3), frames), frames), []);
+  assert.ok(fitWarmup(real, frames).length > 0);
+});
+
+test('the warm tail is the chunks in the last third of the round trips, however short the first chunks are', () => {
+  // The probe's chunks: 1, 1, 2, ... 64 round trips (a barrier's frame before each but the first), then 100s.
+  const frames = [1, 3, 6, 11, 20, 37, 70, 135, 236, 337, 438, 539, 640, 741, 842, 943];
+  assert.equal(warmTailStart(frames), 13);
+  assert.equal(warmTailStart([100, 200, 300, 400, 500, 600]), 4);
+  assert.equal(warmTailStart([1, 2, 3]), 2);
+  // A warm-up that lasts 400 round trips leaves the tail's figure warm.
+  const cold = frames.map((f) => (f <= 400 ? 9e-5 : 2e-5));
+  const last = fitWarmup(cold, frames).at(-1)!;
+  assert.equal(last.frames, 337);
+  assert.ok(Math.abs(last.extra - 7e-5 / 4) < 1e-15);
 });
 
 test("fitPathCpu: a process's CPU per round trip less its calls' costs, half per frame end, never more than half the latency", () => {

@@ -16,13 +16,13 @@
  * processes the path's own CPU per frame end (`pathCpu`).
  *
  * ```json
- * { "format": "tsmpi-calibration", "version": 1,
+ * { "format": "tsmpi-calibration", "version": 2,
  *   "machine": { "host": "...", "cpus": 2, "cpuModel": "...", "node": "v20.19.2", "date": "..." },
  *   "hosts": { "count": 1, "cores": 2, "speed": 1.1e9 },
  *   "classes": { "intra-process": { "eagerLimit": 65536,
  *       "send": [{ "from": 0, "to": 1024, "intercept": 1.1e-6, "slope": 2e-10, "fitError": 0.03, "points": 4 }, ...],
  *       "recv": [...], "latency": [...], "gap": [...], "measured": [...],
- *       "warmup": [{ "frames": 200, "extra": 2e-5 }, ...], "polls": { "test": 2e-7, "iprobe": 3e-7 } },
+ *       "warmup": [{ "frames": 1, "extra": 5e-3 }, { "frames": 3, "extra": 6e-5 }, ...], "polls": { "test": 2e-7, "iprobe": 3e-7 } },
  *     "inter-process": { ..., "pathCpu": 2.2e-5 } },
  *   "wake": [{ "ranksPerCore": 1, "seconds": 2.3e-5 }, { "ranksPerCore": 2, "seconds": 3.5e-5 }] }
  * ```
@@ -31,7 +31,8 @@ import { checkInteger, checkPositive, configError } from './platform.js';
 import { LINK_CLASSES, type LinkClass } from '../network/model.js';
 
 export const CALIBRATION_FORMAT = 'tsmpi-calibration';
-export const CALIBRATION_VERSION = 1;
+/** 2: warm-up steps count a rank's frames sent and its frames received apart (1 counted both together). */
+export const CALIBRATION_VERSION = 2;
 
 /** One size range of a fitted cost: `intercept + slope * bytes` for bytes in [from, to). */
 export interface Segment {
@@ -64,7 +65,11 @@ export interface MeasuredSize {
   readonly recv: number;
 }
 
-/** A fresh rank's frames below `frames` (sent and received, counted from its first) cost `extra` seconds more each. */
+/**
+ * A fresh rank's frames below `frames` cost `extra` seconds more each: its first sends and,
+ * counted apart, its first receives (a rank that only sends pays the receive path's warm-up on
+ * its first receive, whenever that comes).
+ */
 export interface WarmupStep {
   readonly frames: number;
   readonly extra: number;
