@@ -228,6 +228,10 @@ export function calibratedWakeModel(calibration: MachineCalibration, hostOf: rea
       // Over TCP a calibration with the path's CPU has ranks share the cores for it: no more here.
       return classCosts(calibration, linkClass)?.pathCpu !== undefined ? 0 : Math.max(0, w - alone);
     },
+    // A lone thread's wake-up is work of its own (measured: 8 threads of an allreduce loop on 2
+    // cores took ~11 us more CPU per round than the simulated ranks, sleeping each round); what
+    // more ranks per core add is waiting for a core. Over TCP the path's CPU already holds it.
+    wakeCpu: (host, linkClass) => (linkClass === 'intra-process' ? alone : 0),
   };
 }
 

@@ -127,6 +127,12 @@ export interface WakeModel {
   readonly spinSeconds: readonly number[];
   /** Seconds a sleeping rank of `host` takes to resume after a frame of `linkClass` reached it. */
   wake(host: number, linkClass: LinkClass): number;
+  /**
+   * The part of that wake-up which is the woken rank's own CPU work (going to sleep and waking:
+   * system calls, an event-loop turn), at most `wake`: it takes longer while the host's cores
+   * are shared by busy ranks. The rest is a delay that takes no core.
+   */
+  wakeCpu?(host: number, linkClass: LinkClass): number;
 }
 
 interface ResumeEntry {
@@ -374,7 +380,13 @@ export class SimWorld {
     const model = this.options.wakeModel;
     if (model === undefined || time - rank.waitingSince <= model.spinSeconds[rank.rank]!) return time;
     // The frame's receive cost (charged at its arrival) is the woken rank's work: after the wake-up.
-    return Math.max(time, rank.readyAt) + model.wake(rank.host, rank.lastArrival);
+    const wake = model.wake(rank.host, rank.lastArrival);
+    const cpu = Math.min(wake, model.wakeCpu?.(rank.host, rank.lastArrival) ?? 0);
+    const woken = Math.max(time, rank.readyAt) + wake - cpu;
+    if (cpu <= 0) return woken;
+    // Its own work takes a core: shared with the ranks busy then, and busy itself meanwhile.
+    this.addOutside(rank, 'overhead', cpu * this.shareAt(rank, woken), woken);
+    return rank.readyAt;
   }
 
   /**
@@ -403,9 +415,9 @@ export class SimWorld {
     else this.addOutside(rank, 'compute', seconds * this.shareAt(rank, Math.max(rank.readyAt, this.sim.now())));
   }
 
-  /** Time a rank spends while not running (its segment over): from its ready time on. */
-  private addOutside(rank: SimRank, kind: 'compute' | 'overhead', seconds: number): void {
-    const start = Math.max(rank.readyAt, this.sim.now());
+  /** Time a rank spends while not running (its segment over): from its ready time on (or `from`, if later). */
+  private addOutside(rank: SimRank, kind: 'compute' | 'overhead', seconds: number, from = 0): void {
+    const start = Math.max(rank.readyAt, this.sim.now(), from);
     this.blockedSpan(rank, start);
     this.span(rank, kind, start, start + seconds);
     rank.stats[kind] += seconds;
