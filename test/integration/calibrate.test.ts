@@ -197,6 +197,45 @@ test('on a calibrated machine a rank that slept pays its wake-up (more with more
   }
 });
 
+const WAKE_AMONG_BUSY = `
+import { init, wtime } from 'tsmpi';
+const comm = await init();
+const busy = process.argv[2] === 'busy';
+const sentAt = new Float64Array(1);
+await comm.barrier();
+// Nothing else reaches rank 0 before it is woken: the others wait for its release.
+if (comm.rank === 0) {
+  await comm.recvInto(sentAt, 1);
+  console.log('woken ' + (wtime() - sentAt[0]!));
+  for (let r = 1; r < comm.size; r++) await comm.send(sentAt, r, 1);
+} else {
+  if (comm.rank === 1) {
+    await comm.compute(1e-3);
+    sentAt[0] = wtime();
+    await comm.send(sentAt, 0);
+  } else if (busy) await comm.compute(0.1);
+  await comm.recvInto(sentAt, 0, 1);
+}
+`;
+test("a woken thread's own part of the wake-up (the lone thread's) waits for a core while the others compute; the rest is a delay", async () => {
+  // Frames that cost no CPU to speak of and no warm-up: what moves is the wake-up alone.
+  const bare = knownMachine({ threads: { send: 1e-9, recv: 1e-9, latency: 20e-6, perByte: 0 }, procs: KNOWN.procs }, 2);
+  const platform = write('runtime-busy.json', { ...bare, wake: RUNTIME.wake });
+  const program = join(dir, 'wake-among-busy.ts');
+  writeFileSync(program, WAKE_AMONG_BUSY);
+  const woken = async (mode: string): Promise<number> => {
+    const r = await tsmpi(['sim', '--quiet', '--compute', 'declared', '--platform', platform, '-n', '8', program, mode], { env: { TSMPI_SPIN_US: '0' } });
+    assert.equal(r.code, 0, explain(r));
+    return Number(/^woken ([\d.eE+-]+)$/m.exec(r.stdout)?.[1]);
+  };
+  const frame = 2e-9 + 20e-6;
+  const near = (got: number, want: number, what: string): void => assert.ok(Math.abs(got / want - 1) < 0.02, `${what}: ${got} s, modelled ${want}`);
+  // 8 ranks on 2 cores: the wake-up at 4 ranks per core, 100 us, of which the lone thread's 30 us is work.
+  near(await woken('idle'), frame + 100e-6, 'the others asleep');
+  // Six ranks compute meanwhile: that work shares 2 cores with them (7 busy ranks: 3.5 times as long).
+  near(await woken('busy'), frame + 70e-6 + 3.5 * 30e-6, 'the others computing');
+});
+
 test('tsmpi calibrate measures this machine in both launch modes and writes JSON and SimGrid XML', async () => {
   const out = join(dir, 'here.json');
   const result = await tsmpi(['calibrate', '--quick', '-o', out], { timeoutMs: 180_000 });
