@@ -16,7 +16,7 @@ import { CALIBRATION_FORMAT, CALIBRATION_VERSION, evaluate, type LinkClassCalibr
 import type { LinkClass } from '../sim/network/model.js';
 import { loadPlatformFile } from '../sim/platform/load.js';
 import { readHostfile } from '../bootstrap/mpirun-hosts.js';
-import { excessOver, fitLinkClass, fitPathCpu, fitWake, fitWarmup } from './fit.js';
+import { excessOver, fitLinkClass, fitLinkSetup, fitPathCpu, fitWake, fitWarmup } from './fit.js';
 import { combineProbes, combineWakes, type ProbeResult, type WakeResult } from './combine.js';
 import { simgridXml } from './simgrid-xml.js';
 
@@ -128,6 +128,17 @@ async function runSweep(mode: string, options: CalibrateOptions, out: string, on
   return value;
 }
 
+/**
+ * A new link's round trips (the probe's `link` experiment, 3 ranks): in threads and --procs
+ * modes, all on one host (a modelled one too).
+ */
+async function runLink(mode: string, options: CalibrateOptions, out: string, metered?: 'measured'): Promise<{ first: number; warm: number }> {
+  const flags = options.sim !== undefined ? [...CALIBRATION_MODES[mode]!.flags, '--ranks-per-host', '3'] : CALIBRATION_MODES[mode]!.flags;
+  const value = (await runProbeProgram({ label: `${mode} new link`, np: 3, flags, experiment: 'link' }, options, out, () => {}, metered)) as { first?: unknown; warm?: unknown };
+  if (typeof value.first !== 'number' || typeof value.warm !== 'number' || !(value.first > 0 && value.warm > 0)) throw calibrateError(`the ${mode} new-link probe measured ${String(value.first)} s and ${String(value.warm)} s warm`, 'run the calibration again');
+  return { first: value.first, warm: value.warm };
+}
+
 /** Ranks per core of the ring experiments; none past this many ranks (threads of one process). */
 const RING_RANKS_PER_CORE = [2, 4];
 const RING_MAX_RANKS = 64;
@@ -166,7 +177,8 @@ export function machineFrom(results: ReadonlyMap<string, ProbeResult>, seconds: 
       const warmup = result.cold !== undefined && result.coldFrames !== undefined ? fitWarmup(result.cold, result.coldFrames) : undefined;
       // Only a rank alone in its process measures its own path's CPU (threads share one process).
       const pathCpu = linkClass !== 'intra-process' && result.cpuPerRoundTrip !== undefined ? fitPathCpu(result.cpuPerRoundTrip, evaluate(fitted.send, 16), evaluate(fitted.recv, 16), evaluate(fitted.latency, 16)) : undefined;
-      classes[linkClass] = { ...fitted, ...(warmup !== undefined ? { warmup } : {}), ...(result.polls !== undefined ? { polls: result.polls } : {}), ...(pathCpu !== undefined ? { pathCpu } : {}) };
+      const linkSetup = result.link !== undefined ? fitLinkSetup(result.link) : undefined;
+      classes[linkClass] = { ...fitted, ...(warmup !== undefined ? { warmup } : {}), ...(result.polls !== undefined ? { polls: result.polls } : {}), ...(pathCpu !== undefined ? { pathCpu } : {}), ...(linkSetup !== undefined ? { linkSetup } : {}) };
     } catch (error) {
       if (!(error instanceof RangeError)) throw error;
       throw calibrateError(`cannot fit the ${mode} figures: ${error.message}`, 'run the calibration again on an idle machine');
@@ -200,21 +212,46 @@ async function netOfSimulator(machine: MachineCalibration, results: ReadonlyMap<
   const dir = mkdtempSync(join(tmpdir(), 'tsmpi-calibrate-net-'));
   try {
     const { wake: _wake, ...withoutWake } = machine;
-    const bare: MachineCalibration = { ...withoutWake, classes: Object.fromEntries(Object.entries(machine.classes).map(([c, { warmup: _warmup, ...rest }]) => [c, rest])) };
-    const platform = join(dir, 'bare.json');
-    writeFileSync(platform, `${JSON.stringify(bare)}\n`);
-    const simulated: CalibrateOptions = { ...options, sim: platform };
-    const sim = (run: ProbeRun, out: string): Promise<unknown> => runProbeProgram(run, simulated, out, () => {}, 'measured');
+    const strip = (linkSetupOf: (c: LinkClass) => number | undefined): MachineCalibration => ({
+      ...withoutWake,
+      classes: Object.fromEntries(
+        Object.entries(machine.classes).map(([c, { warmup: _warmup, linkSetup: _linkSetup, ...rest }]) => {
+          const linkSetup = linkSetupOf(c as LinkClass);
+          return [c, linkSetup !== undefined ? { ...rest, linkSetup } : rest];
+        }),
+      ),
+    });
+    const simOn = (bare: MachineCalibration, name: string): ((run: ProbeRun, out: string) => Promise<unknown>) => {
+      const platform = join(dir, name);
+      writeFileSync(platform, `${JSON.stringify(bare)}\n`);
+      return (run, out) => runProbeProgram(run, { ...options, sim: platform }, out, () => {}, 'measured');
+    };
     process.stderr.write('tsmpi calibrate: the same under tsmpi sim (what it counts by itself)\n');
+    // First a new link's cost, on the machine without one: what the simulated ranks' own first
+    // round trip took beyond their warm ones is not the link's.
+    const links = new Map<string, { first: number; warm: number }>();
+    const noLinks = strip(() => undefined);
+    const noLinksPlatform = join(dir, 'bare-links.json');
+    writeFileSync(noLinksPlatform, `${JSON.stringify(noLinks)}\n`);
+    for (const [mode, result] of results) {
+      if (result.link === undefined || mode === 'hosts') continue;
+      const simulatedLink = await runLink(mode, { ...options, sim: noLinksPlatform }, join(dir, `link-${mode}.json`), 'measured');
+      links.set(mode, { first: Math.max(result.link.warm, result.link.first - Math.max(0, simulatedLink.first - simulatedLink.warm)), warm: result.link.warm });
+    }
+    // Then the fresh curve on the machine with its links: the first round trip opens two, which
+    // the link's cost prices; the warm-up keeps only the rest.
+    const linkOf = new Map([...links].map(([mode, link]) => [CALIBRATION_MODES[mode]!.linkClass, fitLinkSetup(link)]));
+    const sim = simOn(strip((c) => linkOf.get(c)), 'bare.json');
     const net = new Map<string, ProbeResult>();
     for (const [mode, result] of results) {
+      const link = links.get(mode);
       if (result.cold === undefined || result.coldFrames === undefined || mode === 'hosts') {
-        net.set(mode, result);
+        net.set(mode, { ...result, ...(link !== undefined ? { link } : {}) });
         continue;
       }
       const simulatedCold = ((await sim({ label: `${mode} (simulated)`, np: 2, flags: CALIBRATION_MODES[mode]!.flags, experiment: options.quick ? 'cold-quick' : 'cold' }, join(dir, `cold-${mode}.json`))) as { cold?: number[] }).cold;
       if (!Array.isArray(simulatedCold) || simulatedCold.length < 3) throw calibrateError(`the simulated ${mode} probe wrote no fresh-rank curve`, 'run the calibration again');
-      net.set(mode, { ...result, cold: excessOver(result.cold, simulatedCold, result.coldFrames) });
+      net.set(mode, { ...result, cold: excessOver(result.cold, simulatedCold, result.coldFrames), ...(link !== undefined ? { link } : {}) });
     }
     let netWake: WakeResult | undefined;
     if (wake !== undefined) {
@@ -289,7 +326,9 @@ export async function calibrate(options: CalibrateOptions): Promise<MachineCalib
         };
         if (bar === undefined) process.stderr.write(`tsmpi calibrate: measuring ${label} (${CALIBRATION_MODES[mode]!.describe})\n`);
         try {
-          sweeps.get(mode)!.push(await runSweep(mode, options, join(dir, `${mode}-${run}.json`), step));
+          const sweep = await runSweep(mode, options, join(dir, `${mode}-${run}.json`), step);
+          const link = mode === 'hosts' ? undefined : await runLink(mode, options, join(dir, `link-${mode}-${run}.json`));
+          sweeps.get(mode)!.push({ ...sweep, ...(link !== undefined ? { link } : {}) });
         } finally {
           if (started) bar!.stop();
         }

@@ -20,6 +20,8 @@ export interface ProbeResult {
   polls?: PollCosts;
   /** CPU seconds a process spends per round trip of a warm 16-byte ping-pong (probe.ts pathCpu). */
   cpuPerRoundTrip?: number;
+  /** Seconds of the first round trip of two warm ranks never linked before, and of a warm one (probe.ts link). */
+  link?: { first: number; warm: number };
 }
 
 /** What the wake-up experiments measured: one-way time when every receive sleeps, and ring hops with ranks sharing cores. */
@@ -51,6 +53,7 @@ export function combineProbes(runs: readonly ProbeResult[]): ProbeResult {
   const cold = colds.length === 0 ? undefined : Array.from({ length: chunks }, (_, i) => medianOf(colds.map((c) => c[i]!)));
   const polls = runs.map((r) => r.polls).filter((p): p is PollCosts => p !== undefined);
   const cpus = runs.map((r) => r.cpuPerRoundTrip).filter((c): c is number => typeof c === 'number' && Number.isFinite(c));
+  const links = runs.map((r) => r.link).filter((l): l is { first: number; warm: number } => l !== undefined);
   return {
     figures,
     speed: medianOf(runs.map((r) => r.speed)),
@@ -59,6 +62,7 @@ export function combineProbes(runs: readonly ProbeResult[]): ProbeResult {
     ...(cold !== undefined && first.coldFrames !== undefined ? { cold, coldFrames: first.coldFrames.slice(0, chunks) } : {}),
     ...(polls.length > 0 ? { polls: { test: medianOf(polls.map((p) => p.test)), iprobe: medianOf(polls.map((p) => p.iprobe)) } } : {}),
     ...(cpus.length > 0 ? { cpuPerRoundTrip: medianOf(cpus) } : {}),
+    ...(links.length > 0 ? { link: { first: medianOf(links.map((l) => l.first)), warm: medianOf(links.map((l) => l.warm)) } } : {}),
   };
 }
 

@@ -195,6 +195,16 @@ export function fitPathCpu(cpuPerRoundTrip: number, send: number, recv: number, 
 }
 
 /**
+ * A new link's cost per direction (LinkClassCalibration.linkSetup): the first round trip of two
+ * warm ranks that never talked opens a link each way, both on its critical path; what it took
+ * beyond a warm round trip is theirs.
+ */
+export function fitLinkSetup(link: { first: number; warm: number }): number {
+  if (!(Number.isFinite(link.first) && Number.isFinite(link.warm) && link.first > 0 && link.warm > 0)) throw new RangeError(`the new link's round trips are ${link.first} s and ${link.warm} s warm`);
+  return Math.max(0, link.first - link.warm) / 2;
+}
+
+/**
  * A sleeping rank's wake-up by ranks per core: what a small frame's hand-over costs beyond the
  * calibrated one-way time of 16 bytes, when every receive sleeps (one rank per core), and per
  * hop of a ring with more ranks than cores.

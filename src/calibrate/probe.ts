@@ -13,11 +13,13 @@
  * More experiments run alone (argv[3]): `wake`, a 16-byte ping-pong's one-way time (run with
  * --spin-us 0, every receive wakes a sleeping rank), `ring`, the time of one hop of a token
  * passed around all the ranks (run with more ranks than cores: what a hand-over costs when the
- * ranks share cores), and `cold` (`cold-quick`), the fresh ranks' curve alone.
+ * ranks share cores), `cold` (`cold-quick`), the fresh ranks' curve alone, and `link` (3 ranks),
+ * the first round trip of two warm ranks that never talked before.
  *
  *   tsmpi run -n 2 [--procs] dist/calibrate/probe.js OUT.json [full|quick]
  *   tsmpi run -n 2 --spin-us 0 dist/calibrate/probe.js OUT.json wake
  *   tsmpi run -n 8 dist/calibrate/probe.js OUT.json ring
+ *   tsmpi run -n 3 [--procs] dist/calibrate/probe.js OUT.json link
  */
 import { writeFileSync } from 'node:fs';
 import { init, Op, waitAll, wtime, type Request } from 'tsmpi';
@@ -50,8 +52,8 @@ const FIRST_CONTACT_DELAY_MS = 100;
 const comm = await init();
 const out = process.argv[2];
 const experiment = process.argv[3] ?? 'full';
-if (!['full', 'quick', 'wake', 'ring', 'cold', 'cold-quick'].includes(experiment)) throw new Error(`the calibration probe has no experiment ${experiment} (full, quick, wake, ring, cold, cold-quick)`);
-if (experiment !== 'ring' && comm.size !== 2) throw new Error(`the calibration probe runs on 2 ranks, not ${comm.size}`);
+if (!['full', 'quick', 'wake', 'ring', 'cold', 'cold-quick', 'link'].includes(experiment)) throw new Error(`the calibration probe has no experiment ${experiment} (full, quick, wake, ring, cold, cold-quick, link)`);
+if (experiment === 'link' ? comm.size !== 3 : experiment !== 'ring' && comm.size !== 2) throw new Error(`the calibration probe's ${experiment} experiment runs on ${experiment === 'link' ? 3 : 2} ranks, not ${comm.size}`);
 const quick = experiment === 'quick' || experiment === 'cold-quick';
 const peer = 1 - comm.rank;
 const batches = quick ? 5 : 9;
@@ -328,6 +330,43 @@ async function sweep(): Promise<void> {
   }
 }
 
+/** Seconds per round trip of `trips` 16-byte round trips between ranks a and b (a sends first); others return at once. */
+async function roundTripsBetween(a: number, b: number, trips: number): Promise<number> {
+  const data = big.subarray(0, 16);
+  const into = sink.subarray(0, 16);
+  const t0 = wtime();
+  for (let i = 0; i < trips; i++) {
+    if (comm.rank === a) {
+      await comm.send(data, b, 1);
+      await comm.recvInto(into, b, 1);
+    } else if (comm.rank === b) {
+      await comm.recvInto(into, a, 1);
+      await comm.send(data, a, 1);
+    }
+  }
+  return (wtime() - t0) / trips;
+}
+
+/**
+ * The `link` experiment (3 ranks): what a new link costs. Ranks 0 and 1 warm up together, then
+ * ranks 1 and 2; then ranks 0 and 2, warm but never linked, time their first round trip (a link
+ * opened each way) and then warm ones. No barrier runs before: it would link them first.
+ */
+async function linkExperiment(): Promise<void> {
+  const warmUp = quick ? 400 : 800;
+  await roundTripsBetween(0, 1, warmUp);
+  await roundTripsBetween(1, 2, warmUp);
+  const go = big.subarray(0, 1);
+  if (comm.rank === 1) {
+    await comm.send(go, 0, 2);
+    await comm.send(go, 2, 2);
+  } else await comm.recvInto(sink.subarray(0, 1), 1, 2);
+  if (comm.rank === 0) await new Promise((resolve) => setTimeout(resolve, FIRST_CONTACT_DELAY_MS));
+  const first = await roundTripsBetween(0, 2, 1);
+  const warm = await roundTripsBetween(0, 2, quick ? 100 : 300);
+  if (comm.rank === 0 && out !== undefined) writeFileSync(out, `${JSON.stringify({ first, warm })}\n`);
+}
+
 /** The fresh ranks' curve alone (the `cold` experiment: calibrate runs it under the simulator too). */
 async function coldExperiment(): Promise<void> {
   const curve = await coldCurve(quick ? 8 : 24);
@@ -337,5 +376,6 @@ async function coldExperiment(): Promise<void> {
 if (experiment === 'wake') await wakeExperiment();
 else if (experiment === 'cold' || experiment === 'cold-quick') await coldExperiment();
 else if (experiment === 'ring') await ringExperiment();
+else if (experiment === 'link') await linkExperiment();
 else await sweep();
 await comm.barrier();

@@ -92,6 +92,9 @@ export class SimRank {
   /** Frames the rank has sent, and received (a fresh rank's first ones cost more: FrameCosts.warmup). */
   framesSent = 0;
   framesReceived = 0;
+  /** The peers the rank has sent to, and received from (FrameCosts.linkSetup; made when first needed). */
+  sentTo: Set<number> | undefined = undefined;
+  heardFrom: Set<number> | undefined = undefined;
   /** Virtual time the rank's last segment ended: since then it waits (polling, then asleep). */
   waitingSince = 0;
   /** The link class of the last frame that reached the rank (what woke it). */
@@ -115,6 +118,18 @@ export interface FrameCosts {
   recv(linkClass: LinkClass, bytes: number): number;
   /** What a rank's frame number `count` (of those it sent, or of those it received, from its first) costs more while the rank is fresh. */
   warmup(linkClass: LinkClass, count: number): number;
+  /** What a new link of `linkClass` costs, per direction (half to its first frame's sender, half to its receiver). */
+  linkSetup?(linkClass: LinkClass): number;
+}
+
+/** Half a new link's cost the first time `rank` meets `peer` this way (then remembered), else 0. */
+function newLinkHalf(costs: FrameCosts, linkClass: LinkClass, rank: SimRank, way: 'sentTo' | 'heardFrom', peer: number): number {
+  const setup = costs.linkSetup?.(linkClass) ?? 0;
+  if (setup <= 0) return 0;
+  const met = (rank[way] ??= new Set());
+  if (met.has(peer)) return 0;
+  met.add(peer);
+  return setup / 2;
 }
 
 /**
@@ -360,7 +375,7 @@ export class SimWorld {
       return;
     }
     const linkClass = this.linkClass(rank, to);
-    this.chargeOverhead(rank, costs.send(linkClass, bytes) + costs.warmup(linkClass, rank.framesSent++));
+    this.chargeOverhead(rank, costs.send(linkClass, bytes) + costs.warmup(linkClass, rank.framesSent++) + newLinkHalf(costs, linkClass, rank, 'sentTo', to.rank));
   }
 
   /** Charges `rank` the receive cost of a frame of `bytes` from `from` (calibrated machines only). */
@@ -369,7 +384,7 @@ export class SimWorld {
     if (costs === undefined) return;
     const linkClass = this.linkClass(from, rank);
     rank.lastArrival = linkClass;
-    this.chargeOverhead(rank, costs.recv(linkClass, bytes) + costs.warmup(linkClass, rank.framesReceived++));
+    this.chargeOverhead(rank, costs.recv(linkClass, bytes) + costs.warmup(linkClass, rank.framesReceived++) + newLinkHalf(costs, linkClass, rank, 'heardFrom', from.rank));
   }
 
   /**

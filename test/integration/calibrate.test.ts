@@ -40,10 +40,10 @@ function knownMachine(costs: Record<'threads' | 'procs', { send: number; recv: n
 }
 
 /** The known machine, also with what the runtime costs beyond its frames: a fresh rank's first frames, polls, wake-ups. */
-const RUNTIME = { warmup: [{ frames: 200, extra: 20e-6 }], polls: { test: 2e-6, iprobe: 3e-6 }, wake: [{ ranksPerCore: 1, seconds: 30e-6 }, { ranksPerCore: 2, seconds: 60e-6 }, { ranksPerCore: 4, seconds: 100e-6 }] };
+const RUNTIME = { warmup: [{ frames: 200, extra: 20e-6 }], linkSetup: 50e-6, polls: { test: 2e-6, iprobe: 3e-6 }, wake: [{ ranksPerCore: 1, seconds: 30e-6 }, { ranksPerCore: 2, seconds: 60e-6 }, { ranksPerCore: 4, seconds: 100e-6 }] };
 function knownRuntime(cores: number): MachineCalibration {
   const m = knownMachine(KNOWN, cores);
-  const intra = { ...m.classes['intra-process']!, warmup: RUNTIME.warmup, polls: RUNTIME.polls };
+  const intra = { ...m.classes['intra-process']!, warmup: RUNTIME.warmup, linkSetup: RUNTIME.linkSetup, polls: RUNTIME.polls };
   return { ...m, classes: { ...m.classes, 'intra-process': intra }, wake: RUNTIME.wake };
 }
 
@@ -135,6 +135,7 @@ test("tsmpi calibrate --sim gives back a modelled machine's warm-up, poll costs 
     previous = s.frames;
   }
   near(extra, RUNTIME.warmup[0]!.frames * RUNTIME.warmup[0]!.extra, 0.1, 'warm-up seconds');
+  near(c.linkSetup!, RUNTIME.linkSetup, 0.05, 'a new link');
   assert.deepEqual(back.wake!.map((p) => p.ranksPerCore), [1, 2, 4]);
   back.wake!.forEach((p, i) => near(p.seconds, RUNTIME.wake[i]!.seconds, 0.1, `wake-up at ${p.ranksPerCore} ranks per core`));
 });
@@ -195,6 +196,39 @@ test('on a calibrated machine a rank that slept pays its wake-up (more with more
   function near(got: number, want: number, tolerance: number, what: string): void {
     assert.ok(Math.abs(got / want - 1) < tolerance, `${what}: ${got} s, modelled ${want}`);
   }
+});
+
+const NEW_LINKS = `
+import { init, wtime } from 'tsmpi';
+const comm = await init();
+const token = new Uint8Array(8);
+if (comm.rank === 0) {
+  const spans = [];
+  for (const peer of [1, 1, 2, 2]) {
+    const t = wtime();
+    await comm.send(token, peer);
+    spans.push(wtime() - t);
+  }
+  console.log('sends ' + spans.join(' '));
+} else {
+  await comm.recvInto(token, 0);
+  await comm.recvInto(token, 0);
+}
+`;
+test("a new link costs its calibrated setup once per peer: the sender's half on its first send to each peer", async () => {
+  const platform = write('runtime-links.json', knownRuntime(4));
+  const program = join(dir, 'new-links.ts');
+  writeFileSync(program, NEW_LINKS);
+  const r = await tsmpi(['sim', '--quiet', '--compute', 'declared', '--platform', platform, '-n', '3', program]);
+  assert.equal(r.code, 0, explain(r));
+  const sends = /^sends (.*)$/m.exec(r.stdout)![1]!.split(' ').map(Number);
+  const near = (got: number, want: number, what: string): void => assert.ok(Math.abs(got - want) < 1e-9, `${what}: ${got} s, modelled ${want}`);
+  // A fresh rank's send: its call's cost and the warm-up's extra; the first to each peer also half the link's.
+  const send = KNOWN.threads.send + RUNTIME.warmup[0]!.extra;
+  near(sends[0]!, send + RUNTIME.linkSetup / 2, 'first send to rank 1');
+  near(sends[1]!, send, 'second send to rank 1');
+  near(sends[2]!, send + RUNTIME.linkSetup / 2, 'first send to rank 2');
+  near(sends[3]!, send, 'second send to rank 2');
 });
 
 const WAKE_AMONG_BUSY = `

@@ -18,6 +18,7 @@ function run(scale: number, cold: number[]): ProbeResult {
     cold: cold.map((c) => c * scale),
     coldFrames: cold.map((_, k) => 200 * (k + 1)),
     polls: { test: scale * 3e-8, iprobe: scale * 6e-8 },
+    link: { first: scale * 4e-3, warm: scale * 2e-4 },
   };
 }
 
@@ -38,6 +39,7 @@ test('the median of each figure over the runs, chunk by chunk over the shortest 
   assert.deepEqual(combined.coldFrames, [200, 400, 600]);
   assert.equal(combined.speed, 5e8);
   assert.deepEqual(combined.polls, { test: 6e-8, iprobe: 12e-8 });
+  assert.deepEqual(combined.link, { first: 8e-3, warm: 4e-4 });
   assert.equal(medianOf([4, 1, 3, 2]), 2.5);
 });
 

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { excessOver, fitLine, fitLinkClass, fitPathCpu, fitPiecewise, fitWake, fitWarmup, warmTailStart } from '../../src/calibrate/fit.ts';
+import { excessOver, fitLine, fitLinkClass, fitLinkSetup, fitPathCpu, fitPiecewise, fitWake, fitWarmup, warmTailStart } from '../../src/calibrate/fit.ts';
 import { machineFrom } from '../../src/calibrate/calibrate.ts';
 import { simgridXml } from '../../src/calibrate/simgrid-xml.ts';
 import { CALIBRATION_VERSION, evaluate, readCalibration, wakeSeconds, warmupExtra, type MeasuredSize } from '../../src/sim/platform/calibration.ts';
@@ -218,6 +218,7 @@ test('warm-up steps, poll costs and wake-up points read back from a file, and ba
   };
   assert.throws(broken((v) => (v['classes']['intra-process']['warmup'] = [{ frames: 400, extra: 1e-6 }, { frames: 200, extra: 1e-6 }])), /warmup\[1\]\.frames 200 is not above/);
   assert.throws(broken((v) => (v['classes']['intra-process']['polls'] = { test: -1, iprobe: 0 })), /polls\.test/);
+  assert.throws(broken((v) => (v['classes']['intra-process']['linkSetup'] = -1e-3)), /linkSetup/);
   assert.throws(broken((v) => (v['wake'] = [])), /wake must be a non-empty list/);
   assert.throws(broken((v) => (v['wake'] = [{ ranksPerCore: 2, seconds: 1e-5 }, { ranksPerCore: 1, seconds: 1e-5 }])), /wake\[1\]\.ranksPerCore 1 is not above/);
 });
@@ -254,4 +255,11 @@ test("fitPathCpu: a process's CPU per round trip less its calls' costs, half per
   near(fitPathCpu(50e-6, 6e-6, 4e-6, 30e-6), 15e-6);
   assert.equal(fitPathCpu(5e-6, 6e-6, 4e-6, 30e-6), 0);
   assert.throws(() => fitPathCpu(Number.NaN, 0, 0, 1), /CPU per round trip/);
+});
+
+test("fitLinkSetup: a new link's first round trip beyond a warm one, per direction; a bad figure is refused", () => {
+  assert.ok(Math.abs(fitLinkSetup({ first: 4.2e-3, warm: 2e-4 }) - 2e-3) < 1e-15);
+  assert.equal(fitLinkSetup({ first: 1e-4, warm: 2e-4 }), 0);
+  assert.throws(() => fitLinkSetup({ first: Number.NaN, warm: 2e-4 }), /new link's round trips/);
+  assert.throws(() => fitLinkSetup({ first: 1e-3, warm: 0 }), /new link's round trips/);
 });

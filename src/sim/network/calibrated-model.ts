@@ -72,5 +72,6 @@ export function calibratedFrameCosts(model: CalibratedModel): FrameCosts {
       return evaluate(costs.recv, payload) + pathCpuOf(costs, payload);
     },
     warmup: (c, count) => warmupExtra(model.costs(c).warmup, count),
+    linkSetup: (c) => model.costs(c).linkSetup ?? 0,
   };
 }

@@ -105,6 +105,13 @@ export interface LinkClassCalibration {
    * alone, a message costs the same; with more ranks than cores it waits for a core.
    */
   readonly pathCpu?: number;
+  /**
+   * CPU seconds a new link costs, per direction: the first frame from one rank to a peer it never
+   * sent to before (between processes a connection and its handshake; between threads a ring set
+   * up and announced), half at the sender's first send to that peer, half at the receiver's first
+   * receive from it.
+   */
+  readonly linkSetup?: number;
 }
 
 export interface MachineCalibration {
@@ -185,6 +192,7 @@ export function readCalibration(value: unknown, source: string): MachineCalibrat
       ...(c['warmup'] !== undefined ? { warmup: warmupSteps(c['warmup'], `${field}.warmup`) } : {}),
       ...(polls !== undefined ? { polls: pollCostsOf(polls, `${field}.polls`) } : {}),
       ...(c['pathCpu'] !== undefined ? { pathCpu: checkPositive(c['pathCpu'], `${field}.pathCpu`, 'seconds', true) } : {}),
+      ...(c['linkSetup'] !== undefined ? { linkSetup: checkPositive(c['linkSetup'], `${field}.linkSetup`, 'seconds', true) } : {}),
     };
   }
   if (Object.keys(classes).length === 0) throw configError(`${source}: no link class was calibrated`, 'calibrate at least one launch mode (threads or --procs)');
