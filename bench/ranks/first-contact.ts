@@ -2,7 +2,9 @@
  * What first messages cost: 3 ranks, 16-byte round trips. Ranks 0 and 1 meet first (their
  * first contact: each compiles its path and, between processes, opens its connections), then
  * warm up; ranks 1 and 2 warm up; then ranks 0 and 2, warm but never linked, meet (a new link
- * alone). Rank 0 prints microseconds per round trip. docs/simulator.md reads it.
+ * alone). Last, ranks 0 and 1 swap their first encoded value (an object: the codec's first
+ * use on both) and a second one. Rank 0 prints microseconds per round trip. docs/simulator.md
+ * and docs/architecture.md read it.
  *   tsmpi run -n 3 [--procs] bench/ranks/first-contact.ts
  */
 import { init, wtime } from 'tsmpi';
@@ -41,4 +43,19 @@ if (comm.rank === 1) {
 if (comm.rank === 0) await settle();
 const newLink = await roundTrips(0, 2, 1);
 const warm02 = await roundTrips(0, 2, 2000);
+// The first encoded values: the object codec's first use on both ranks.
+const valueTrip = async (): Promise<number> => {
+  const t0 = wtime();
+  if (comm.rank === 0) {
+    await comm.send({ step: 1, name: 'first' }, 1, 3);
+    await comm.recv(1, 3);
+  } else if (comm.rank === 1) {
+    await comm.recv(0, 3);
+    await comm.send({ step: 2, name: 'reply' }, 0, 3);
+  }
+  return (wtime() - t0) * 1e6;
+};
+const firstValue = await valueTrip();
+const secondValue = await valueTrip();
+if (comm.rank === 0) console.log(`first encoded values ${firstValue.toFixed(0)} us, the next ${secondValue.toFixed(0)} us`);
 if (comm.rank === 0) console.log(`first contact ${first.toFixed(0)} us, its second round trip ${second.toFixed(0)} us, warm ${warm01.toFixed(1)} us; a new link between warm ranks ${newLink.toFixed(0)} us, warm ${warm02.toFixed(1)} us`);
