@@ -221,27 +221,27 @@ async function netOfSimulator(machine: MachineCalibration, results: ReadonlyMap<
         }),
       ),
     });
-    const simOn = (bare: MachineCalibration, name: string): ((run: ProbeRun, out: string) => Promise<unknown>) => {
+    /** Options that simulate `bare`, written to `name` in the scratch directory. */
+    const simulating = (bare: MachineCalibration, name: string): CalibrateOptions => {
       const platform = join(dir, name);
       writeFileSync(platform, `${JSON.stringify(bare)}\n`);
-      return (run, out) => runProbeProgram(run, { ...options, sim: platform }, out, () => {}, 'measured');
+      return { ...options, sim: platform };
     };
     process.stderr.write('tsmpi calibrate: the same under tsmpi sim (what it counts by itself)\n');
     // First a new link's cost, on the machine without one: what the simulated ranks' own first
     // round trip took beyond their warm ones is not the link's.
     const links = new Map<string, { first: number; warm: number }>();
-    const noLinks = strip(() => undefined);
-    const noLinksPlatform = join(dir, 'bare-links.json');
-    writeFileSync(noLinksPlatform, `${JSON.stringify(noLinks)}\n`);
+    const noLinks = simulating(strip(() => undefined), 'bare-no-links.json');
     for (const [mode, result] of results) {
       if (result.link === undefined || mode === 'hosts') continue;
-      const simulatedLink = await runLink(mode, { ...options, sim: noLinksPlatform }, join(dir, `link-${mode}.json`), 'measured');
+      const simulatedLink = await runLink(mode, noLinks, join(dir, `link-${mode}.json`), 'measured');
       links.set(mode, { first: Math.max(result.link.warm, result.link.first - Math.max(0, simulatedLink.first - simulatedLink.warm)), warm: result.link.warm });
     }
     // Then the fresh curve on the machine with its links: the first round trip opens two, which
     // the link's cost prices; the warm-up keeps only the rest.
     const linkOf = new Map([...links].map(([mode, link]) => [CALIBRATION_MODES[mode]!.linkClass, fitLinkSetup(link)]));
-    const sim = simOn(strip((c) => linkOf.get(c)), 'bare.json');
+    const withLinks = simulating(strip((c) => linkOf.get(c)), 'bare.json');
+    const sim = (run: ProbeRun, out: string): Promise<unknown> => runProbeProgram(run, withLinks, out, () => {}, 'measured');
     const net = new Map<string, ProbeResult>();
     for (const [mode, result] of results) {
       const link = links.get(mode);

@@ -84,17 +84,22 @@ async function pingPongBatch(data: Uint8Array, into: Uint8Array, reps: number): 
 
 /** The one-way time of `reps` round trips from here, without a barrier first. */
 async function pingPongTimed(data: Uint8Array, into: Uint8Array, reps: number): Promise<number> {
+  return (await roundTripsBetween(0, 1, reps, data, into)) / 2;
+}
+
+/** Seconds per round trip of `trips` round trips between ranks a and b (a sends first); others return at once. */
+async function roundTripsBetween(a: number, b: number, trips: number, data: Uint8Array = big.subarray(0, 16), into: Uint8Array = sink.subarray(0, 16)): Promise<number> {
   const t0 = wtime();
-  for (let i = 0; i < reps; i++) {
-    if (comm.rank === 0) {
-      await comm.send(data, peer, 1);
-      await comm.recvInto(into, peer, 1);
-    } else {
-      await comm.recvInto(into, peer, 1);
-      await comm.send(data, peer, 1);
+  for (let i = 0; i < trips; i++) {
+    if (comm.rank === a) {
+      await comm.send(data, b, 1);
+      await comm.recvInto(into, b, 1);
+    } else if (comm.rank === b) {
+      await comm.recvInto(into, a, 1);
+      await comm.send(data, a, 1);
     }
   }
-  return (wtime() - t0) / reps / 2;
+  return (wtime() - t0) / trips;
 }
 
 async function pingPong(bytes: number): Promise<number> {
@@ -328,23 +333,6 @@ async function sweep(): Promise<void> {
     const result = { figures, speed, eagerLimit: settings.eagerLimit, tcpEagerLimit: settings.tcpEagerLimit, cold, coldFrames, polls, cpuPerRoundTrip };
     if (out !== undefined) writeFileSync(out, `${JSON.stringify(result)}\n`);
   }
-}
-
-/** Seconds per round trip of `trips` 16-byte round trips between ranks a and b (a sends first); others return at once. */
-async function roundTripsBetween(a: number, b: number, trips: number): Promise<number> {
-  const data = big.subarray(0, 16);
-  const into = sink.subarray(0, 16);
-  const t0 = wtime();
-  for (let i = 0; i < trips; i++) {
-    if (comm.rank === a) {
-      await comm.send(data, b, 1);
-      await comm.recvInto(into, b, 1);
-    } else if (comm.rank === b) {
-      await comm.recvInto(into, a, 1);
-      await comm.send(data, a, 1);
-    }
-  }
-  return (wtime() - t0) / trips;
 }
 
 /**
