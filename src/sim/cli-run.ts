@@ -20,7 +20,7 @@ import type { ReplayCollectives } from './replay/replayer.js';
 import { loadTiTraces, writeTiTraceFiles } from './replay/ti-trace.js';
 import { SimRankFailure, type SimRunResult } from './program-runner.js';
 import { isNetworkKind, NETWORK_HELP } from './network/network-models.js';
-import { simulate, traceWorld, wantsSerialV8, type NetworkKind, type SimulateOptions } from './simulate.js';
+import { serialV8Flags, simulate, traceWorld, wantsSerialV8, type NetworkKind, type SimulateOptions } from './simulate.js';
 import { buildWorkload, listWorkloads } from './workloads/registry.js';
 
 // Its loader hands the bundled command the host's import() (module-import.ts says why).
@@ -82,8 +82,8 @@ function printWorkloads(): void {
  * Runs this `tsmpi sim` again in a V8 without background threads (wantsSerialV8); returns its
  * exit code. V8 takes the flag only as it starts, hence a second process (~50 ms).
  */
-function runSerialV8(): number {
-  const run = spawnSync(process.execPath, ['--single-threaded', ...process.execArgv, ...process.argv.slice(1)], { stdio: 'inherit' });
+function runSerialV8(options: SimulateOptions): number {
+  const run = spawnSync(process.execPath, [...serialV8Flags(options), ...process.execArgv, ...process.argv.slice(1)], { stdio: 'inherit' });
   if (run.error !== undefined) throw new TsmpiError(ErrorCode.Internal, `cannot run the simulation again with --single-threaded: ${run.error.message}`, { operation: 'tsmpi sim', hint: 'set TSMPI_SIM_SERIAL_V8=off to simulate in this process', cause: run.error });
   return run.status ?? 1;
 }
@@ -185,7 +185,7 @@ export async function runSimulation(programPath: string | undefined, args: strin
         }
       },
     };
-    if (wantsSerialV8(options)) return runSerialV8();
+    if (wantsSerialV8(options)) return runSerialV8(options);
     result = await simulate(options);
   } catch (error) {
     if (error instanceof SimRankFailure) {

@@ -10,7 +10,7 @@
  * The link takes every frame at once (no backpressure): the model's bandwidth sharing is what
  * delays them.
  */
-import { copyOut, isUnchanging } from '../transport/copy-bytes.js';
+import { isUnchanging } from '../transport/copy-bytes.js';
 import { LoopbackLink } from '../transport/loopback-link.js';
 import type { Progress, ProgressHost } from '../transport/progress.js';
 import type { Settings } from '../config/tunables.js';
@@ -19,6 +19,7 @@ import type { LinkSource, Transport } from '../transport/transport.js';
 import type { MultiRailTransport } from '../rails/multi-rail-transport.js';
 import { railTransport } from '../rails/rail-transport.js';
 import { parseSimRails } from '../rails/rail-config.js';
+import { FrameCopies } from './frame-copies.js';
 import { SimProgress } from './sim-progress.js';
 import type { SimRank, SimWorld } from './world.js';
 
@@ -39,6 +40,8 @@ export class SimFabric {
   readonly railRates: readonly number[];
   /** The links each rank sends on (every rail), made as it first talks to a peer. */
   readonly linksFrom: SimLink[][];
+  /** Eager payloads' copies while their frames are on the way. */
+  readonly copies = new FrameCopies();
 
   constructor(world: SimWorld, rails = 1, railRates: readonly number[] = []) {
     this.world = world;
@@ -180,7 +183,7 @@ export class SimLink implements Link {
     // A borrowed payload (rendezvous data) stays the sender's until it has crossed the network:
     // no copy, and the send completes when it arrives (whenReleased), as SimGrid's does.
     const borrowed = borrow && payload !== null && length > 0;
-    const bytes = payload === null || length === 0 ? EMPTY : borrowed || isUnchanging(payload.buffer) ? payload.subarray(offset, offset + length) : copyOut(payload, offset, length);
+    const bytes = payload === null || length === 0 ? EMPTY : borrowed || isUnchanging(payload.buffer) ? payload.subarray(offset, offset + length) : this.fabric.copies.copy(payload, offset, length);
     const loan = borrowed ? this.nextLoan++ : -1;
     if (loan >= 0) (this.onLoan ??= new Set()).add(loan);
     const wire = world.envelopeBytes + length;
@@ -296,6 +299,7 @@ export class SimLink implements Link {
     // The frame is the receiver's only during the call: hold no payload until the next one.
     frame.words = NO_WORDS;
     frame.bytes = EMPTY;
+    this.fabric.copies.release(bytes);
     if (--this.framesInFlight === 0 && this.emptyWaiters !== undefined) for (const fn of this.emptyWaiters.splice(0)) fn();
   }
 

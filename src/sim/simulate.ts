@@ -282,6 +282,23 @@ export function wantsSerialV8(options: SimulateOptions, env: NodeJS.ProcessEnv =
   return rankCosts(options, np, calibration, placement(options, np, perHost, platform).hostOf, platform, env).serialV8;
 }
 
+/** How far a real rank's V8 grows each semi-space of its young generation (Node's default, 64-bit). */
+const RANK_SEMI_SPACE_MB = 16;
+/** The most the simulation's one heap takes: beyond 4 ranks, its collections are rare enough. */
+const SIM_SEMI_SPACE_MAX_MB = 64;
+
+/**
+ * The V8 flags of the second process wantsSerialV8 asks for. Besides --single-threaded, the
+ * young generation of the ranks it hosts: each real rank has its own, and with one heap the size
+ * of a single rank's, objects live across more collections, are promoted, and old-space
+ * collections that no real rank makes are charged to the ranks (docs/simulator.md, Model).
+ */
+export function serialV8Flags(options: Pick<SimulateOptions, 'np'>, execArgv: readonly string[] = process.execArgv): string[] {
+  const flags = ['--single-threaded'];
+  if (!execArgv.some((a) => a.startsWith('--max-semi-space-size'))) flags.push(`--max-semi-space-size=${Math.min(SIM_SEMI_SPACE_MAX_MB, RANK_SEMI_SPACE_MB * Math.max(1, options.np ?? 1))}`);
+  return flags;
+}
+
 /** Runs a program, trace or workload in virtual time. */
 export async function simulate(options: SimulateOptions): Promise<SimRunResult> {
   let program: string | RankMain;
