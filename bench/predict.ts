@@ -2,7 +2,7 @@
  * Does the simulator predict this machine? Calibrates it twice (`tsmpi calibrate`; CAL=FILE and
  * CAL2=FILE reuse calibrations), then for each program, rank count and launch mode runs it for
  * real (median of REPS) and under `tsmpi sim --platform` with the same launch flags on each
- * calibration (median of SIM_REPS), and prints the span each measured (wtime() between barriers,
+ * calibration (median of SIM_REPS), the three interleaved run by run, and prints the span each measured (wtime() between barriers,
  * or the example's own timing line) with the error in percent, and how far the two calibrations'
  * predictions differ.
  * The bench's own loops (ring, allreduce, alltoall) also run a third time in the same run: that
@@ -91,22 +91,30 @@ for (const p of PROGRAMS.filter((p) => only === undefined || only.includes(p.nam
     for (const mode of modes) {
       const realRuns: number[] = [];
       const warmRuns: number[] = [];
-      for (let i = 0; i < reps; i++) {
-        const r = spawnSync(process.execPath, [cli, 'run', '-n', String(n), ...flagsOf(mode), ...p.args], { cwd: root, encoding: 'utf8' });
-        if (r.status !== 0) throw new Error(`tsmpi run ${p.args.join(' ')} failed:\n${r.stderr}`);
-        realRuns.push(p.span(r.stdout));
-        if (p.warm !== undefined) warmRuns.push(p.warm(r.stdout));
-      }
       const simulated = (platform: string): string => {
         const s = spawnSync(process.execPath, [cli, 'sim', '--quiet', '--platform', platform, '-n', String(n), ...flagsOf(mode), ...p.args], { cwd: root, encoding: 'utf8' });
         if (s.status !== 0) throw new Error(`tsmpi sim ${p.args.join(' ')} failed:\n${s.stderr}`);
         return s.stdout;
       };
+      const first: string[] = [];
+      const again: string[] = [];
+      // Interleaved (a real run, a simulation on each calibration, again): the machine's state
+      // drifts over minutes, and a prediction must face the same machine as the runs it predicts.
+      for (let i = 0; i < Math.max(reps, simReps); i++) {
+        if (i < reps) {
+          const r = spawnSync(process.execPath, [cli, 'run', '-n', String(n), ...flagsOf(mode), ...p.args], { cwd: root, encoding: 'utf8' });
+          if (r.status !== 0) throw new Error(`tsmpi run ${p.args.join(' ')} failed:\n${r.stderr}`);
+          realRuns.push(p.span(r.stdout));
+          if (p.warm !== undefined) warmRuns.push(p.warm(r.stdout));
+        }
+        if (i < simReps) {
+          first.push(simulated(cal));
+          again.push(simulated(cal2));
+        }
+      }
       const real = median(realRuns);
-      const runsOn = (platform: string): string[] => Array.from({ length: simReps }, () => simulated(platform));
-      const first = runsOn(cal);
       const predicted = median(first.map((out) => p.span(out)));
-      const predictedAgain = median(runsOn(cal2).map((out) => p.span(out)));
+      const predictedAgain = median(again.map((out) => p.span(out)));
       let warm: Row['warm'];
       if (p.warm !== undefined) {
         const warmReal = median(warmRuns);

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { excessOver, fitLine, fitLinkClass, fitLinkSetup, fitPathCpu, fitPiecewise, fitWake, fitWarmup, warmTailStart } from '../../src/calibrate/fit.ts';
+import { excessOver, fitLine, fitLinkClass, fitLinkSetup, fitPathCpu, fitPiecewise, fitWake, fitWarmup, robustLine, warmTailStart } from '../../src/calibrate/fit.ts';
 import { machineFrom } from '../../src/calibrate/calibrate.ts';
 import { simgridXml } from '../../src/calibrate/simgrid-xml.ts';
 import { CALIBRATION_VERSION, evaluate, readCalibration, wakeSeconds, warmupExtra, type MeasuredSize } from '../../src/sim/platform/calibration.ts';
@@ -43,6 +43,41 @@ test('fitPiecewise fits each range on its own points and continues a range witho
   assert.equal(empty!.to, null);
   assert.equal(empty!.points, 0);
   assert.equal(empty!.slope, medium!.slope);
+});
+
+test('robustLine recovers any line with intercept and slope >= 0, and one stray point of four or more does not move it', () => {
+  const small = [0, 16, 64, 256, 512];
+  fc.assert(
+    fc.property(
+      fc.double({ min: 1e-7, max: 1e-3, noNaN: true }),
+      fc.double({ min: 0, max: 1e-8, noNaN: true }),
+      fc.integer({ min: 4, max: 5 }),
+      fc.nat(),
+      fc.double({ min: 0.2, max: 5, noNaN: true }),
+      (a, b, count, which, factor) => {
+        const points = small.slice(0, count).map((x) => ({ x, y: a + b * x }));
+        const clean = robustLine(points);
+        assert.ok(Math.abs(clean.intercept - a) <= 1e-9 * a + 1e-15 && Math.abs(clean.slope - b) <= 1e-9 * b + 1e-15, `clean: ${JSON.stringify(clean)} vs ${a} + ${b} x`);
+        assert.ok(clean.fitError < 1e-6);
+        const k = which % count;
+        points[k] = { x: points[k]!.x, y: points[k]!.y * factor };
+        const stray = robustLine(points);
+        assert.ok(Math.abs(stray.intercept - a) <= 1e-6 * a + 1e-15, `intercept ${stray.intercept} vs ${a} (point ${k} times ${factor})`);
+        assert.ok(Math.abs(stray.slope - b) <= 1e-6 * b + 1e-15, `slope ${stray.slope} vs ${b} (point ${k} times ${factor})`);
+      },
+    ),
+  );
+  // Falling times give a flat line, never a negative slope.
+  assert.equal(robustLine([{ x: 0, y: 4 }, { x: 10, y: 3 }, { x: 20, y: 2 }]).slope, 0);
+});
+
+test("a link class's small sizes: one fast 0-byte figure does not set the latency of a 16-byte frame", () => {
+  // As measured over TCP here (one-way, us): 0 B ran fast right after the warm-up.
+  const us = [30.7, 60.1, 61.4, 62.3, 66.0];
+  const figures: MeasuredSize[] = SIZES.map((bytes, i) => ({ bytes, oneWay: (us[i] ?? 66 + bytes * 4e-4) * 1e-6, streamPeriod: 5e-6, send: 4e-6, recv: 1e-6 }));
+  const fitted = fitLinkClass(figures, 65536, 'procs');
+  const at16 = evaluate(fitted.latency, 16) + evaluate(fitted.gap, 16) + 5e-6;
+  assert.ok(Math.abs(at16 - 60.1e-6) < 0.05 * 60.1e-6, `a 16-byte frame fitted at ${at16 * 1e6} us, measured 60.1 us`);
 });
 
 /** Figures a machine with these per-frame costs shows under tsmpi's protocol. */
