@@ -11,6 +11,7 @@
  * its overheads and factors between breakpoints.
  */
 import type { LinkClassCalibration, MeasuredSize, Piecewise, Segment, WakePoint, WarmupStep } from '../sim/platform/calibration.js';
+import { medianOf } from './combine.js';
 
 /** Where the small sizes end: below it a frame's time is its latency, nearly flat. */
 const SMALL = 1024;
@@ -60,12 +61,6 @@ export function fitLine(points: readonly Point[]): { intercept: number; slope: n
   return { intercept, slope, fitError };
 }
 
-const medianOf = (values: readonly number[]): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-};
-
 /**
  * A line through `points` that one stray point cannot move (the repeated median: per point the
  * median of its slopes to the others, the median of those; the intercept the median of what the
@@ -75,9 +70,11 @@ const medianOf = (values: readonly number[]): number => {
  */
 export function robustLine(points: readonly Point[]): { intercept: number; slope: number; fitError: number } {
   if (points.length < 3) return fitLine(points);
-  const slopes = points.map((p) => medianOf(points.filter((q) => q.x !== p.x).map((q) => (q.y - p.y) / (q.x - p.x))));
-  const finite = slopes.filter((v) => Number.isFinite(v));
-  const slope = finite.length === 0 ? 0 : Math.max(0, medianOf(finite));
+  const slopes = points.flatMap((p) => {
+    const others = points.filter((q) => q.x !== p.x);
+    return others.length === 0 ? [] : [medianOf(others.map((q) => (q.y - p.y) / (q.x - p.x)))];
+  });
+  const slope = slopes.length === 0 ? 0 : Math.max(0, medianOf(slopes));
   const intercept = Math.max(0, medianOf(points.map((p) => p.y - slope * p.x)));
   const scaleOf = (p: Point): number => Math.max(p.scale ?? p.y, 1e-9);
   const fitError = Math.max(0, ...points.map((p) => Math.abs(intercept + slope * p.x - p.y) / scaleOf(p)));

@@ -69,6 +69,10 @@ test('robustLine recovers any line with intercept and slope >= 0, and one stray 
   );
   // Falling times give a flat line, never a negative slope.
   assert.equal(robustLine([{ x: 0, y: 4 }, { x: 10, y: 3 }, { x: 20, y: 2 }]).slope, 0);
+  // Repeats of one size: a flat line through their median.
+  const repeats = robustLine([{ x: 16, y: 3 }, { x: 16, y: 5 }, { x: 16, y: 4 }]);
+  assert.deepEqual([repeats.intercept, repeats.slope], [4, 0]);
+  assert.ok(Math.abs(repeats.fitError - 1 / 3) < 1e-12);
 });
 
 test("a link class's small sizes: one fast 0-byte figure does not set the latency of a 16-byte frame", () => {
