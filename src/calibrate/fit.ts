@@ -28,10 +28,16 @@ interface Point {
   scale?: number;
 }
 
+const scaleOf = (p: Point): number => Math.max(p.scale ?? p.y, 1e-9);
+
+/** A fitted line with its worst relative error over `points`. */
+function withFitError(points: readonly Point[], intercept: number, slope: number): { intercept: number; slope: number; fitError: number } {
+  return { intercept, slope, fitError: Math.max(0, ...points.map((p) => Math.abs(intercept + slope * p.x - p.y) / scaleOf(p))) };
+}
+
 /** One line through `points`, minimising the relative error, with intercept and slope >= 0. */
 export function fitLine(points: readonly Point[]): { intercept: number; slope: number; fitError: number } {
   if (points.length === 0) return { intercept: 0, slope: 0, fitError: 0 };
-  const scaleOf = (p: Point): number => Math.max(p.scale ?? p.y, 1e-9);
   const w = points.map((p) => 1 / scaleOf(p) ** 2);
   const sum = (f: (p: Point, i: number) => number): number => points.reduce((s, p, i) => s + f(p, i), 0);
   let intercept: number;
@@ -57,8 +63,7 @@ export function fitLine(points: readonly Point[]): { intercept: number; slope: n
     intercept = 0;
     slope = sxx > 0 ? Math.max(0, sxy / sxx) : 0;
   }
-  const fitError = Math.max(0, ...points.map((p) => Math.abs(intercept + slope * p.x - p.y) / scaleOf(p)));
-  return { intercept, slope, fitError };
+  return withFitError(points, intercept, slope);
 }
 
 /**
@@ -75,10 +80,7 @@ export function robustLine(points: readonly Point[]): { intercept: number; slope
     return others.length === 0 ? [] : [medianOf(others.map((q) => (q.y - p.y) / (q.x - p.x)))];
   });
   const slope = slopes.length === 0 ? 0 : Math.max(0, medianOf(slopes));
-  const intercept = Math.max(0, medianOf(points.map((p) => p.y - slope * p.x)));
-  const scaleOf = (p: Point): number => Math.max(p.scale ?? p.y, 1e-9);
-  const fitError = Math.max(0, ...points.map((p) => Math.abs(intercept + slope * p.x - p.y) / scaleOf(p)));
-  return { intercept, slope, fitError };
+  return withFitError(points, Math.max(0, medianOf(points.map((p) => p.y - slope * p.x))), slope);
 }
 
 /**

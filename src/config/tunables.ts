@@ -317,7 +317,7 @@ export const tunables = {
   simSerialV8: {
     env: 'TSMPI_SIM_SERIAL_V8',
     description:
-      "tsmpi sim runs V8 single-threaded (--single-threaded: no background compiler or GC threads), so that the compiling and collecting a rank causes count in its measured compute, as they take cores from the ranks when the ranks fill a host's cores; the command restarts itself with the flag when needed.",
+      "tsmpi sim runs V8 single-threaded (--single-threaded: no background compiler or GC threads), so that the compiling and collecting a rank causes count in its measured compute, as they take cores from the ranks when the ranks fill a host's cores; the command restarts itself with the flag when needed, and with the young generation of the ranks it hosts (--max-semi-space-size 16 MiB per rank, up to 64 MiB, unless given).",
     defaultText: 'auto: on for a program on a calibrated --platform whose busiest host has at least as many ranks as cores, else off',
     defaultValue: () => 'auto' as const,
     parse: (text) => parseChoice('TSMPI_SIM_SERIAL_V8', text, ['auto', 'on', 'off'] as const),
