@@ -22,7 +22,7 @@ import { ShmTransport } from '../transport/shm-transport.js';
 import type { MultiRailTransport } from '../rails/multi-rail-transport.js';
 import { parseRails, type RailSpec } from '../rails/rail-config.js';
 import type { Transport } from '../transport/transport.js';
-import { threadJobInfo, type JobInfo } from './job-info.js';
+import { ranksOnNodeOf, threadJobInfo, type JobInfo } from './job-info.js';
 import { notifyPeerGone, RUNTIME, takePendingNotices } from './peer-notices.js';
 import { currentRank, type HostToRank, type LauncherChannel, type MemberContext, type RankContext } from './rank-context.js';
 import type { RankRecord } from './rendezvous.js';
@@ -244,7 +244,13 @@ async function buildRuntime(context: RankContext, channel: LauncherChannel | und
     if ((settings.trace !== '' || settings.profile !== '') && sink !== undefined) startTrace(endpoint, context.rank, settings, sink);
     return { world: worldCommunicator(endpoint, context.size, context.rank, settings), endpoint, settings, job: context.job, arenaBytes: 0, tcp: false };
   }
-  const settings = readSettings(process.env, { localRanks: context.localSize, cores: availableParallelism(), remotePeers: context.tcp !== undefined, threadRanks: context.threadRanks ?? 1 });
+  const settings = readSettings(process.env, {
+    localRanks: context.localSize,
+    cores: availableParallelism(),
+    remotePeers: context.tcp !== undefined,
+    threadRanks: context.threadRanks ?? 1,
+    hostRanks: ranksOnNodeOf(context.job, context.rank),
+  });
   const { transport, job, rails } = await buildTransport(context, settings, channel);
   const control = transport.control!;
   const slot = transport.slot!;
@@ -256,7 +262,14 @@ async function buildRuntime(context: RankContext, channel: LauncherChannel | und
   const syncSleepMs = shared || context.tcp !== undefined ? 0 : SYNC_SLEEP_SLICE_MS;
   const handOff = Math.ceil(context.localSize / (context.threadRanks ?? 1)) > availableParallelism();
   const endpoint = new Endpoint(transport, settings, (host) =>
-    new ProgressEngine(host, control, slot, shared ? 0 : settings.spinMicros, { sleepLimitMs: settings.sleepLimitMs, yieldMicros: shared ? settings.spinMicros : 0, syncSleepMs, handOff }),
+    new ProgressEngine(host, control, slot, shared ? 0 : settings.spinMicros, {
+      sleepLimitMs: settings.sleepLimitMs,
+      // Socket data reaches a rank only while its event loop turns: a rank with TCP peers polls
+      // between turns, as ranks that share a thread do.
+      yieldMicros: Math.max(shared ? settings.spinMicros : 0, context.tcp !== undefined ? settings.socketSpinMicros : 0),
+      syncSleepMs,
+      handOff,
+    }),
   );
   endpoint.nodeOfWorld = job.nodeOfRank;
   if ((settings.trace !== '' || settings.profile !== '') && channel !== undefined) {

@@ -16,8 +16,8 @@ import { CALIBRATION_FORMAT, CALIBRATION_VERSION, evaluate, type LinkClassCalibr
 import type { LinkClass } from '../sim/network/model.js';
 import { loadPlatformFile } from '../sim/platform/load.js';
 import { readHostfile } from '../bootstrap/mpirun-hosts.js';
-import { excessOver, fitLinkClass, fitLinkSetup, fitPathCpu, fitWake, fitWarmup } from './fit.js';
-import { combineProbes, combineWakes, type ProbeResult, type WakeResult } from './combine.js';
+import { excessOver, fitLinkClass, fitLinkSetup, fitPathCpu, fitSleeping, fitWake, fitWarmup } from './fit.js';
+import { combineProbes, combineWakes, type ProbeResult, type SleepingResult, type WakeResult } from './combine.js';
 import { simgridXml } from './simgrid-xml.js';
 
 /** A launch mode and the link class its two ranks measure. */
@@ -129,6 +129,18 @@ async function runSweep(mode: string, options: CalibrateOptions, out: string, on
 }
 
 /**
+ * Between processes, the sweep's ranks turn their event loops while they wait (the machine's two
+ * ranks fit its cores); ranks that outnumber the cores sleep in the kernel instead. The probe's
+ * `sleep` experiment measures that case: the 16-byte ping-pong with TSMPI_SOCKET_SPIN_US=0.
+ */
+async function runSleeping(mode: string, options: CalibrateOptions, out: string): Promise<SleepingResult> {
+  const value = (await runProbeProgram({ label: `${mode} sleeping`, np: 2, flags: flagsOf(mode, options), experiment: options.quick ? 'sleep-quick' : 'sleep', env: { TSMPI_SOCKET_SPIN_US: '0' } }, options, out)) as { oneWay?: unknown; cpuPerRoundTrip?: unknown };
+  if (typeof value.oneWay !== 'number' || !(value.oneWay > 0)) throw calibrateError(`the ${mode} sleeping probe measured ${String(value.oneWay)} s`, 'run the calibration again');
+  // Under the simulator the process's CPU is the simulator's, not the modelled machine's.
+  return options.sim === undefined && typeof value.cpuPerRoundTrip === 'number' ? { oneWay: value.oneWay, cpuPerRoundTrip: value.cpuPerRoundTrip } : { oneWay: value.oneWay };
+}
+
+/**
  * A new link's round trips (the probe's `link` experiment, 3 ranks): in threads and --procs
  * modes, all on one host (a modelled one too).
  */
@@ -178,7 +190,15 @@ export function machineFrom(results: ReadonlyMap<string, ProbeResult>, seconds: 
       // Only a rank alone in its process measures its own path's CPU (threads share one process).
       const pathCpu = linkClass !== 'intra-process' && result.cpuPerRoundTrip !== undefined ? fitPathCpu(result.cpuPerRoundTrip, evaluate(fitted.send, 16), evaluate(fitted.recv, 16), evaluate(fitted.latency, 16)) : undefined;
       const linkSetup = result.link !== undefined ? fitLinkSetup(result.link) : undefined;
-      classes[linkClass] = { ...fitted, ...(warmup !== undefined ? { warmup } : {}), ...(result.polls !== undefined ? { polls: result.polls } : {}), ...(pathCpu !== undefined ? { pathCpu } : {}), ...(linkSetup !== undefined ? { linkSetup } : {}) };
+      const sleeping = result.sleeping !== undefined ? fitSleeping(result.sleeping, fitted) : undefined;
+      classes[linkClass] = {
+        ...fitted,
+        ...(warmup !== undefined ? { warmup } : {}),
+        ...(result.polls !== undefined ? { polls: result.polls } : {}),
+        ...(pathCpu !== undefined ? { pathCpu } : {}),
+        ...(linkSetup !== undefined ? { linkSetup } : {}),
+        ...(sleeping !== undefined ? { sleeping } : {}),
+      };
     } catch (error) {
       if (!(error instanceof RangeError)) throw error;
       throw calibrateError(`cannot fit the ${mode} figures: ${error.message}`, 'run the calibration again on an idle machine');
@@ -328,7 +348,9 @@ export async function calibrate(options: CalibrateOptions): Promise<MachineCalib
         try {
           const sweep = await runSweep(mode, options, join(dir, `${mode}-${run}.json`), step);
           const link = mode === 'hosts' ? undefined : await runLink(mode, options, join(dir, `link-${mode}-${run}.json`));
-          sweeps.get(mode)!.push({ ...sweep, ...(link !== undefined ? { link } : {}) });
+          // A modelled machine's receivers do not sleep: nothing to measure there.
+          const sleeping = CALIBRATION_MODES[mode]!.linkClass === 'intra-process' || options.sim !== undefined ? undefined : await runSleeping(mode, options, join(dir, `sleep-${mode}-${run}.json`));
+          sweeps.get(mode)!.push({ ...sweep, ...(link !== undefined ? { link } : {}), ...(sleeping !== undefined ? { sleeping } : {}) });
         } finally {
           if (started) bar!.stop();
         }

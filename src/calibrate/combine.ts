@@ -22,6 +22,14 @@ export interface ProbeResult {
   cpuPerRoundTrip?: number;
   /** Seconds of the first round trip of two warm ranks never linked before, and of a warm one (probe.ts link). */
   link?: { first: number; warm: number };
+  /** Between processes, the 16-byte ping-pong again with every receive asleep (probe.ts sleep). */
+  sleeping?: SleepingResult;
+}
+
+/** A 16-byte ping-pong whose receivers sleep in the kernel (TSMPI_SOCKET_SPIN_US=0): one-way seconds, CPU seconds per round trip. */
+export interface SleepingResult {
+  oneWay: number;
+  cpuPerRoundTrip?: number;
 }
 
 /** What the wake-up experiments measured: one-way time when every receive sleeps, and ring hops with ranks sharing cores. */
@@ -54,6 +62,8 @@ export function combineProbes(runs: readonly ProbeResult[]): ProbeResult {
   const polls = runs.map((r) => r.polls).filter((p): p is PollCosts => p !== undefined);
   const cpus = runs.map((r) => r.cpuPerRoundTrip).filter((c): c is number => typeof c === 'number' && Number.isFinite(c));
   const links = runs.map((r) => r.link).filter((l): l is { first: number; warm: number } => l !== undefined);
+  const sleeps = runs.map((r) => r.sleeping).filter((s): s is SleepingResult => s !== undefined);
+  const sleepCpus = sleeps.map((s) => s.cpuPerRoundTrip).filter((c): c is number => typeof c === 'number' && Number.isFinite(c));
   return {
     figures,
     speed: medianOf(runs.map((r) => r.speed)),
@@ -63,6 +73,7 @@ export function combineProbes(runs: readonly ProbeResult[]): ProbeResult {
     ...(polls.length > 0 ? { polls: { test: medianOf(polls.map((p) => p.test)), iprobe: medianOf(polls.map((p) => p.iprobe)) } } : {}),
     ...(cpus.length > 0 ? { cpuPerRoundTrip: medianOf(cpus) } : {}),
     ...(links.length > 0 ? { link: { first: medianOf(links.map((l) => l.first)), warm: medianOf(links.map((l) => l.warm)) } } : {}),
+    ...(sleeps.length > 0 ? { sleeping: { oneWay: medianOf(sleeps.map((s) => s.oneWay)), ...(sleepCpus.length > 0 ? { cpuPerRoundTrip: medianOf(sleepCpus) } : {}) } } : {}),
   };
 }
 

@@ -10,8 +10,8 @@
  * (least squares on relative error, intercept and slope kept >= 0), as SMPI's calibration fits
  * its overheads and factors between breakpoints.
  */
-import type { LinkClassCalibration, MeasuredSize, Piecewise, Segment, WakePoint, WarmupStep } from '../sim/platform/calibration.js';
-import { medianOf } from './combine.js';
+import { evaluate, type LinkClassCalibration, type MeasuredSize, type Piecewise, type Segment, type WakePoint, type WarmupStep } from '../sim/platform/calibration.js';
+import { medianOf, type SleepingResult } from './combine.js';
 
 /** Where the small sizes end: below it a frame's time is its latency, nearly flat. */
 const SMALL = 1024;
@@ -221,6 +221,19 @@ export function excessOver(real: readonly number[], simulated: readonly number[]
 export function fitPathCpu(cpuPerRoundTrip: number, send: number, recv: number, latency: number): number {
   if (!(Number.isFinite(cpuPerRoundTrip) && cpuPerRoundTrip >= 0)) throw new RangeError(`the CPU per round trip is ${cpuPerRoundTrip} s`);
   return Math.max(0, Math.min((cpuPerRoundTrip - send - recv) / 2, latency / 2));
+}
+
+/**
+ * What a sleeping receiver adds between processes (LinkClassCalibration.sleeping): the 16-byte
+ * one-way time asleep beyond the sweep's (turning) one, and the path's CPU per frame end then,
+ * from the CPU per round trip as {@link fitPathCpu} reads it.
+ */
+export function fitSleeping(sleeping: SleepingResult, fitted: Pick<LinkClassCalibration, 'send' | 'recv' | 'latency' | 'measured'>): NonNullable<LinkClassCalibration['sleeping']> {
+  if (!(Number.isFinite(sleeping.oneWay) && sleeping.oneWay > 0)) throw new RangeError(`the sleeping one-way time is ${sleeping.oneWay} s`);
+  const turning = fitted.measured.find((f) => f.bytes === 16)?.oneWay ?? evaluate(fitted.send, 16) + evaluate(fitted.latency, 16) + evaluate(fitted.recv, 16);
+  const wake = Math.max(0, sleeping.oneWay - turning);
+  if (sleeping.cpuPerRoundTrip === undefined) return { wake };
+  return { wake, pathCpu: fitPathCpu(sleeping.cpuPerRoundTrip, evaluate(fitted.send, 16), evaluate(fitted.recv, 16), evaluate(fitted.latency, 16) + wake) };
 }
 
 /**

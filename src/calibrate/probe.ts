@@ -13,13 +13,16 @@
  * More experiments run alone (argv[3]): `wake`, a 16-byte ping-pong's one-way time (run with
  * --spin-us 0, every receive wakes a sleeping rank), `ring`, the time of one hop of a token
  * passed around all the ranks (run with more ranks than cores: what a hand-over costs when the
- * ranks share cores), `cold` (`cold-quick`), the fresh ranks' curve alone, and `link` (3 ranks),
- * the first round trip of two warm ranks that never talked before.
+ * ranks share cores), `cold` (`cold-quick`), the fresh ranks' curve alone, `link` (3 ranks),
+ * the first round trip of two warm ranks that never talked before, and `sleep` (`sleep-quick`),
+ * between processes run with TSMPI_SOCKET_SPIN_US=0: the 16-byte ping-pong with every receiver
+ * asleep in the kernel, and its CPU per round trip.
  *
  *   tsmpi run -n 2 [--procs] dist/calibrate/probe.js OUT.json [full|quick]
  *   tsmpi run -n 2 --spin-us 0 dist/calibrate/probe.js OUT.json wake
  *   tsmpi run -n 8 dist/calibrate/probe.js OUT.json ring
  *   tsmpi run -n 3 [--procs] dist/calibrate/probe.js OUT.json link
+ *   TSMPI_SOCKET_SPIN_US=0 tsmpi run -n 2 --procs dist/calibrate/probe.js OUT.json sleep
  */
 import { writeFileSync } from 'node:fs';
 import { init, Op, waitAll, wtime, type Request } from 'tsmpi';
@@ -52,9 +55,10 @@ const FIRST_CONTACT_DELAY_MS = 100;
 const comm = await init();
 const out = process.argv[2];
 const experiment = process.argv[3] ?? 'full';
-if (!['full', 'quick', 'wake', 'ring', 'cold', 'cold-quick', 'link'].includes(experiment)) throw new Error(`the calibration probe has no experiment ${experiment} (full, quick, wake, ring, cold, cold-quick, link)`);
+const EXPERIMENTS = ['full', 'quick', 'wake', 'ring', 'cold', 'cold-quick', 'link', 'sleep', 'sleep-quick'];
+if (!EXPERIMENTS.includes(experiment)) throw new Error(`the calibration probe has no experiment ${experiment} (${EXPERIMENTS.join(', ')})`);
 if (experiment === 'link' ? comm.size !== 3 : experiment !== 'ring' && comm.size !== 2) throw new Error(`the calibration probe's ${experiment} experiment runs on ${experiment === 'link' ? 3 : 2} ranks, not ${comm.size}`);
-const quick = experiment === 'quick' || experiment === 'cold-quick';
+const quick = experiment === 'quick' || experiment === 'cold-quick' || experiment === 'sleep-quick';
 const peer = 1 - comm.rank;
 const batches = quick ? 5 : 9;
 /** Seconds a timed batch lasts at least: long enough for the clock and the noise of a shared machine. */
@@ -263,6 +267,20 @@ async function wakeExperiment(): Promise<void> {
   if (comm.rank === 0 && out !== undefined) writeFileSync(out, `${JSON.stringify({ oneWay: mean(times) })}\n`);
 }
 
+/**
+ * The `sleep` experiment (two processes, run with TSMPI_SOCKET_SPIN_US=0): the 16-byte ping-pong
+ * with every receiver asleep in the kernel, and the CPU the processes spend per round trip then.
+ */
+async function sleepExperiment(): Promise<void> {
+  const data = big.subarray(0, 16);
+  const into = sink.subarray(0, 16);
+  await pingPongBatch(data, into, quick ? 500 : 1500);
+  const times: number[] = [];
+  for (let b = 0; b < 9; b++) times.push(await pingPongBatch(data, into, quick ? 150 : 400));
+  const cpuPerRoundTrip = await pathCpu();
+  if (comm.rank === 0 && out !== undefined) writeFileSync(out, `${JSON.stringify({ oneWay: mean(times), cpuPerRoundTrip })}\n`);
+}
+
 /** Seconds per hop of a token passed around every rank, warmed up (the `ring` experiment). */
 async function ringExperiment(): Promise<void> {
   const right = (comm.rank + 1) % comm.size;
@@ -362,6 +380,7 @@ async function coldExperiment(): Promise<void> {
 }
 
 if (experiment === 'wake') await wakeExperiment();
+else if (experiment === 'sleep' || experiment === 'sleep-quick') await sleepExperiment();
 else if (experiment === 'cold' || experiment === 'cold-quick') await coldExperiment();
 else if (experiment === 'ring') await ringExperiment();
 else if (experiment === 'link') await linkExperiment();

@@ -1,7 +1,7 @@
 /**
  * A calibrated machine in a few lines: per link class, the fitted costs at a few sizes (and the
- * path's CPU between processes), a new link's cost and the worst fit error; the compute speed
- * and cores.
+ * path's CPU between processes), a new link's cost, what a sleeping receiver adds between
+ * processes, and the worst fit error; the compute speed and cores.
  */
 import { evaluate, type MachineCalibration } from '../sim/platform/calibration.js';
 
@@ -16,7 +16,9 @@ export function formatCalibration(machine: MachineCalibration): string {
     const rate = big !== undefined && big.streamPeriod > 0 ? `${(big.bytes / big.streamPeriod / 1e9).toFixed(2)} GB/s streaming at ${big.bytes >> 20} MiB` : '';
     const path = c.pathCpu !== undefined ? `, the path's CPU ${us(c.pathCpu)} at each end` : '';
     const link = c.linkSetup !== undefined ? `; a new link ${us(c.linkSetup)} each way` : '';
-    lines.push(`  ${name}: frame of 8 B ${us(oneWay(8))} (send ${us(evaluate(c.send, 8))}, receive ${us(evaluate(c.recv, 8))}${path}), 64 KiB ${us(oneWay(65536))}; ${rate}; eager up to ${c.eagerLimit} B${link}; worst fit error ${(worst * 100).toFixed(1)}%`);
+    const s = c.sleeping;
+    const asleep = s !== undefined ? `; a sleeping receiver ${us(s.wake)} more${s.pathCpu !== undefined ? ` (path's CPU ${us(s.pathCpu)})` : ''}` : '';
+    lines.push(`  ${name}: frame of 8 B ${us(oneWay(8))} (send ${us(evaluate(c.send, 8))}, receive ${us(evaluate(c.recv, 8))}${path}), 64 KiB ${us(oneWay(65536))}; ${rate}; eager up to ${c.eagerLimit} B${link}${asleep}; worst fit error ${(worst * 100).toFixed(1)}%`);
   }
   return lines.join('\n');
 }

@@ -17,6 +17,8 @@ export interface TunableContext {
   remotePeers: boolean;
   /** Ranks that share this rank's thread (TSMPI_RANKS_PER_THREAD); 1 when it has its own. */
   threadRanks?: number;
+  /** Ranks of the job on this rank's machine, in every process; absent: localRanks. */
+  hostRanks?: number;
 }
 
 export interface Tunable<T> {
@@ -101,6 +103,14 @@ export const tunables = {
     defaultText: '200 if threads per process <= cores, else 10; 0 for a lone rank with remote peers (a socket is not polled). Ranks that share a thread poll between turns of the thread instead of in place',
     defaultValue: (ctx) => (ctx.localRanks === 1 && ctx.remotePeers ? 0 : Math.ceil(ctx.localRanks / (ctx.threadRanks ?? 1)) <= ctx.cores ? 200 : 10),
     parse: (text) => parseNonNegative('TSMPI_SPIN_US', text),
+  } satisfies Tunable<number>,
+  socketSpinMicros: {
+    env: 'TSMPI_SOCKET_SPIN_US',
+    description:
+      'Most microseconds a waiting rank with TCP peers keeps its event loop turning (its sockets polled without blocking) before it sleeps until one is readable. A reply that comes meanwhile costs no wake-up: a 16-byte TCP ping-pong between two processes took ~12 us one-way instead of ~55 us on the project machine (`npm run bench -- tcp`). The default spins about as long as a wake-up costs there (40-50 us), so a wait never costs more than twice what it must; longer budgets slowed the ranks\' first passes, as the turning loops take cores from V8\'s compiler threads. 0 sleeps at once.',
+    defaultText: '50 if the ranks on its machine (all processes) <= cores, else 0 (a turning loop would hold a core a sleeping rank needs)',
+    defaultValue: (ctx) => (ctx.remotePeers && (ctx.hostRanks ?? ctx.localRanks) <= ctx.cores ? 50 : 0),
+    parse: (text) => parseNonNegative('TSMPI_SOCKET_SPIN_US', text),
   } satisfies Tunable<number>,
   ringBytes: {
     env: 'TSMPI_SHM_RING_BYTES',
@@ -399,7 +409,7 @@ export type Settings = { [K in TunableName]: ReturnType<(typeof tunables)[K]['pa
 
 /** Reads every tunable from `env`, falling back to the defaults for `ctx`. */
 export function readSettings(env: NodeJS.ProcessEnv, ctx: Partial<TunableContext> = {}): Settings {
-  const full: TunableContext = { localRanks: ctx.localRanks ?? 1, cores: ctx.cores ?? availableParallelism(), remotePeers: ctx.remotePeers ?? false, threadRanks: ctx.threadRanks ?? 1 };
+  const full: TunableContext = { localRanks: ctx.localRanks ?? 1, cores: ctx.cores ?? availableParallelism(), remotePeers: ctx.remotePeers ?? false, threadRanks: ctx.threadRanks ?? 1, ...(ctx.hostRanks !== undefined ? { hostRanks: ctx.hostRanks } : {}) };
   const out: Record<string, unknown> = {};
   for (const [name, tunable] of Object.entries(tunables) as [TunableName, Tunable<unknown>][]) {
     const text = env[tunable.env];

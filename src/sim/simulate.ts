@@ -193,13 +193,15 @@ export function placeProcesses(hostOf: readonly number[], perProc: number | unde
 
 /**
  * The wake-ups of a calibrated machine's ranks: each rank's spin budget as the runtime picks it
- * for its placement (ranks in its process, its host's cores, peers elsewhere; TSMPI_SPIN_US
- * overrides as in a real run), and the measured wake-up at its host's ranks per core. Over TCP the
- * calibrated latency already includes waking a sleeping process: only what sharing cores adds,
- * and nothing when the calibration has the path's CPU (pathCpu), which the ranks then share the
- * cores for (the rings that measure the growth are threads that spin while they wait, and a
- * process does not: 8 processes on 2 cores passed a token in 63 us per hop warm, less than the
- * 2 processes' one-way time).
+ * for its placement (ranks in its process and on its host, its host's cores, peers elsewhere;
+ * TSMPI_SPIN_US and TSMPI_SOCKET_SPIN_US override as in a real run): its polling in place, then
+ * its event loop turning for socket data. Past it, the measured wake-up at its host's ranks per
+ * core. Over TCP, a calibration that measured sleeping receivers (`sleeping`) gives what a frame
+ * costs more when its receiver slept, and the extra CPU of that path; an older one's latency
+ * already includes waking a sleeping process: only what sharing cores adds, and nothing when it
+ * has the path's CPU (pathCpu), which the ranks then share the cores for (the rings that measure
+ * the growth are threads that spin while they wait, and a process does not: 8 processes on 2
+ * cores passed a token in 63 us per hop warm, less than the 2 processes' one-way time).
  */
 export function calibratedWakeModel(calibration: MachineCalibration, hostOf: readonly number[], procOf: readonly number[], coresOf: (host: number) => number, env: NodeJS.ProcessEnv): WakeModel {
   const inProc = new Map<number, number>();
@@ -213,9 +215,15 @@ export function calibratedWakeModel(calibration: MachineCalibration, hostOf: rea
   const spinSeconds = procOf.map((p, r) => {
     const local = inProc.get(p)!;
     const cores = coresOf(hostOf[r]!);
-    const key = `${local}/${cores}`;
+    const hostRanks = onHost.get(hostOf[r]!)!;
+    const key = `${local}/${cores}/${hostRanks}`;
     let budget = budgets.get(key);
-    if (budget === undefined) budgets.set(key, (budget = readSettings(env, { localRanks: local, cores, remotePeers: local < procOf.length }).spinMicros / 1e6));
+    if (budget === undefined) {
+      const remotePeers = local < procOf.length;
+      const settings = readSettings(env, { localRanks: local, cores, remotePeers, hostRanks });
+      budget = (settings.spinMicros + (remotePeers ? settings.socketSpinMicros : 0)) / 1e6;
+      budgets.set(key, budget);
+    }
     return budget;
   });
   const points = calibration.wake;
@@ -225,13 +233,21 @@ export function calibratedWakeModel(calibration: MachineCalibration, hostOf: rea
     wake: (host, linkClass) => {
       const w = wakeSeconds(points, onHost.get(host)! / coresOf(host));
       if (linkClass === 'intra-process') return w;
+      const costs = classCosts(calibration, linkClass);
+      if (costs?.sleeping !== undefined) return costs.sleeping.wake;
       // Over TCP a calibration with the path's CPU has ranks share the cores for it: no more here.
-      return classCosts(calibration, linkClass)?.pathCpu !== undefined ? 0 : Math.max(0, w - alone);
+      return costs?.pathCpu !== undefined ? 0 : Math.max(0, w - alone);
     },
     // A lone thread's wake-up is work of its own (measured: 8 threads of an allreduce loop on 2
     // cores took ~11 us more CPU per round than the simulated ranks, sleeping each round); what
-    // more ranks per core add is waiting for a core. Over TCP the path's CPU already holds it.
-    wakeCpu: (host, linkClass) => (linkClass === 'intra-process' ? alone : 0),
+    // more ranks per core add is waiting for a core. Over TCP, the sleeping path's CPU beyond the
+    // turning one's, at the frame's two ends (both are charged per frame, at the turning figure).
+    wakeCpu: (host, linkClass) => {
+      if (linkClass === 'intra-process') return alone;
+      const costs = classCosts(calibration, linkClass);
+      const sleepingCpu = costs?.sleeping?.pathCpu;
+      return sleepingCpu === undefined ? 0 : Math.min(costs!.sleeping!.wake, 2 * Math.max(0, sleepingCpu - (costs!.pathCpu ?? 0)));
+    },
   };
 }
 

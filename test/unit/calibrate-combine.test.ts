@@ -19,6 +19,7 @@ function run(scale: number, cold: number[]): ProbeResult {
     coldFrames: cold.map((_, k) => 200 * (k + 1)),
     polls: { test: scale * 3e-8, iprobe: scale * 6e-8 },
     link: { first: scale * 4e-3, warm: scale * 2e-4 },
+    sleeping: { oneWay: scale * 4e-5, cpuPerRoundTrip: scale * 5e-5 },
   };
 }
 

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { excessOver, fitLine, fitLinkClass, fitLinkSetup, fitPathCpu, fitPiecewise, fitWake, fitWarmup, robustLine, warmTailStart } from '../../src/calibrate/fit.ts';
+import { excessOver, fitLine, fitLinkClass, fitLinkSetup, fitPathCpu, fitPiecewise, fitSleeping, fitWake, fitWarmup, robustLine, warmTailStart } from '../../src/calibrate/fit.ts';
 import { machineFrom } from '../../src/calibrate/calibrate.ts';
 import { simgridXml } from '../../src/calibrate/simgrid-xml.ts';
 import { CALIBRATION_VERSION, evaluate, readCalibration, wakeSeconds, warmupExtra, type MeasuredSize } from '../../src/sim/platform/calibration.ts';
@@ -301,4 +301,22 @@ test("fitLinkSetup: a new link's first round trip beyond a warm one, per directi
   assert.equal(fitLinkSetup({ first: 1e-4, warm: 2e-4 }), 0);
   assert.throws(() => fitLinkSetup({ first: Number.NaN, warm: 2e-4 }), /new link's round trips/);
   assert.throws(() => fitLinkSetup({ first: 1e-3, warm: 0 }), /new link's round trips/);
+});
+
+test("fitSleeping: a sleeping receiver's 16-byte one-way time beyond the sweep's, and its path's CPU; read back from a file, a bad one refused", () => {
+  const near = (got: number | undefined, want: number): void => assert.ok(got !== undefined && Math.abs(got - want) < 1e-15, `${got} vs ${want}`);
+  // The sweep (turning receivers): 16 bytes one way in 12 us, calls of 3 + 1 us, latency 8 us.
+  const figures = SIZES.map((bytes) => ({ bytes, oneWay: bytes === 16 ? 12e-6 : 1.2e-5 + bytes * 1e-9, streamPeriod: 5e-6 + bytes * 5e-10, send: 3e-6, recv: 1e-6 }));
+  const fitted = fitLinkClass(figures, 65536, 'procs');
+  const asleep = fitSleeping({ oneWay: 50e-6, cpuPerRoundTrip: 60e-6 }, fitted);
+  near(asleep.wake, 38e-6);
+  near(asleep.pathCpu, fitPathCpu(60e-6, evaluate(fitted.send, 16), evaluate(fitted.recv, 16), evaluate(fitted.latency, 16) + 38e-6));
+  assert.deepEqual(fitSleeping({ oneWay: 5e-6 }, fitted), { wake: 0 }, 'a sleeper never costs less than a turning receiver');
+  assert.throws(() => fitSleeping({ oneWay: Number.NaN }, fitted), /sleeping one-way time/);
+  const m = machineFrom(new Map([['procs', { figures, speed: 1e9, eagerLimit: 65536, tcpEagerLimit: 65536, cpuPerRoundTrip: 24e-6, sleeping: { oneWay: 50e-6, cpuPerRoundTrip: 60e-6 } }]]), 1);
+  const back = readCalibration(JSON.parse(JSON.stringify(m)), 'cal.json');
+  near(back.classes['inter-process']!.sleeping?.wake, 38e-6);
+  const bad = JSON.parse(JSON.stringify(m)) as Record<string, any>;
+  bad['classes']['inter-process']['sleeping'] = { wake: -1 };
+  assert.throws(() => readCalibration(bad, 'cal.json'), /sleeping\.wake/);
 });

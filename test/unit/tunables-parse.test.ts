@@ -8,6 +8,11 @@ import { parseSimRails } from '../../src/rails/rail-config.ts';
 test('tunables: defaults depend on ranks per process and cores', () => {
   assert.equal(readSettings({}, { localRanks: 2, cores: 2 }).spinMicros, 200);
   assert.equal(readSettings({}, { localRanks: 8, cores: 2 }).spinMicros, 10);
+  // The event loop turns for a rank with TCP peers only while the machine's ranks fit its cores.
+  assert.equal(readSettings({}, { localRanks: 1, cores: 2, remotePeers: true, hostRanks: 2 }).socketSpinMicros, 50);
+  assert.equal(readSettings({}, { localRanks: 1, cores: 2, remotePeers: true, hostRanks: 4 }).socketSpinMicros, 0);
+  assert.equal(readSettings({}, { localRanks: 2, cores: 2, remotePeers: false }).socketSpinMicros, 0);
+  assert.equal(readSettings({}, { localRanks: 4, cores: 2, remotePeers: true }).socketSpinMicros, 0, 'without hostRanks, the process\'s own ranks count');
   assert.equal(readSettings({}, { localRanks: 8, cores: 2 }).ringBytes, 1 << 20);
   assert.equal(readSettings({}, { localRanks: 64, cores: 2 }).ringBytes, 256 << 10);
   assert.equal(readSettings({}, { localRanks: 128, cores: 2 }).ringBytes, 64 << 10);
@@ -16,6 +21,8 @@ test('tunables: defaults depend on ranks per process and cores', () => {
 const valid: [string, string, string, unknown][] = [
   ['TSMPI_SPIN_US', '0', 'spinMicros', 0],
   ['TSMPI_SPIN_US', '12.5', 'spinMicros', 12.5],
+  ['TSMPI_SOCKET_SPIN_US', '0', 'socketSpinMicros', 0],
+  ['TSMPI_SOCKET_SPIN_US', '300', 'socketSpinMicros', 300],
   ['TSMPI_SHM_RING_BYTES', '64k', 'ringBytes', 65536],
   ['TSMPI_SHM_RING_BYTES', '100000', 'ringBytes', 131072],
   ['TSMPI_SHM_RING_BYTES', '2MiB', 'ringBytes', 2097152],
@@ -36,6 +43,7 @@ for (const [env, text, name, value] of valid) {
 const invalid: [string, string][] = [
   ['TSMPI_SPIN_US', '-1'],
   ['TSMPI_SPIN_US', 'fast'],
+  ['TSMPI_SOCKET_SPIN_US', '-3'],
   ['TSMPI_SHM_RING_BYTES', '1k'],
   ['TSMPI_SHM_RING_BYTES', '1G'],
   ['TSMPI_SHM_RING_BYTES', 'lots'],

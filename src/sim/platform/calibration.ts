@@ -112,6 +112,14 @@ export interface LinkClassCalibration {
    * receive from it.
    */
   readonly linkSetup?: number;
+  /**
+   * Between processes: what a frame costs more when its receiver sleeps in the kernel rather than
+   * turning its event loop (TSMPI_SOCKET_SPIN_US: ranks turn only while the machine's ranks fit its
+   * cores, and the sweep is measured turning). `wake`: seconds the one-way time grows by;
+   * `pathCpu`: the path's CPU per frame end then (the sleeping and waking system calls), which
+   * replaces `pathCpu` for such a frame.
+   */
+  readonly sleeping?: { readonly wake: number; readonly pathCpu?: number };
 }
 
 export interface MachineCalibration {
@@ -193,6 +201,7 @@ export function readCalibration(value: unknown, source: string): MachineCalibrat
       ...(polls !== undefined ? { polls: pollCostsOf(polls, `${field}.polls`) } : {}),
       ...(c['pathCpu'] !== undefined ? { pathCpu: checkPositive(c['pathCpu'], `${field}.pathCpu`, 'seconds', true) } : {}),
       ...(c['linkSetup'] !== undefined ? { linkSetup: checkPositive(c['linkSetup'], `${field}.linkSetup`, 'seconds', true) } : {}),
+      ...(c['sleeping'] !== undefined ? { sleeping: sleepingOf(c['sleeping'], `${field}.sleeping`) } : {}),
     };
   }
   if (Object.keys(classes).length === 0) throw configError(`${source}: no link class was calibrated`, 'calibrate at least one launch mode (threads or --procs)');
@@ -277,4 +286,10 @@ export function wakeSeconds(points: readonly WakePoint[] | undefined, ranksPerCo
  */
 export function classCosts(calibration: MachineCalibration, linkClass: LinkClass): LinkClassCalibration | undefined {
   return calibration.classes[linkClass] ?? (linkClass === 'inter-host' ? calibration.classes['inter-process'] : undefined);
+}
+
+function sleepingOf(value: unknown, field: string): NonNullable<LinkClassCalibration['sleeping']> {
+  if (!isObj(value)) throw configError(`${field} must be an object`, 'calibrate the machine again');
+  const wake = checkPositive(value['wake'], `${field}.wake`, 'seconds', true);
+  return value['pathCpu'] !== undefined ? { wake, pathCpu: checkPositive(value['pathCpu'], `${field}.pathCpu`, 'seconds', true) } : { wake };
 }
