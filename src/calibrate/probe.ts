@@ -274,7 +274,10 @@ async function wakeExperiment(): Promise<void> {
 async function sleepExperiment(): Promise<void> {
   const data = big.subarray(0, 16);
   const into = sink.subarray(0, 16);
-  await pingPongBatch(data, into, quick ? 500 : 1500);
+  // A long warm-up: between ~2000 and ~3500 round trips two fresh processes often share a core
+  // for a while, and a wake-up on the same core costs a third of one on the other (17-24 us one
+  // way pinned to one core, 50-60 us apart, `taskset -c 0`); the steady state is apart.
+  await pingPongBatch(data, into, quick ? 2000 : 5000);
   const times: number[] = [];
   for (let b = 0; b < 9; b++) times.push(await pingPongBatch(data, into, quick ? 150 : 400));
   const cpuPerRoundTrip = await pathCpu();

@@ -10,6 +10,10 @@
  * alone does not). The engine publishes the rank's state and progress count for the launcher's
  * hang detector.
  *
+ * A rank with sockets cannot poll them in place (their data arrives only while its event loop
+ * turns): such a rank keeps the loop turning between polls for its yield budget
+ * (TSMPI_SOCKET_SPIN_US) before it sleeps, as ranks that share a thread do.
+ *
  * TSMPI_SPIN_US=0 turns the spinning fast path off (every wait sleeps at once).
  */
 import type { Clock } from '../clock.js';
