@@ -274,9 +274,9 @@ async function wakeExperiment(): Promise<void> {
 async function sleepExperiment(): Promise<void> {
   const data = big.subarray(0, 16);
   const into = sink.subarray(0, 16);
-  // A long warm-up: between ~2000 and ~3500 round trips two fresh processes often share a core
-  // for a while, and a wake-up on the same core costs a third of one on the other (17-24 us one
-  // way pinned to one core, 50-60 us apart, `taskset -c 0`); the steady state is apart.
+  // A long warm-up: around the 2500th round trip two fresh processes often share a core for a
+  // while, where a wake-up costs a fraction of one on an idle core (docs/simulator.md, the
+  // machine's two states); the steady state is apart.
   await pingPongBatch(data, into, quick ? 2000 : 5000);
   const times: number[] = [];
   for (let b = 0; b < 9; b++) times.push(await pingPongBatch(data, into, quick ? 150 : 400));

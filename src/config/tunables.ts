@@ -107,7 +107,7 @@ export const tunables = {
   socketSpinMicros: {
     env: 'TSMPI_SOCKET_SPIN_US',
     description:
-      'Most microseconds a waiting rank with TCP peers keeps its event loop turning (its sockets polled without blocking) before it sleeps until one is readable. A reply that comes meanwhile costs no wake-up: a 16-byte TCP ping-pong between two processes took ~12 us one-way instead of ~55 us on the project machine (`npm run bench -- tcp`). The default spins about as long as a wake-up costs there (40-50 us), so a wait never costs more than twice what it must; longer budgets slowed the ranks\' first passes, as the turning loops take cores from V8\'s compiler threads. 0 sleeps at once.',
+      'Most microseconds a waiting rank with TCP peers keeps its event loop turning (its sockets polled without blocking) before it sleeps until one is readable. A reply that comes meanwhile costs no wake-up: an 8-byte TCP ping-pong between two processes took 16.4 us one way on the project machine against 49.6 us for plain Node sockets (`npm run bench -- tcp`). The default turns about as long as a wake-up costs there (40-50 us), so a wait never costs more than twice what it must; the price is in a fresh process\'s first thousands of messages (a 2000-lap ring\'s first pass ~25% slower, its later passes 2x faster). 0 sleeps at once.',
     defaultText: '50 if the ranks on its machine (all processes) <= cores, else 0 (a turning loop would hold a core a sleeping rank needs)',
     defaultValue: (ctx) => (ctx.remotePeers && (ctx.hostRanks ?? ctx.localRanks) <= ctx.cores ? 50 : 0),
     parse: (text) => parseNonNegative('TSMPI_SOCKET_SPIN_US', text),
