@@ -22,7 +22,7 @@ import { ShmTransport } from '../transport/shm-transport.js';
 import type { MultiRailTransport } from '../rails/multi-rail-transport.js';
 import { parseRails, type RailSpec } from '../rails/rail-config.js';
 import type { Transport } from '../transport/transport.js';
-import { ranksOnNodeOf, threadJobInfo, type JobInfo } from './job-info.js';
+import { nodeLocal, threadJobInfo, type JobInfo } from './job-info.js';
 import { notifyPeerGone, RUNTIME, takePendingNotices } from './peer-notices.js';
 import { currentRank, type HostToRank, type LauncherChannel, type MemberContext, type RankContext } from './rank-context.js';
 import type { RankRecord } from './rendezvous.js';
@@ -249,7 +249,7 @@ async function buildRuntime(context: RankContext, channel: LauncherChannel | und
     cores: availableParallelism(),
     remotePeers: context.tcp !== undefined,
     threadRanks: context.threadRanks ?? 1,
-    hostRanks: ranksOnNodeOf(context.job, context.rank),
+    hostRanks: nodeLocal(context.job.nodeOfRank).localSize[context.rank] ?? context.size,
   });
   const { transport, job, rails } = await buildTransport(context, settings, channel);
   const control = transport.control!;
@@ -264,9 +264,8 @@ async function buildRuntime(context: RankContext, channel: LauncherChannel | und
   const endpoint = new Endpoint(transport, settings, (host) =>
     new ProgressEngine(host, control, slot, shared ? 0 : settings.spinMicros, {
       sleepLimitMs: settings.sleepLimitMs,
-      // Socket data reaches a rank only while its event loop turns: a rank with TCP peers polls
-      // between turns, as ranks that share a thread do.
-      yieldMicros: Math.max(shared ? settings.spinMicros : 0, context.tcp !== undefined ? settings.socketSpinMicros : 0),
+      yieldMicros: shared ? settings.spinMicros : 0,
+      socketTurnMicros: context.tcp !== undefined ? settings.socketSpinMicros : 0,
       syncSleepMs,
       handOff,
     }),

@@ -153,12 +153,3 @@ export function nodeLocal(nodeOfRank: readonly number[]): { localRank: number[];
   });
   return { localRank, localSize: nodeOfRank.map((node) => seen.get(node)!) };
 }
-
-/** How many of the job's ranks share `rank`'s node (every process on it); the job's size when unknown. */
-export function ranksOnNodeOf(job: JobInfo, rank: number): number {
-  const node = job.nodeOfRank[rank];
-  if (node === undefined) return job.size;
-  let count = 0;
-  for (const n of job.nodeOfRank) if (n === node) count++;
-  return count;
-}

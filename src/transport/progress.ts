@@ -121,6 +121,11 @@ export interface ProgressOptions {
    */
   yieldMicros?: number;
   /**
+   * For ranks with sockets: how long a wait keeps the event loop turning (polling between turns)
+   * before it sleeps; socket data is read only while the loop turns.
+   */
+  socketTurnMicros?: number;
+  /**
    * > 0: the rank has no event-driven link (no socket), so the first sleep of a wait is a
    * blocking `Atomics.wait` of at most this long: a notify then wakes it directly (a futex) rather
    * than through a task on its event loop. A wait that outlasts it goes on asynchronously, so the
@@ -150,7 +155,10 @@ export class ProgressEngine implements Progress {
   private spinMillis: number;
   /** Spins in a row that ended empty-handed. */
   private misses = 0;
+  /** How long a wait turns the event loop before it sleeps: the thread's turn or the sockets' budget. */
   private readonly yieldMillis: number;
+  /** Ranks share this thread (they run only while this one awaits). */
+  private readonly sharesThread: boolean;
   private readonly maxSpinMillis: number;
   private readonly minSpinMillis: number;
   private readonly sleepLimitMs: number;
@@ -176,10 +184,11 @@ export class ProgressEngine implements Progress {
   private turnUntil = 0;
 
   constructor(host: ProgressHost, control: ControlArea, slot: number, spinMicros: number, options: ProgressOptions = {}) {
-    const { sleepLimitMs = 1000, yieldMicros = 0, syncSleepMs = 0, handOff = false } = options;
+    const { sleepLimitMs = 1000, yieldMicros = 0, socketTurnMicros = 0, syncSleepMs = 0, handOff = false } = options;
     this.syncSleepMs = syncSleepMs;
     this.handsOff = handOff;
-    this.yieldMillis = yieldMicros / 1000;
+    this.sharesThread = yieldMicros > 0;
+    this.yieldMillis = Math.max(yieldMicros, socketTurnMicros) / 1000;
     this.host = host;
     this.control = control;
     this.slot = slot;
@@ -298,7 +307,7 @@ export class ProgressEngine implements Progress {
   }
 
   idlePoll(rank: number, eventDriven: boolean): void {
-    const sharesThread = this.yieldMillis > 0;
+    const sharesThread = this.sharesThread;
     if (this.warnedIdlePolling || !(eventDriven || sharesThread)) return;
     const now = performance.now();
     if (this.idlePollingSince < 0) {

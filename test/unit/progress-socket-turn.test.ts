@@ -14,7 +14,7 @@ const BUDGET_MS = 5;
 const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** An engine whose first wait has ended by a socket event, leaving its sleep loop parked. */
-async function parkedEngine(yieldMicros: number): Promise<{ engine: ProgressEngine; polls: () => number }> {
+async function parkedEngine(socketTurnMicros: number): Promise<{ engine: ProgressEngine; polls: () => number }> {
   let polls = 0;
   const host: ProgressHost = {
     poll: () => false,
@@ -23,7 +23,7 @@ async function parkedEngine(yieldMicros: number): Promise<{ engine: ProgressEngi
       return false;
     },
   };
-  const engine = new ProgressEngine(host, new ControlArea(allocateControlArea(1), 1), 0, 0, { sleepLimitMs: 10_000, yieldMicros });
+  const engine = new ProgressEngine(host, new ControlArea(allocateControlArea(1), 1), 0, 0, { sleepLimitMs: 10_000, socketTurnMicros });
   let first = false;
   const waited = engine.waitUntil(() => first, description);
   await pause(BUDGET_MS * 6);
@@ -71,4 +71,23 @@ test('with no socket budget, a wait that joins a parked loop polls nothing until
     await pause(BUDGET_MS * 2);
     assert.equal(polls(), before);
   });
+});
+
+test('a rank with sockets that polls test() without awaiting is told about its sockets, not about shared threads', () => {
+  const engine = new ProgressEngine({ poll: () => false, pollFully: () => false }, new ControlArea(allocateControlArea(1), 1), 0, 0, { socketTurnMicros: BUDGET_MS * 1000 });
+  const written: string[] = [];
+  const real = process.stderr.write;
+  process.stderr.write = ((chunk: string | Uint8Array) => (written.push(String(chunk)), true)) as typeof process.stderr.write;
+  try {
+    engine.idlePoll(0, true);
+    // Polling for longer than the warning's threshold without the event loop turning once.
+    const until = performance.now() + 3_100;
+    while (performance.now() < until);
+    engine.idlePoll(0, true);
+  } finally {
+    process.stderr.write = real;
+    engine.finish();
+  }
+  assert.equal(written.length, 1);
+  assert.match(written[0]!, /rank 0 has polled with test\(\) for 3 s without awaiting; messages and connections from other processes \(TCP\) arrive only while the program awaits/);
 });
