@@ -2,7 +2,7 @@
  * Point-to-point peer benchmark for Open MPI (and any MPI), the same schedule as
  * bench/ranks/p2p.ts so tsmpi / Open MPI ratios compare like with like.
  *   mpicc -O2 -o p2p p2p.c
- *   mpirun --allow-run-as-root --oversubscribe -n 2 ./p2p pingpong|stream|rate [sizes...]
+ *   mpirun --allow-run-as-root --oversubscribe -n 2 ./p2p pingpong|stream|rate|exchange [sizes...]
  * Output, one line per size: JSON {"bench":..., "bytes":..., ...}.
  */
 #include <mpi.h>
@@ -79,6 +79,28 @@ static void rate(int rank, long bytes, char *buf) {
   }
 }
 
+/* Both ranks start a send to the other, receive the other's message, then wait for the send:
+ * the peer's message often arrives before its receive is posted (an unexpected message). */
+static void exchange(int rank, long bytes, char *buf) {
+  int iters = bytes >= (64 << 10) ? 2000 : 20000, warm = iters / 10 + 1;
+  int peer = 1 - rank;
+  char *in = malloc(bytes > 0 ? bytes : 1);
+  MPI_Request req;
+  for (int pass = 0; pass < 2; pass++) {
+    int n = pass == 0 ? warm : iters;
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t0 = MPI_Wtime();
+    for (int i = 0; i < n; i++) {
+      MPI_Isend(buf, (int)bytes, MPI_BYTE, peer, 6, MPI_COMM_WORLD, &req);
+      MPI_Recv(in, (int)bytes, MPI_BYTE, peer, 6, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      MPI_Wait(&req, MPI_STATUS_IGNORE);
+    }
+    double us = (MPI_Wtime() - t0) / n * 1e6;
+    if (pass == 1 && rank == 0) printf("{\"bench\":\"exchange\",\"bytes\":%ld,\"us\":%.4f}\n", bytes, us);
+  }
+  free(in);
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   int rank;
@@ -91,6 +113,7 @@ int main(int argc, char **argv) {
     long bytes = atol(argv[a]);
     if (strcmp(mode, "pingpong") == 0) pingpong(rank, bytes, buf);
     else if (strcmp(mode, "stream") == 0) stream(rank, bytes, buf);
+    else if (strcmp(mode, "exchange") == 0) exchange(rank, bytes, buf);
     else rate(rank, bytes, buf);
     fflush(stdout);
   }

@@ -1,6 +1,6 @@
 /**
  * Rank program of the point-to-point benchmarks; the same schedule as bench/peers/p2p.c.
- *   tsmpi run -n 2 bench/ranks/p2p.ts pingpong|stream|rate <bytes>...
+ *   tsmpi run -n 2 bench/ranks/p2p.ts pingpong|stream|rate|exchange <bytes>...
  * Rank 0 prints one JSON line per size. The C peer needs no JIT warm-up and skips the untimed pass.
  */
 import { init, waitAll, type Request } from 'tsmpi';
@@ -73,12 +73,37 @@ async function rate(bytes: number, report: boolean): Promise<void> {
   if (report && comm.rank === 0) console.log(JSON.stringify({ bench: 'rate', bytes, msgsPerSec: (WINDOW * windows) / seconds }));
 }
 
+/**
+ * Both ranks start a send to the other, receive the other's message, then wait for the send: the
+ * peer's message often arrives before its receive is posted, and waits as an unexpected message.
+ */
+async function exchange(bytes: number, report: boolean): Promise<void> {
+  const iters = bytes >= 64 << 10 ? 2000 : 20_000;
+  const view = buffer.subarray(0, bytes);
+  const into = new Uint8Array(Math.max(1, bytes));
+  const peer = 1 - comm.rank;
+  const warm = bytes <= 1024 ? iters : Math.floor(iters / 10) + 1;
+  for (let pass = 0; pass < 2; pass++) {
+    const n = pass === 0 ? warm : iters;
+    await comm.barrier();
+    const t0 = performance.now();
+    for (let i = 0; i < n; i++) {
+      const send = comm.isend(view, peer, 6);
+      await comm.recvInto(into, peer, 6);
+      await send.wait();
+    }
+    const us = ((performance.now() - t0) / n) * 1000;
+    if (report && pass === 1 && comm.rank === 0) console.log(JSON.stringify({ bench: 'exchange', bytes, us }));
+  }
+}
+
 // The whole schedule runs once untimed first: V8 compiles the hot paths in background threads,
 // which two spinning ranks on two cores slow down (8-byte latency is ~20x worse while cold).
 for (const report of [false, true]) {
   for (const bytes of sizes) {
     if (mode === 'pingpong') await pingpong(bytes, report);
     else if (mode === 'stream') await stream(bytes, report);
+    else if (mode === 'exchange') await exchange(bytes, report);
     else await rate(bytes, report);
   }
 }

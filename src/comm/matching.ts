@@ -68,6 +68,8 @@ export interface UnexpectedMessage {
   readonly bytes: number;
   /** The payload of an eager message; null for a rendezvous announcement. */
   readonly data: Uint8Array | null;
+  /** `data` lies in a buffer of the rank's scratch pool, given back once the message is delivered. */
+  readonly pooled?: boolean;
   /** World rank of the sender (where a CTS goes) and its request id. */
   readonly peer: number;
   readonly senderRequest: number;

@@ -3,10 +3,17 @@
  * costs 0.2-2 ms on these VMs (zeroing, and page faults when the allocator hands the memory back
  * to the system between calls), a copy into memory already touched ~0.02 ms: a large allreduce
  * that takes its partials' buffers from here allocates only its result.
- * Only large buffers are kept (small ones are cheap), a few per size class, within a byte cap.
+ * Small ones are kept too: a new ArrayBuffer of any size takes a backing store from the allocator
+ * and counts as external memory for V8's collector, which made a 2-rank allreduce of one double
+ * into a result array ~1 us slower. A few per size class (more of small ones, which unexpected
+ * messages take in bursts), within a byte cap.
  */
-const SMALLEST_KEPT = 64 * 1024;
+/** The smallest size class: smaller requests share it. */
+const SMALLEST_CLASS = 64;
+/** Buffers kept per size class: at least 4, more of small classes up to 1 MiB a class, at most 64. */
 const KEPT_PER_CLASS = 4;
+const KEPT_CLASS_BYTES = 1024 * 1024;
+const MOST_PER_CLASS = 64;
 const MOST_KEPT_BYTES = 64 * 1024 * 1024;
 
 export class ScratchPool {
@@ -15,7 +22,6 @@ export class ScratchPool {
 
   /** An ArrayBuffer of at least `bytes` bytes, holding whatever its last user left in it. */
   take(bytes: number): ArrayBuffer {
-    if (bytes < SMALLEST_KEPT) return new ArrayBuffer(bytes);
     const size = sizeClass(bytes);
     const buffer = this.#free.get(size)?.pop();
     if (buffer === undefined) return new ArrayBuffer(size);
@@ -26,16 +32,16 @@ export class ScratchPool {
   /** Gives `buffer` back; nothing may use it afterwards. */
   give(buffer: ArrayBuffer): void {
     const size = buffer.byteLength;
-    if (size < SMALLEST_KEPT || size !== sizeClass(size) || this.#keptBytes + size > MOST_KEPT_BYTES) return;
+    if (size !== sizeClass(size) || this.#keptBytes + size > MOST_KEPT_BYTES) return;
     let list = this.#free.get(size);
     if (list === undefined) this.#free.set(size, (list = []));
-    if (list.length >= KEPT_PER_CLASS) return;
+    if (list.length >= Math.max(KEPT_PER_CLASS, Math.min(MOST_PER_CLASS, KEPT_CLASS_BYTES / size))) return;
     list.push(buffer);
     this.#keptBytes += size;
   }
 }
 
-/** The power of two at or above `bytes`. */
+/** The power of two at or above `bytes`, at least {@link SMALLEST_CLASS}. */
 function sizeClass(bytes: number): number {
-  return 2 ** Math.ceil(Math.log2(bytes));
+  return bytes <= SMALLEST_CLASS ? SMALLEST_CLASS : 2 ** Math.ceil(Math.log2(bytes));
 }

@@ -2,6 +2,7 @@
 // a shared-memory ring (a SharedArrayBuffer) and from a socket's reused assembly buffer.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import fc from 'fast-check';
 import { decodeValue, encodeValue } from '../../src/comm/codec.ts';
 
 const value = (i: number) => ({ seconds: i / 1000, outcomes: Array.from({ length: 12 }, (_, k) => [i + k, 0, `result ${k} of task ${i}`]), blob: Buffer.alloc(64, i & 255) });
@@ -26,4 +27,29 @@ test('a Buffer inside a value owns its bytes (the buffer it was decoded from is 
   const got = decodeValue(kind, reused, 100, bytes.length) as { blob: Uint8Array };
   reused.fill(0);
   assert.deepEqual([...got.blob], [1, 2, 3, 4]);
+});
+
+const typedKinds = [Uint8Array, Int8Array, Uint8ClampedArray, Int16Array, Uint16Array, Int32Array, Uint32Array, Float32Array, Float64Array, BigInt64Array, BigUint64Array] as const;
+
+test('typed arrays of every kind and size decode from any offset of a ring into arrays that own their bytes', () => {
+  fc.assert(
+    fc.property(fc.integer({ min: 0, max: typedKinds.length - 1 }), fc.integer({ min: 0, max: 40 }), fc.integer({ min: 0, max: 15 }), fc.integer(), (which, count, offset, seed) => {
+      const Ctor = typedKinds[which]!;
+      const sent = new Ctor(count);
+      const sentBytes = new Uint8Array(sent.buffer);
+      for (let i = 0; i < sentBytes.length; i++) sentBytes[i] = (seed + i * 37) & 255;
+      const { kind, bytes } = encodeValue(sent, 0, 'test');
+      const ring = new Uint8Array(new SharedArrayBuffer(1024));
+      ring.set(bytes, offset);
+      const got = decodeValue(kind, ring, offset, bytes.length) as InstanceType<typeof Ctor>;
+      ring.fill(0xee);
+      assert.equal(got.constructor, Ctor);
+      assert.equal(got.length, count);
+      assert.ok(got.buffer instanceof ArrayBuffer, 'a private buffer, not the ring');
+      assert.equal(got.byteOffset, 0);
+      assert.equal(got.buffer.byteLength, got.byteLength);
+      assert.deepEqual([...new Uint8Array(got.buffer)], [...sentBytes]);
+    }),
+    { numRuns: 600 },
+  );
 });

@@ -1,5 +1,5 @@
-// The scratch pool hands out buffers large enough, never one buffer to two holders, keeps large
-// buffers for reuse within its caps, and the allocator defaults a launcher adds yield to the user's.
+// The scratch pool hands out buffers large enough, never one buffer to two holders, keeps
+// buffers of every size for reuse within its caps, and the allocator defaults a launcher adds yield to the user's.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
@@ -21,7 +21,6 @@ test('scratch pool: random take/give sequences never share a buffer and respect 
             const buffer = pool.take(op.take);
             assert.ok(buffer.byteLength >= op.take, `asked for ${op.take} bytes, got ${buffer.byteLength}`);
             assert.ok(!out.includes(buffer), 'a buffer still held was handed out again');
-            if (everGiven.has(buffer)) assert.ok(buffer.byteLength >= 64 * KIB, 'a small buffer was kept');
             out.push(buffer);
           } else if (out.length > 0) {
             const [buffer] = out.splice(op.give % out.length, 1);
@@ -34,7 +33,7 @@ test('scratch pool: random take/give sequences never share a buffer and respect 
   );
 });
 
-test('scratch pool: a given-back large buffer comes back for a take of its size class; small ones do not', () => {
+test('scratch pool: a given-back buffer comes back for a take of its size class, small ones too', () => {
   const pool = new ScratchPool();
   const large = pool.take(600 * KIB);
   assert.equal(large.byteLength, 1024 * KIB, 'sizes round up to a power of two');
@@ -42,17 +41,27 @@ test('scratch pool: a given-back large buffer comes back for a take of its size 
   assert.equal(pool.take(1000 * KIB), large);
   assert.notEqual(pool.take(1000 * KIB), large, 'the pool had one such buffer, already taken');
   const small = pool.take(1000);
-  assert.equal(small.byteLength, 1000);
+  assert.equal(small.byteLength, 1024);
   pool.give(small);
-  assert.notEqual(pool.take(1000), small);
+  assert.equal(pool.take(1000), small);
+  assert.equal(pool.take(1).byteLength, 64, 'the smallest class is 64 bytes');
+  const foreign = new ArrayBuffer(1000);
+  pool.give(foreign);
+  assert.notEqual(pool.take(1000), foreign, 'a buffer of no size class is not kept');
 });
 
-test('scratch pool: keeps at most four buffers per size class and 64 MiB in all', () => {
+test('scratch pool: keeps 4 buffers per large class, up to 1 MiB of a small class (at most 64), and 64 MiB in all', () => {
+  const kept = (bytes: number, count: number): number => {
+    const pool = new ScratchPool();
+    const taken = Array.from({ length: count }, () => pool.take(bytes));
+    for (const buffer of taken) pool.give(buffer);
+    const again = Array.from({ length: count }, () => pool.take(bytes));
+    return again.filter((b) => taken.includes(b)).length;
+  };
+  assert.equal(kept(256 * KIB, 5), 4);
+  assert.equal(kept(64 * KIB, 20), 16);
+  assert.equal(kept(64, 100), 64);
   const pool = new ScratchPool();
-  const five = Array.from({ length: 5 }, () => pool.take(128 * KIB));
-  for (const buffer of five) pool.give(buffer);
-  const again = Array.from({ length: 5 }, () => pool.take(128 * KIB));
-  assert.equal(again.filter((b) => five.includes(b)).length, 4);
   const big = Array.from({ length: 3 }, () => pool.take(32 * 1024 * KIB));
   for (const buffer of big) pool.give(buffer);
   const bigAgain = Array.from({ length: 3 }, () => pool.take(32 * 1024 * KIB));
