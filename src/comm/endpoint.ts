@@ -118,7 +118,9 @@ export class Endpoint implements RequestDriver, ProgressHost {
       { rank: this.rank, engine: this.engine, settings, transport, events: this.events, driver: this, linkMade: (rank, link) => this.poller.linkMade(rank, link) },
       transport.size,
     );
-    this.receives = new ReceivePath({ rank: this.rank, engine: this.engine, driver: this, poll: () => void this.poll(), control: (peer, header) => this.sends.control(peer, header), scratch: this.scratch });
+    this.receives = new ReceivePath({ rank: this.rank, engine: this.engine, driver: this, poll: () => void this.poll(), control: (peer, header) => this.sends.control(peer, header),
+      scratch: this.scratch,
+    });
     this.poller = new LinkPoller(transport, this.sends);
     transport.attach?.(this.events);
   }
@@ -217,7 +219,8 @@ export class Endpoint implements RequestDriver, ProgressHost {
 
   // ---- frames ---------------------------------------------------------------------------------
 
-  private onFrame(link: Link, frame: InboundFrame): void {
+  /** True when the link is to keep the frame (an unexpected eager message: ReceivePath.onEager). */
+  private onFrame(link: Link, frame: InboundFrame): boolean | void {
     if (!link.limits.polled && !this.eventPeers.has(link.peer)) this.eventPeers.add(link.peer);
     const word0 = frame.words[frame.headerIndex + H_TYPE]!;
     switch (frameType(word0)) {
@@ -379,13 +382,26 @@ export class Endpoint implements RequestDriver, ProgressHost {
 
   /** Polls once: new writers, backlogged links, inbound frames. True when anything progressed. */
   poll(): boolean {
+    this.receives.beforePoll();
     const progressed = this.poller.poll();
-    return this.background.active ? this.background.advance() || progressed : progressed;
+    return this.background.active ? this.advanceBackground() || progressed : progressed;
   }
 
   /** Polls everything, new writers included (the last look before the rank sleeps). */
   pollFully(): boolean {
+    this.receives.beforePoll();
     const progressed = this.poller.pollFully();
-    return this.background.active ? this.background.advance() || progressed : progressed;
+    return this.background.active ? this.advanceBackground() || progressed : progressed;
+  }
+
+  /** Runs the background's steps from inside a poll, where a receive they post keeps no frame. */
+  private advanceBackground(): boolean {
+    const receives = this.receives;
+    receives.insidePoll++;
+    try {
+      return this.background.advance();
+    } finally {
+      receives.insidePoll--;
+    }
   }
 }

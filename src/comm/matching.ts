@@ -4,6 +4,7 @@
  * and both queues are searched front to back: a receive takes the earliest arrived message that
  * matches it, and an arriving message takes the earliest posted receive that matches it.
  */
+import type { Link } from '../transport/link.js';
 import { IndexQueue } from './index-queue.js';
 import { Request, type RequestDriver } from './request.js';
 
@@ -67,9 +68,11 @@ export interface UnexpectedMessage {
   /** Message bytes. */
   readonly bytes: number;
   /** The payload of an eager message; null for a rendezvous announcement. */
-  readonly data: Uint8Array | null;
+  data: Uint8Array | null;
   /** `data` lies in a buffer of the rank's scratch pool, given back once the message is delivered. */
-  readonly pooled?: boolean;
+  pooled?: boolean;
+  /** `data` still lies in this link's frame, which the link keeps until the message is copied. */
+  keptBy?: Link | undefined;
   /** World rank of the sender (where a CTS goes) and its request id. */
   readonly peer: number;
   readonly senderRequest: number;

@@ -50,6 +50,20 @@ export class ReceivePath {
   private readonly incoming = new Map<number, IncomingMessage>();
   private readonly header = new Int32Array(FRAME_HEADER_WORDS);
   private nextReceiveId = 1;
+  /** Unexpected messages whose frames their links keep in place (at most one per link). */
+  private readonly kept: UnexpectedMessage[] = [];
+  /**
+   * True during the poll a receive makes as it is posted: an unexpected eager frame on a link
+   * that can keep frames stays where it is, for this receive or the next one to copy straight
+   * from (one copy instead of two, and no buffer). Any other poll first copies kept frames out
+   * ({@link releaseKept}): a rank that waits, tests or sleeps needs what lies behind them.
+   */
+  keeping = false;
+  /**
+   * Above 0 while the endpoint runs work from inside a poll (nonblocking collectives' steps): a
+   * receive posted there keeps nothing, since the poll's caller may be about to sleep.
+   */
+  insidePoll = 0;
 
   constructor(host: ReceivePathHost) {
     this.host = host;
@@ -63,7 +77,9 @@ export class ReceivePath {
   irecv(context: number, source: number, sourceWorld: number, tag: number, into: Uint8Array | null, operation: string, encoded = false): Request<unknown> {
     const posted = new ReceiveRequest(this.host.driver, operation, source, tag, context, into, encoded, sourceWorld);
     const queues = this.queues(context);
+    this.keeping = this.insidePoll === 0;
     this.host.poll();
+    this.keeping = false;
     const index = queues.findUnexpected(source, tag);
     if (index >= 0) this.takeMessage(posted, queues.takeUnexpectedAt(index));
     else queues.posted.push(posted);
@@ -78,7 +94,11 @@ export class ReceivePath {
     this.host.poll();
     const queues = this.queues(context);
     const index = queues.findUnexpected(source, tag);
-    return index < 0 ? undefined : queues.takeUnexpectedAt(index);
+    if (index < 0) return undefined;
+    const message = queues.takeUnexpectedAt(index);
+    // The program holds a matched probe's message as long as it likes: its link must not wait.
+    if (message.keptBy !== undefined) this.copyKept(message);
+    return message;
   }
 
   /** Receives a message a matched probe took (see {@link takeProbed}); arguments as {@link irecv}. */
@@ -104,7 +124,8 @@ export class ReceivePath {
     } else if (message.data !== null) {
       // Delivery copies or decodes the payload: nothing holds `data` afterwards.
       this.deliverEager(posted, message.source, message.tag, message.kind, message.data, 0, message.bytes);
-      if (message.pooled === true) this.host.scratch.give(message.data.buffer as ArrayBuffer);
+      if (message.keptBy !== undefined) this.releaseKeptOne(message);
+      else if (message.pooled === true) this.host.scratch.give(message.data.buffer as ArrayBuffer);
     } else this.matchRendezvous(posted, message.source, message.tag, message.kind, message.bytes, message.peer, message.senderRequest);
   }
 
@@ -152,8 +173,8 @@ export class ReceivePath {
 
   // ---- frames ---------------------------------------------------------------------------------
 
-  /** An EAGER frame: a whole message, or the first frame of a pipelined one. */
-  onEager(link: Link, frame: InboundFrame): void {
+  /** An EAGER frame: a whole message, or the first frame of a pipelined one; true when its link is to keep it ({@link keeping}). */
+  onEager(link: Link, frame: InboundFrame): boolean {
     const w = frame.words;
     const h = frame.headerIndex;
     const word0 = w[h + H_TYPE]!;
@@ -164,7 +185,7 @@ export class ReceivePath {
     if (w[h + H_TOTAL]! > frame.payloadLength) {
       this.startIncoming(link.peer, w[h + H_AUX]!, queues, source, tag, frameKind(word0), w[h + H_TOTAL]!, w[h + H_SEQ]!);
       this.onIncomingBytes(link.peer * 4294967296 + w[h + H_AUX]!, 0, frame);
-      return;
+      return false;
     }
     const posted = queues.takePosted(source, tag);
     if (posted !== undefined) {
@@ -172,21 +193,72 @@ export class ReceivePath {
       this.deliverEager(posted, source, tag, frameKind(word0), frame.bytes, frame.payloadOffset, frame.payloadLength);
     } else {
       const length = frame.payloadLength;
-      const pooled = length > POOLED_UNEXPECTED_BYTES;
-      const data = pooled ? new Uint8Array(this.host.scratch.take(length), 0, length) : new Uint8Array(length);
-      copyBytes(data, 0, frame.bytes, frame.payloadOffset, length);
-      queues.unexpected.push({
+      // A small payload is copied out at once (onto V8's heap, cheaply): keeping it would stop the
+      // poll at every frame of a burst, one receive per poll.
+      const keep = this.keeping && length > POOLED_UNEXPECTED_BYTES && link.limits.keepsFrames === true;
+      const message: UnexpectedMessage = {
         source,
         tag,
         kind: frameKind(word0),
         bytes: length,
-        data,
-        pooled,
+        data: keep ? frame.bytes.subarray(frame.payloadOffset, frame.payloadOffset + length) : this.copyOfPayload(frame.bytes, frame.payloadOffset, length),
+        pooled: !keep && length > POOLED_UNEXPECTED_BYTES,
+        keptBy: keep ? link : undefined,
         peer: link.peer,
         senderRequest: 0,
         sequence: w[h + H_SEQ]!,
-      });
+      };
+      queues.unexpected.push(message);
+      if (keep) this.kept.push(message);
+      return keep;
     }
+    return false;
+  }
+
+  /** A copy of an unexpected payload: in a pooled buffer when large enough (see POOLED_UNEXPECTED_BYTES). */
+  private copyOfPayload(bytes: Uint8Array, offset: number, length: number): Uint8Array {
+    const data = length > POOLED_UNEXPECTED_BYTES ? new Uint8Array(this.host.scratch.take(length), 0, length) : new Uint8Array(length);
+    copyBytes(data, 0, bytes, offset, length);
+    return data;
+  }
+
+  /**
+   * Before a poll: unless it is a receive's own, copies every kept unexpected message out of its
+   * link's frame and lets the links go on.
+   */
+  beforePoll(): void {
+    if (this.kept.length > 0 && !this.keeping) this.releaseKept();
+  }
+
+  private releaseKept(): void {
+    const kept = this.kept;
+    for (let i = 0; i < kept.length; i++) this.copyKept(kept[i]!, false);
+    kept.length = 0;
+  }
+
+  /** Moves a kept message's bytes into a buffer of its own and frees its link's frame. */
+  private copyKept(message: UnexpectedMessage, unlist = true): void {
+    const link = message.keptBy!;
+    const data = message.data!;
+    message.data = this.copyOfPayload(data, 0, data.length);
+    message.pooled = data.length > POOLED_UNEXPECTED_BYTES;
+    message.keptBy = undefined;
+    if (unlist) this.unlistKept(message);
+    link.releaseKept!();
+  }
+
+  /** A kept message was delivered from its frame: free the frame. */
+  private releaseKeptOne(message: UnexpectedMessage): void {
+    const link = message.keptBy!;
+    message.keptBy = undefined;
+    this.unlistKept(message);
+    link.releaseKept!();
+  }
+
+  private unlistKept(message: UnexpectedMessage): void {
+    const kept = this.kept;
+    const at = kept.indexOf(message);
+    if (at >= 0) kept.splice(at, 1);
   }
 
   /** An RTS: a large message announced; matched now, or kept as an announcement. */

@@ -15,7 +15,8 @@
  *    unless it passed `borrow`: then the link may keep reading it (a socket writing straight
  *    from it, with no copy) until `whenReleased` calls back.
  * 3. Received frames are handed to `events.frame(link, frame)`. The {@link InboundFrame} and the
- *    bytes it points at are only valid during that call: copy what you keep. Links that need
+ *    bytes it points at are only valid during that call: copy what you keep (or, on a link whose
+ *    `limits.keepsFrames` is set, return true to keep the frame in place until `releaseKept()`). Links that need
  *    polling (shared-memory rings) deliver from `poll()`; event-driven links (sockets, the
  *    simulator) deliver from their own events, return 0 from `poll()`, and call
  *    `events.arrived(link)` after a batch so a sleeping rank re-checks what it waits for.
@@ -79,6 +80,13 @@ export interface LinkLimits {
    * would. Undefined: eager payloads are copied (the link would hold them until they arrive).
    */
   readonly borrowEagerFrom?: number;
+  /**
+   * The frame handler may keep a frame where it lies (`events.frame` returns true): the link then
+   * delivers nothing behind it, and the frame's bytes stay valid, until `releaseKept()`. A
+   * receiver keeps an unexpected message in a ring this way and copies it once, straight into the
+   * receive that takes it, instead of into a buffer first.
+   */
+  readonly keepsFrames?: boolean;
 }
 
 /** A received frame. Reused by the link for every frame: valid only inside `events.frame`. */
@@ -95,7 +103,8 @@ export interface InboundFrame {
 }
 
 export interface LinkEvents {
-  frame(link: Link, frame: InboundFrame): void;
+  /** A frame; true keeps it in place (links whose `limits.keepsFrames` is set; see there). */
+  frame(link: Link, frame: InboundFrame): boolean | void;
   /**
    * An event-driven link from a peer opened (an accepted socket, authenticated): its frames will
    * come, and its close after them. Called before its first frame.
@@ -126,6 +135,8 @@ export interface Link {
   whenReleased?(fn: () => void): void;
   /** Delivers frames that have arrived; returns how many. */
   poll(): number;
+  /** Frees the frame the handler kept (`limits.keepsFrames`): the frames behind it come again. */
+  releaseKept?(): void;
   /** Bytes sent and not yet taken by the peer (queue depth for policies). */
   bytesInFlight(): number;
   close(reason?: string): void;

@@ -26,6 +26,8 @@ export class ShmLink implements Link {
   private readonly frame: InboundFrame;
   private registered = false;
   private closed = false;
+  /** Where the frame its handler kept lies (-1: none); nothing behind it is delivered meanwhile. */
+  private keptAt = -1;
 
   constructor(arena: ShmArenaDescriptor, control: ControlArea, mySlot: number, peerSlot: number, peer: number, events: LinkEvents) {
     const out = ringRegion(arena, mySlot, peerSlot);
@@ -42,6 +44,7 @@ export class ShmLink implements Link {
       latency: 0.3e-6,
       bandwidth: 15e9,
       polled: true,
+      keepsFrames: true,
     };
     this.frame = { words: this.in.i32, headerIndex: 0, bytes: this.in.u8, payloadOffset: 0, payloadLength: 0, pieceOffset: 0 };
   }
@@ -68,6 +71,7 @@ export class ShmLink implements Link {
   }
 
   poll(): number {
+    if (this.keptAt >= 0) return 0;
     let delivered = 0;
     const frame = this.frame;
     while (delivered < POLL_BATCH) {
@@ -76,11 +80,21 @@ export class ShmLink implements Link {
       frame.headerIndex = at >> 2;
       frame.payloadOffset = at + FRAME_HEADER_BYTES;
       frame.payloadLength = this.in.bodyLengthAt(at) - FRAME_HEADER_BYTES;
-      this.events.frame(this, frame);
-      if (this.in.release(at)) this.control.wake(this.peerSlot);
       delivered++;
+      if (this.events.frame(this, frame) === true) {
+        this.keptAt = at;
+        break;
+      }
+      if (this.in.release(at)) this.control.wake(this.peerSlot);
     }
     return delivered;
+  }
+
+  releaseKept(): void {
+    const at = this.keptAt;
+    if (at < 0) return;
+    this.keptAt = -1;
+    if (this.in.release(at)) this.control.wake(this.peerSlot);
   }
 
   /** True when the peer has published frames not yet polled. */
