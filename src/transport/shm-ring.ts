@@ -56,6 +56,12 @@ export class ShmRing {
   private localTail = 0;
   /** The producer's last read of `tail`: it re-reads only when this leaves too little room. */
   private cachedTail = 0;
+  /**
+   * The consumer's last read of `head`: it re-reads only once it has taken everything up to it,
+   * so a burst of frames costs one look at the producer's line, not one per frame (each look
+   * takes the line from the producer, whose next publish must take it back).
+   */
+  private cachedHead = 0;
 
   constructor(sab: SharedArrayBuffer, byteOffset: number, capacity: number) {
     if ((capacity & (capacity - 1)) !== 0 || capacity < 1024) {
@@ -72,6 +78,7 @@ export class ShmRing {
     this.localHead = Atomics.load(this.i32, this.base + HEAD);
     this.localTail = Atomics.load(this.i32, this.base + TAIL);
     this.cachedTail = this.localTail;
+    this.cachedHead = this.localTail;
   }
 
   // ---- producer side -------------------------------------------------------------------------
@@ -132,8 +139,10 @@ export class ShmRing {
    * The body length is {@link peekBodyBytes}; the record stays until {@link release}.
    */
   peek(): number {
-    const head = Atomics.load(this.i32, this.base + HEAD);
-    if (head === this.localTail) return -1;
+    if (this.cachedHead === this.localTail) {
+      this.cachedHead = Atomics.load(this.i32, this.base + HEAD);
+      if (this.cachedHead === this.localTail) return -1;
+    }
     let pos = this.localTail & this.mask;
     if (this.i32[(this.dataStart + pos) >> 2] === WRAP_MARKER) {
       this.localTail = (this.localTail + (this.capacity - pos)) | 0;
