@@ -217,7 +217,7 @@ export class ReceivePath {
 
   /** A copy of an unexpected payload: in a pooled buffer when large enough (see POOLED_UNEXPECTED_BYTES). */
   private copyOfPayload(bytes: Uint8Array, offset: number, length: number): Uint8Array {
-    const data = length > POOLED_UNEXPECTED_BYTES ? new Uint8Array(this.host.scratch.take(length), 0, length) : new Uint8Array(length);
+    const data = length > POOLED_UNEXPECTED_BYTES ? new Uint8Array(this.host.scratch.takeExact(length)) : new Uint8Array(length);
     copyBytes(data, 0, bytes, offset, length);
     return data;
   }

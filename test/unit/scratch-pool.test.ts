@@ -45,9 +45,36 @@ test('scratch pool: a given-back buffer comes back for a take of its size class,
   pool.give(small);
   assert.equal(pool.take(1000), small);
   assert.equal(pool.take(1).byteLength, 64, 'the smallest class is 64 bytes');
-  const foreign = new ArrayBuffer(1000);
-  pool.give(foreign);
-  assert.notEqual(pool.take(1000), foreign, 'a buffer of no size class is not kept');
+  const odd = new ArrayBuffer(1000);
+  pool.give(odd);
+  assert.notEqual(pool.take(1000), odd, 'take hands out size classes only');
+  assert.equal(pool.takeExact(1000), odd, 'takeExact hands out a buffer of that exact length');
+  assert.equal(pool.takeExact(1000).byteLength, 1000, 'and makes one when none is kept');
+});
+
+test('scratch pool: takeExact gives exactly the length asked, never one buffer to two holders', () => {
+  fc.assert(
+    fc.property(fc.array(fc.oneof(fc.record({ take: fc.integer({ min: 1, max: 5000 }) }), fc.record({ give: fc.nat() })), { maxLength: 200 }), (ops) => {
+      const pool = new ScratchPool();
+      const out: ArrayBuffer[] = [];
+      for (const op of ops) {
+        if ('take' in op) {
+          const buffer = pool.takeExact(op.take);
+          assert.equal(buffer.byteLength, op.take);
+          assert.ok(!out.includes(buffer), 'a buffer still held was handed out again');
+          out.push(buffer);
+        } else if (out.length > 0) pool.give(out.splice(op.give % out.length, 1)[0]!);
+      }
+    }),
+  );
+});
+
+test('scratch pool: keeps at most 256 distinct lengths', () => {
+  const pool = new ScratchPool();
+  const buffers = Array.from({ length: 300 }, (_, i) => pool.takeExact(1000 + i));
+  for (const buffer of buffers) pool.give(buffer);
+  const again = Array.from({ length: 300 }, (_, i) => pool.takeExact(1000 + i));
+  assert.equal(again.filter((b, i) => b === buffers[i]).length, 256);
 });
 
 test('scratch pool: keeps 4 buffers per large class, up to 1 MiB of a small class (at most 64), and 64 MiB in all', () => {
