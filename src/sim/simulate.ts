@@ -248,6 +248,16 @@ export function calibratedWakeModel(calibration: MachineCalibration, hostOf: rea
       const sleepingCpu = costs?.sleeping?.pathCpu;
       return sleepingCpu === undefined ? 0 : Math.min(costs!.sleeping!.wake, 2 * Math.max(0, sleepingCpu - (costs!.pathCpu ?? 0)));
     },
+    // The calibration's sleeping ping-pong measured its wake-up on ranks that slept through each
+    // wait: about a round trip of it, two one-way times of a small frame with the wake-up each.
+    fullWakeAfter: (_host, linkClass) => {
+      if (linkClass === 'intra-process') return undefined;
+      const costs = classCosts(calibration, linkClass);
+      if (costs?.sleeping === undefined) return undefined;
+      // (Its frames are 16 bytes: calibrate/probe.ts, the `sleep` experiment.)
+      const oneWay = evaluate(costs.send, 16) + evaluate(costs.latency, 16) + evaluate(costs.recv, 16);
+      return 2 * (oneWay + costs.sleeping.wake);
+    },
   };
 }
 

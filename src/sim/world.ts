@@ -148,6 +148,25 @@ export interface WakeModel {
    * are shared by busy ranks. The rest is a delay that takes no core.
    */
   wakeCpu?(host: number, linkClass: LinkClass): number;
+  /**
+   * Seconds asleep after which a wake-up costs all of `wake` and `wakeCpu` (the calibration
+   * measured them on ranks that slept that long); a shorter sleep costs that share of them (see
+   * {@link wakeShare}). Undefined: all of them, however short the sleep.
+   */
+  fullWakeAfter?(host: number, linkClass: LinkClass): number | undefined;
+}
+
+/**
+ * The share of a calibrated wake-up that a sleep of `slept` seconds costs, where the calibration
+ * measured the whole of it on sleeps of `full` seconds: linear between nothing (a rank still
+ * turning costs no wake-up) and that. Measured on this machine: two processes passing a token,
+ * whose waits last ~52 us, ran their 4000 hops as fast with a 25 us turning budget (so sleeping
+ * ~27 us of each wait) as with 100 us (never sleeping), and far slower with none (the sleeping
+ * wake-up on every wait); `tsmpi sim` charged the whole wake-up to every wait past the budget and
+ * predicted +80% (docs/simulator.md).
+ */
+export function wakeShare(slept: number, full: number | undefined): number {
+  return full === undefined || !(full > 0) ? 1 : Math.min(1, Math.max(0, slept / full));
 }
 
 interface ResumeEntry {
@@ -393,10 +412,12 @@ export class SimWorld {
    */
   resumeTime(rank: SimRank, time: number): number {
     const model = this.options.wakeModel;
-    if (model === undefined || time - rank.waitingSince <= model.spinSeconds[rank.rank]!) return time;
+    const slept = model === undefined ? 0 : time - rank.waitingSince - model.spinSeconds[rank.rank]!;
+    if (model === undefined || slept <= 0) return time;
     // The frame's receive cost (charged at its arrival) is the woken rank's work: after the wake-up.
-    const wake = model.wake(rank.host, rank.lastArrival);
-    const cpu = Math.min(wake, model.wakeCpu?.(rank.host, rank.lastArrival) ?? 0);
+    const share = wakeShare(slept, model.fullWakeAfter?.(rank.host, rank.lastArrival));
+    const wake = share * model.wake(rank.host, rank.lastArrival);
+    const cpu = Math.min(wake, share * (model.wakeCpu?.(rank.host, rank.lastArrival) ?? 0));
     const woken = Math.max(time, rank.readyAt) + wake - cpu;
     if (cpu <= 0) return woken;
     // Its own work takes a core: shared with the ranks busy then, and busy itself meanwhile.

@@ -1,12 +1,17 @@
 /**
  * The simulated ranks wait as the runtime's do: each rank's budget is its polling in place plus,
  * with TCP peers, its event loop turning (TSMPI_SOCKET_SPIN_US), as the runtime picks both for its
- * placement; past it a frame over TCP wakes a sleeping process, at the calibrated sleeping cost.
+ * placement; past it a frame over TCP wakes a sleeping process, at the calibrated sleeping cost,
+ * or the share of it that a shorter sleep than the calibration's costs.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { machineFrom } from '../../src/calibrate/calibrate.ts';
-import { calibratedWakeModel } from '../../src/sim/simulate.ts';
+import { calibratedWakeModel, simulate } from '../../src/sim/simulate.ts';
+import { platformFromCalibration } from '../../src/sim/platform/load.ts';
+import { init, wtime } from '../../src/index.ts';
+import { evaluate } from '../../src/sim/platform/calibration.ts';
+import { wakeShare } from '../../src/sim/world.ts';
 
 const SIZES = [0, 16, 64, 256, 1024, 4096, 16384, 65536, 1048576];
 const figures = (base: number): { bytes: number; oneWay: number; streamPeriod: number; send: number; recv: number }[] =>
@@ -41,4 +46,57 @@ test("a sleeping process's wake-up is the calibrated sleeping one-way time beyon
   assert.ok(c.sleeping!.pathCpu! > c.pathCpu!, 'the sleeping path costs more CPU than the turning one');
   // Threads keep their own wake-up points.
   near(model.wake(0, 'intra-process'), machine.wake![0]!.seconds);
+});
+
+test('a sleep past the budget costs its share of the wake-up, all of it once as long as the calibration slept', () => {
+  near(wakeShare(0, 100e-6), 0);
+  near(wakeShare(25e-6, 100e-6), 0.25);
+  near(wakeShare(100e-6, 100e-6), 1);
+  near(wakeShare(1, 100e-6), 1);
+  near(wakeShare(5e-6, undefined), 1);
+  const model = calibratedWakeModel(machine, [0, 0], [0, 1], twoCores, {});
+  const c = machine.classes['inter-process']!;
+  const oneWay = evaluate(c.send, 16) + evaluate(c.latency, 16) + evaluate(c.recv, 16);
+  // The sleeping ping-pong's ranks slept about a round trip of it.
+  near(model.fullWakeAfter!(0, 'inter-process')!, 2 * (oneWay + c.sleeping!.wake));
+  assert.equal(model.fullWakeAfter!(0, 'intra-process'), undefined, 'threads keep their measured wake-up points whole');
+});
+
+test('a simulated process that slept a little past its budget pays a little of the wake-up, one that slept long all of it', async () => {
+  const platform = platformFromCalibration(machine, 'test machine');
+  // Rank 0 computes `seconds`, then sends; rank 1 waits for it from the start.
+  const waitFor = async (seconds: number): Promise<number> => {
+    let waited = Number.NaN;
+    await simulate({
+      np: 2,
+      platform,
+      ranksPerProc: 1,
+      computeMode: 'declared',
+      env: {},
+      program: {
+        name: 'wake-share',
+        run: async (rank) => {
+          const comm = await init();
+          if (rank === 0) {
+            await comm.compute(seconds);
+            await comm.send(new Uint8Array(16), 1);
+          } else {
+            const t0 = wtime();
+            await comm.recvInto(new Uint8Array(16), 0);
+            waited = wtime() - t0 - seconds;
+          }
+        },
+      },
+    });
+    return waited;
+  };
+  const model = calibratedWakeModel(machine, [0, 0], [0, 1], twoCores, {});
+  const budget = model.spinSeconds[1]!;
+  const wake = model.wake(0, 'inter-process');
+  const full = model.fullWakeAfter!(0, 'inter-process')!;
+  const turning = await waitFor(budget / 2);
+  const justPast = await waitFor(budget + 0.1 * full);
+  const long = await waitFor(10 * full);
+  assert.ok(justPast - turning > 0 && justPast - turning < 0.3 * wake, `just past the budget: ${(justPast - turning) * 1e6} us more than turning, of a ${wake * 1e6} us wake-up`);
+  assert.ok(Math.abs(long - turning - wake) < 0.1 * wake, `a long sleep: ${(long - turning) * 1e6} us more, the wake-up is ${wake * 1e6} us`);
 });
