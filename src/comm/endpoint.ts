@@ -118,7 +118,12 @@ export class Endpoint implements RequestDriver, ProgressHost {
       { rank: this.rank, engine: this.engine, settings, transport, events: this.events, driver: this, linkMade: (rank, link) => this.poller.linkMade(rank, link) },
       transport.size,
     );
-    this.receives = new ReceivePath({ rank: this.rank, engine: this.engine, driver: this, poll: () => void this.poll(), control: (peer, header) => this.sends.control(peer, header),
+    this.receives = new ReceivePath({
+      rank: this.rank,
+      engine: this.engine,
+      driver: this,
+      poll: () => void this.poll(),
+      control: (peer, header) => this.sends.control(peer, header),
       scratch: this.scratch,
     });
     this.poller = new LinkPoller(transport, this.sends);

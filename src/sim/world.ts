@@ -159,11 +159,8 @@ export interface WakeModel {
 /**
  * The share of a calibrated wake-up that a sleep of `slept` seconds costs, where the calibration
  * measured the whole of it on sleeps of `full` seconds: linear between nothing (a rank still
- * turning costs no wake-up) and that. Measured on this machine: two processes passing a token,
- * whose waits last ~52 us, ran their 4000 hops as fast with a 25 us turning budget (so sleeping
- * ~27 us of each wait) as with 100 us (never sleeping), and far slower with none (the sleeping
- * wake-up on every wait); `tsmpi sim` charged the whole wake-up to every wait past the budget and
- * predicted +80% (docs/simulator.md).
+ * turning costs no wake-up) and that. A sleep of a few microseconds past the turning budget costs
+ * a real process little (docs/simulator.md has the measurement).
  */
 export function wakeShare(slept: number, full: number | undefined): number {
   return full === undefined || !(full > 0) ? 1 : Math.min(1, Math.max(0, slept / full));

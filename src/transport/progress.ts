@@ -229,11 +229,16 @@ export class ProgressEngine implements Progress {
   }
 
   private readonly turn = (): void => {
-    if (this.waiters.length === 0 || !this.sleeping || performance.now() >= this.turnUntil) {
+    if (this.waiters.length === 0 || !this.sleeping) {
       this.turning = false;
       return;
     }
+    // A joining wait gets at least one turn, however late the event loop comes to it.
     if (this.host.pollFully()) this.checkWaiters();
+    if (performance.now() >= this.turnUntil) {
+      this.turning = false;
+      return;
+    }
     setImmediate(this.turn);
   };
 
