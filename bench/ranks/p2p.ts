@@ -12,13 +12,19 @@ const buffer = new Uint8Array(Math.max(1, ...sizes)).fill(1);
 const ack = new Uint8Array(4);
 const WINDOW = 64;
 
-async function pingpong(bytes: number, report: boolean): Promise<void> {
+// The timed functions return their figure and the caller prints it: a branch on `report` inside
+// the timed loop's function is first taken in the report pass, and its deoptimization slowed the
+// first size timed after it by 2-3x (1 B one way 1.5 us against 0.6 us as the second size).
+
+/** One-way microseconds of a ping-pong of `bytes` (the second of two passes). */
+async function pingpong(bytes: number): Promise<number> {
   const iters = bytes >= 1 << 20 ? 50 : 10_000;
   const view = buffer.subarray(0, bytes);
   // Small messages warm up for 3 times the timed count: they keep getting faster for their first
   // ~30,000 round trips while V8 compiles the path (measured: 1.1 us one way after 11,000, 0.5-0.8
   // us after 40,000). Larger ones are bound by copies, not by the JIT.
   const warm = bytes <= 1024 ? 3 * iters : Math.floor(iters / 10) + 1;
+  let us = 0;
   for (let pass = 0; pass < 2; pass++) {
     const n = pass === 0 ? warm : iters;
     await comm.barrier();
@@ -32,9 +38,9 @@ async function pingpong(bytes: number, report: boolean): Promise<void> {
         await comm.send(view, 0, 1);
       }
     }
-    const us = ((performance.now() - t0) / n / 2) * 1000;
-    if (report && pass === 1 && comm.rank === 0) console.log(JSON.stringify({ bench: 'pingpong', bytes, oneWayUs: us, gbps: bytes / us / 1e3 }));
+    us = ((performance.now() - t0) / n / 2) * 1000;
   }
+  return us;
 }
 
 async function windowed(bytes: number, windows: number, warm: number, tag: number): Promise<number> {
@@ -61,28 +67,31 @@ async function windowed(bytes: number, windows: number, warm: number, tag: numbe
   return seconds;
 }
 
-async function stream(bytes: number, report: boolean): Promise<void> {
+/** GB/s of windows of `bytes`. */
+async function stream(bytes: number): Promise<number> {
   const windows = bytes >= 16 << 20 ? 5 : bytes >= 1 << 20 ? 20 : 200;
   const seconds = await windowed(bytes, windows, 2, 2);
-  if (report && comm.rank === 0) console.log(JSON.stringify({ bench: 'stream', bytes, gbps: (bytes * WINDOW * windows) / seconds / 1e9 }));
+  return (bytes * WINDOW * windows) / seconds / 1e9;
 }
 
-async function rate(bytes: number, report: boolean): Promise<void> {
+/** Messages per second in windows of `bytes`. */
+async function rate(bytes: number): Promise<number> {
   const windows = 20_000;
   const seconds = await windowed(bytes, windows, 2000, 4);
-  if (report && comm.rank === 0) console.log(JSON.stringify({ bench: 'rate', bytes, msgsPerSec: (WINDOW * windows) / seconds }));
+  return (WINDOW * windows) / seconds;
 }
 
 /**
  * Both ranks start a send to the other, receive the other's message, then wait for the send: the
  * peer's message often arrives before its receive is posted, and waits as an unexpected message.
  */
-async function exchange(bytes: number, report: boolean): Promise<void> {
+async function exchange(bytes: number): Promise<number> {
   const iters = bytes >= 64 << 10 ? 2000 : 20_000;
   const view = buffer.subarray(0, bytes);
   const into = new Uint8Array(Math.max(1, bytes));
   const peer = 1 - comm.rank;
   const warm = bytes <= 1024 ? iters : Math.floor(iters / 10) + 1;
+  let us = 0;
   for (let pass = 0; pass < 2; pass++) {
     const n = pass === 0 ? warm : iters;
     await comm.barrier();
@@ -92,18 +101,22 @@ async function exchange(bytes: number, report: boolean): Promise<void> {
       await comm.recvInto(into, peer, 6);
       await send.wait();
     }
-    const us = ((performance.now() - t0) / n) * 1000;
-    if (report && pass === 1 && comm.rank === 0) console.log(JSON.stringify({ bench: 'exchange', bytes, us }));
+    us = ((performance.now() - t0) / n) * 1000;
   }
+  return us;
 }
 
 // The whole schedule runs once untimed first: V8 compiles the hot paths in background threads,
 // which two spinning ranks on two cores slow down (8-byte latency is ~20x worse while cold).
 for (const report of [false, true]) {
   for (const bytes of sizes) {
-    if (mode === 'pingpong') await pingpong(bytes, report);
-    else if (mode === 'stream') await stream(bytes, report);
-    else if (mode === 'exchange') await exchange(bytes, report);
-    else await rate(bytes, report);
+    let record: object;
+    if (mode === 'pingpong') {
+      const us = await pingpong(bytes);
+      record = { bench: 'pingpong', bytes, oneWayUs: us, gbps: bytes / us / 1e3 };
+    } else if (mode === 'stream') record = { bench: 'stream', bytes, gbps: await stream(bytes) };
+    else if (mode === 'exchange') record = { bench: 'exchange', bytes, us: await exchange(bytes) };
+    else record = { bench: 'rate', bytes, msgsPerSec: await rate(bytes) };
+    if (report && comm.rank === 0) console.log(JSON.stringify(record));
   }
 }
