@@ -1,8 +1,9 @@
 /**
  * A noisy neighbour: 2-rank latency and small collectives with one CPU-bound process beside the
  * ranks (2 ranks + 1 busy process on this machine's 2 cores), against the same job alone, in the
- * same invocation; the same for Open MPI when it is installed. The ratio is how much the
- * neighbour costs (1.0: nothing).   npm run bench -- noisy [--with-openmpi]     (REPS)
+ * same invocation; tsmpi bound (its default) and unbound; the same for Open MPI when it is
+ * installed (it binds ranks to cores by default). The ratio is how much the neighbour costs
+ * (1.0: nothing).   npm run bench -- noisy [--with-openmpi]     (REPS)
  */
 import { compare } from './lib/compare.ts';
 import { openMpi, tsmpiRun, wantsOpenMpi, type Record } from './lib/jobs.ts';
@@ -24,7 +25,10 @@ function besideAndAlone(name: string, title: string, job: () => Record[], extra?
   compare({ name, title, subject: 'beside a busy process', unit: 'us', better: 'lower', reps, figures, runTsmpi: () => besideNoisyNeighbour(job), peers: [{ name: 'alone', run: job }], ...(extra ? { extra } : {}) });
 }
 
-besideAndAlone('noisy-tsmpi', 'tsmpi, 2 ranks, beside one CPU-bound process against alone, us', () => [...tsmpiRun(2, 'bench/ranks/p2p.ts', ['pingpong', 8]), ...tsmpiRun(2, 'bench/ranks/collectives.ts', [8])]);
+const tsmpiJob = (env: NodeJS.ProcessEnv) => (): Record[] => [...tsmpiRun(2, 'bench/ranks/p2p.ts', ['pingpong', 8], env), ...tsmpiRun(2, 'bench/ranks/collectives.ts', [8], env)];
+besideAndAlone('noisy-tsmpi', 'tsmpi, 2 ranks (bound to a CPU each, the default), beside one CPU-bound process against alone, us', tsmpiJob({}));
+// The same unbound: what the binding buys beside a busy process.
+besideAndAlone('noisy-tsmpi-unbound', 'tsmpi, 2 ranks unbound (TSMPI_BIND=none), beside one CPU-bound process against alone, us', tsmpiJob({ TSMPI_BIND: 'none' }));
 if (mpi) {
   besideAndAlone(`noisy-openmpi`, `Open MPI ${mpi.version}, 2 ranks, beside one CPU-bound process against alone, us`, () => [...mpi.run(2, 'p2p', ['pingpong', 8]), ...mpi.run(2, 'coll', [8])], { peerVersion: mpi.version });
 }

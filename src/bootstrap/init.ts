@@ -244,9 +244,10 @@ async function buildRuntime(context: RankContext, channel: LauncherChannel | und
     if ((settings.trace !== '' || settings.profile !== '') && sink !== undefined) startTrace(endpoint, context.rank, settings, sink);
     return { world: worldCommunicator(endpoint, context.size, context.rank, settings), endpoint, settings, job: context.job, arenaBytes: 0, tcp: false };
   }
+  const cores = context.cores ?? availableParallelism();
   const settings = readSettings(process.env, {
     localRanks: context.localSize,
-    cores: availableParallelism(),
+    cores,
     remotePeers: context.tcp !== undefined,
     threadRanks: context.threadRanks ?? 1,
     hostRanks: nodeLocal(context.job.nodeOfRank).localSize[context.rank] ?? context.size,
@@ -260,7 +261,7 @@ async function buildRuntime(context: RankContext, channel: LauncherChannel | und
   // A rank whose peers are all in its process (no socket to serve) sleeps in short blocking
   // slices; ranks that share a thread or have TCP peers need their event loop while they wait.
   const syncSleepMs = shared || context.tcp !== undefined ? 0 : SYNC_SLEEP_SLICE_MS;
-  const handOff = Math.ceil(context.localSize / (context.threadRanks ?? 1)) > availableParallelism();
+  const handOff = Math.ceil(context.localSize / (context.threadRanks ?? 1)) > cores;
   const endpoint = new Endpoint(transport, settings, (host) =>
     new ProgressEngine(host, control, slot, shared ? 0 : settings.spinMicros, {
       sleepLimitMs: settings.sleepLimitMs,

@@ -30,6 +30,11 @@ export interface MemberContext {
   readonly job: JobInfo;
   /** Ranks sharing this rank's thread (TSMPI_RANKS_PER_THREAD); absent: 1. */
   readonly threadRanks?: number;
+  /**
+   * CPUs the rank's process may use, as its launcher counted them: a thread bound to one CPU
+   * (TSMPI_BIND) sees only that one in `os.availableParallelism()`. Absent: the rank counts.
+   */
+  readonly cores?: number;
 }
 
 /** A rank that on-demand initialisation left out: it holds no communication state at all. */

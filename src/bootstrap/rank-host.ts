@@ -23,8 +23,9 @@
 import { TracePartWriter, tracePartPath } from '../trace/trace-files.js';
 import { mapProfileSites } from '../trace/rank-profile.js';
 import { isOwnSource } from '../trace/call-tracing.js';
-import { hostname } from 'node:os';
+import { availableParallelism, hostname } from 'node:os';
 import { Worker } from 'node:worker_threads';
+import { allowedCpus, cpuForThread } from './cpu-binding.js';
 import { ErrorCode, TsmpiError } from '../errors.js';
 import type { Settings } from '../config/tunables.js';
 import { ControlArea, RankState } from '../transport/control-block.js';
@@ -145,6 +146,8 @@ export class RankHost {
     });
     // Members share threads TSMPI_RANKS_PER_THREAD at a time, in local order; a non-member has its own.
     const perThread = Math.max(1, settings.ranksPerThread);
+    const cpus = settings.bind === 'none' ? [] : allowedCpus();
+    const cores = availableParallelism();
     const groups: number[][] = [];
     for (const id of localIds) {
       const last = groups.at(-1);
@@ -172,6 +175,7 @@ export class RankHost {
             job: compacted,
             ...(this.options.remote ? { tcp: { jobId: job.jobId, listenHost: this.options.remote.listenHost } } : {}),
             ...(ids.length > 1 ? { threadRanks: ids.length } : {}),
+            cores,
           });
         } else {
           contexts.push({ kind: 'non-member', resourceId: id, size: participation.members.length, reason: whyNotMember(participation, id), job });
@@ -192,7 +196,15 @@ export class RankHost {
         if (first.rank >= 0) Object.assign(env, { TSMPI_RANK: String(first.rank), TSMPI_LOCAL_RANK: String(onNode.localRank[first.rank]), TSMPI_LOCAL_SIZE: String(onNode.localSize[first.rank]) });
         else Object.assign(env, { TSMPI_RANK: '-1', TSMPI_LOCAL_RANK: '-1', TSMPI_LOCAL_SIZE: String(localMembers.length) });
       }
-      const data: RankThreadData = { contexts, appUrl: this.options.app.url, appPath: this.options.app.path, args: this.options.args, sourceMaps: settings.sourceMaps };
+      const cpu = first.rank >= 0 ? cpuForThread(settings.bind, Math.floor(onNode.localRank[first.rank]! / perThread), Math.ceil(onNode.localSize[first.rank]! / perThread), cpus) : undefined;
+      const data: RankThreadData = {
+        contexts,
+        appUrl: this.options.app.url,
+        appPath: this.options.app.path,
+        args: this.options.args,
+        sourceMaps: settings.sourceMaps,
+        ...(cpu !== undefined ? { cpu, warnUnbound: settings.bind === 'core' } : {}),
+      };
       const label = group.length > 1 ? `${first.rank}-${group.at(-1)!.rank}` : first.rank >= 0 ? String(first.rank) : `r${first.resourceId}`;
       const worker = new Worker(rankThreadSource, {
         eval: true,

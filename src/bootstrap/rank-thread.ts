@@ -24,6 +24,10 @@ export interface RankThreadData {
   args: string[];
   /** Enable source maps in the rank (TSMPI_SOURCE_MAPS); off by default, see stack-map.ts. */
   sourceMaps: boolean;
+  /** The CPU to bind this thread to (cpu-binding.ts); absent: unbound. */
+  cpu?: number;
+  /** Say so on stderr when the binding fails (it was asked for with TSMPI_BIND=core). */
+  warnUnbound?: boolean;
 }
 
 declare const require: (id: string) => unknown;
@@ -35,6 +39,24 @@ function rankThreadMain(): void {
   const port = threads.parentPort!;
   const slotKey = Symbol.for('tsmpi.rank-context');
   if (data.sourceMaps) process.setSourceMapsEnabled(true);
+  if (data.cpu !== undefined) {
+    // Before the program runs: only this thread can name itself (/proc/thread-self).
+    let failure = '';
+    try {
+      const fs = require('node:fs') as typeof import('node:fs');
+      const tid = fs.readlinkSync('/proc/thread-self').split('/').pop()!;
+      const child = require('node:child_process') as typeof import('node:child_process');
+      const result = child.spawnSync('taskset', ['-p', '-c', String(data.cpu), tid], { encoding: 'utf8' });
+      if (result.error !== undefined) failure = result.error.message;
+      else if (result.status !== 0) failure = result.stderr.trim();
+    } catch (error) {
+      failure = error instanceof Error ? error.message : String(error);
+    }
+    if (failure !== '' && data.warnUnbound === true) {
+      const ranks = data.contexts.map((c) => (c as { rank?: number }).rank ?? -1).join(',');
+      process.stderr.write(`tsmpi: warning: rank ${ranks} runs unbound: binding it to CPU ${data.cpu} failed (${failure}); TSMPI_BIND=none does not try\n`);
+    }
+  }
   process.argv = [process.execPath, data.appPath, ...data.args];
   if (data.contexts.length === 1) {
     const channel = {

@@ -12,6 +12,7 @@ interface RunFlags {
   hangTimeout?: number;
   spinUs?: number;
   ranksPerThread?: number;
+  bindTo?: string;
   check: boolean;
   procs: boolean;
   ranksPerProc?: number;
@@ -40,6 +41,7 @@ export function registerRun(program: Command): void {
     .option('--profile-json <FILE>', 'the profile also as JSON in FILE (implies --profile)')
     .option('--check', 'every collective first checks that the ranks pass the same root, op, and kind and count of data, and fails naming the ranks that differ (TSMPI_CHECK=1)', false)
     .option('--spin-us <us>', 'microseconds a waiting rank polls before sleeping (TSMPI_SPIN_US)', nonNegativeNumber('--spin-us'))
+    .option('--bind-to <core|none|auto>', 'bind each rank thread to a CPU (core), leave placement to the kernel (none), or bind when the ranks fit the CPUs (auto, the default; TSMPI_BIND)')
     .option('--ranks-per-thread <K>', 'K ranks share each worker thread, taking turns whenever one waits (for more ranks than cores; TSMPI_RANKS_PER_THREAD)', positiveInteger('--ranks-per-thread'))
     .option('--procs', 'one process per rank (ranks of different processes talk TCP)', false)
     .option('--ranks-per-proc <K>', 'K worker-thread ranks per process: shared memory inside a process, TCP across', positiveInteger('--ranks-per-proc'))
@@ -58,6 +60,7 @@ export function registerRun(program: Command): void {
       if (flags.hangTimeout !== undefined) env.TSMPI_HANG_TIMEOUT = String(flags.hangTimeout);
       if (flags.spinUs !== undefined) env.TSMPI_SPIN_US = String(flags.spinUs);
       if (flags.ranksPerThread !== undefined) env.TSMPI_RANKS_PER_THREAD = String(flags.ranksPerThread);
+      if (flags.bindTo !== undefined) env.TSMPI_BIND = flags.bindTo;
       if (flags.check) env.TSMPI_CHECK = '1';
       if (flags.trace !== undefined) env.TSMPI_TRACE = outputFile('--trace', flags.trace, 'tsmpi run');
       if (flags.profileJson !== undefined) env.TSMPI_PROFILE = outputFile('--profile-json', flags.profileJson, 'tsmpi run');
@@ -69,6 +72,9 @@ export function registerRun(program: Command): void {
       const namespaces = flags.netns?.split(',').filter((n) => n !== '') ?? [];
       if (namespaces.length > 0 && ranksPerProcess === undefined) {
         throw new TsmpiError(ErrorCode.Arg, '--netns needs processes', { operation: 'tsmpi run', hint: 'add --procs or --ranks-per-proc K' });
+      }
+      if (flags.bindTo !== undefined && !['core', 'none', 'auto'].includes(flags.bindTo)) {
+        throw new TsmpiError(ErrorCode.Arg, `--bind-to ${flags.bindTo} is not a binding tsmpi knows`, { operation: 'tsmpi run', hint: '--bind-to core (a CPU per rank thread), none, or auto (the default: core when the ranks fit the CPUs)' });
       }
       if (flags.mapBy !== 'slot' && flags.mapBy !== 'node') {
         throw new TsmpiError(ErrorCode.Arg, `--map-by ${flags.mapBy} is not a mapping tsmpi knows`, { operation: 'tsmpi run', hint: '--map-by slot (the default) or --map-by node' });

@@ -102,6 +102,13 @@ export class PostedReceives {
     return this.count;
   }
 
+  /** True when a posted receive could take messages from comm rank `source` (ANY_SOURCE: from anyone). */
+  pendingFrom(source: number): boolean {
+    if (this.count === 0) return false;
+    if (source === ANY_SOURCE || this.wildcard.length > 0) return true;
+    return (this.bySource.get(source)?.length ?? 0) > 0;
+  }
+
   push(request: ReceiveRequest): void {
     request.postSeq = ++this.seq;
     this.count++;
