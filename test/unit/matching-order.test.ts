@@ -60,6 +60,11 @@ test('matching: every message goes to the receive MPI ordering says it goes to',
       assert.deepStrictEqual(got, want);
       assert.equal(queues.posted.length, refPosted.length);
       assert.equal(queues.unexpected.length, refUnexpected.length);
+      // pendingFrom(s): some posted receive could take a message from s (s = ANY_SOURCE: from anyone).
+      for (const s of [ANY_SOURCE, 0, 1, 2, 3]) {
+        const expected = s === ANY_SOURCE ? refPosted.length > 0 : refPosted.some((p) => p.source === ANY_SOURCE || p.source === s);
+        assert.equal(queues.posted.pendingFrom(s), expected, `pendingFrom(${s})`);
+      }
     }),
     { numRuns: 500 },
   );
