@@ -18,9 +18,11 @@
  *   npm run bench -- sim-simgrid       (QUICK=1: 16 ranks only; RANKS=16,64 to choose)
  * Needs Debian's libsimgrid-dev (smpicc, smpirun, smpireplaymain).
  */
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { printTable, writeResults } from './lib/report.ts';
 import { COMPARISON_CASES, compareCase, type ComparisonResult } from './lib/simgrid-cases.ts';
 import { compareProgram, compareTrace, compilePrograms, MODELS, PLATFORM_KINDS, platformXml, programCases, simgridCopy, traceProgram, type ModelComparison, type PlatformKind } from './lib/simgrid-programs.ts';
@@ -55,6 +57,21 @@ interface RunRow extends ModelComparison {
   tsmpiOwn: number;
 }
 const runRows: RunRow[] = [];
+let nodeStartSeconds = 0;
+let tsmpiStartSeconds = 0;
+
+/** Wall seconds of a whole command. */
+function wallSeconds(command: string, args: string[]): number {
+  const started = performance.now();
+  const r = spawnSync(command, args, { stdio: 'ignore' });
+  if (r.status !== 0) throw new Error(`${command} ${args.join(' ')} failed (status ${r.status})`);
+  return (performance.now() - started) / 1000;
+}
+
+function medianOf(n: number, measure: () => number): number {
+  const xs = Array.from({ length: n }, measure).sort((a, b) => a - b);
+  return xs[Math.floor(n / 2)]!;
+}
 const RUN_SIZES = ['8', '1000', '65536', '80000'];
 try {
   if (parts.has('run')) {
@@ -111,9 +128,19 @@ try {
       const worst = Math.max(...rows.map((r) => Math.abs(r.difference)));
       console.log(`largest difference, ${m.name}: ${(worst * 100).toFixed(2)}% over ${rows.length} cases (target <= 5%)`);
     }
+    // What no Node program can beat: Node's own start with nothing to run, timed here in the same
+    // invocation. A replay SimGrid finishes sooner than that cannot be matched by any JavaScript
+    // replayer started as a process.
+    nodeStartSeconds = medianOf(9, () => wallSeconds(process.execPath, ['-e', '0']));
+    tsmpiStartSeconds = medianOf(9, () => wallSeconds(process.execPath, [fileURLToPath(new URL('../dist/cli/main.js', import.meta.url)), 'sim', '--help']));
+    console.log(`start-up alone, median of 9: node -e 0 ${nodeStartSeconds.toFixed(3)} s, tsmpi sim --help ${tsmpiStartSeconds.toFixed(3)} s`);
     for (const np of ranks) {
       const rows = programRows.filter((r) => r.ranks === np);
-      if (rows.length > 0) console.log(`wall time, ${np} ranks: tsmpi / SimGrid = ${geomean(rows.map((r) => r.tsmpiWallSeconds / r.simgridWallSeconds)).toFixed(2)} (geometric mean of ${rows.length} replays; target <= 1 at 64 ranks)`);
+      if (rows.length === 0) continue;
+      console.log(`wall time, ${np} ranks: tsmpi / SimGrid = ${geomean(rows.map((r) => r.tsmpiWallSeconds / r.simgridWallSeconds)).toFixed(2)} (geometric mean of ${rows.length} replays; target <= 1 at 64 ranks)`);
+      const under = rows.filter((r) => r.simgridWallSeconds < nodeStartSeconds).length;
+      const floor = geomean(rows.map((r) => Math.max(1, nodeStartSeconds / r.simgridWallSeconds)));
+      console.log(`  SimGrid's whole replay is shorter than Node's empty start in ${under} of ${rows.length}; a replayer that cost nothing beyond Node's start would reach ${floor.toFixed(2)} at best`);
     }
   }
   if (parts.has('own')) {
@@ -136,4 +163,4 @@ try {
 } finally {
   rmSync(root, { recursive: true, force: true });
 }
-writeResults('sim-simgrid', { simgrid: tools.version, models: MODELS, programs: programRows, run: runRows, ownCollectives: { config: SIMGRID_MATCHING_CONFIG, results: own } });
+writeResults('sim-simgrid', { simgrid: tools.version, models: MODELS, startSeconds: { node: nodeStartSeconds, tsmpiSim: tsmpiStartSeconds }, programs: programRows, run: runRows, ownCollectives: { config: SIMGRID_MATCHING_CONFIG, results: own } });
