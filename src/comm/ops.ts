@@ -7,7 +7,7 @@
  */
 import type { TypedArray } from './codec.js';
 import { ErrorCode, TsmpiError } from '../errors.js';
-import { combineLoop } from './op-kernels.js';
+import { combineLoops } from './op-kernels.js';
 
 /** A (value, index) pair for `minloc` / `maxloc`. */
 export interface ValueIndex {
@@ -88,14 +88,15 @@ function elementwise(name: string, num: (a: number, b: number) => number, big: (
     }
     return scalar(a as Scalar, b as Scalar);
   };
-  const bigKey = `${name} bigint`;
+  const bigLoops = big ? combineLoops(`${name} bigint`, big) : undefined;
+  const numLoops = combineLoops(name, num);
   const combineInto = (target: TypedArray, source: TypedArray): void => {
     if (target instanceof BigInt64Array || target instanceof BigUint64Array) {
-      if (!big) throw opError(name, target, hint);
-      combineLoop(bigKey, target, big)(target, source);
+      if (!bigLoops) throw opError(name, target, hint);
+      bigLoops(target)(target, source);
       return;
     }
-    combineLoop(name, target, num)(target, source);
+    numLoops(target)(target, source);
   };
   const op: BuiltinOp & { combineInto: (target: TypedArray, source: TypedArray) => void } = { name, commutative, builtin: true, combine, combineInto };
   return op;

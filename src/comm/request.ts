@@ -229,8 +229,19 @@ function waitAllNow<T extends readonly Request<unknown>[]>(requests: T): Promise
   return waitAllLong(requests, allDone, requests[next]!);
 }
 
-async function waitAllLong<T extends readonly Request<unknown>[]>(requests: T, allDone: () => boolean, first: Request<unknown>): Promise<Results<T>> {
-  await first.driver.waitUntil(allDone, { operation: 'waitAll', peer: first.peer, tag: first.tag, context: first.context });
+/** @internal {@link waitAll} for requests whose wait has spun already (a collective's step): it sleeps at once. */
+export function waitAllAfterSpin<T extends readonly Request<unknown>[]>(requests: T): Promise<Results<T>> {
+  let next = 0;
+  const allDone = (): boolean => {
+    while (next < requests.length && requests[next]!.state !== PENDING) next++;
+    return next === requests.length;
+  };
+  if (allDone()) return settleAll(requests);
+  return waitAllLong(requests, allDone, requests[next]!, true);
+}
+
+async function waitAllLong<T extends readonly Request<unknown>[]>(requests: T, allDone: () => boolean, first: Request<unknown>, spun = false): Promise<Results<T>> {
+  await first.driver.waitUntil(allDone, { operation: 'waitAll', peer: first.peer, tag: first.tag, context: first.context }, spun);
   return settleAll(requests);
 }
 

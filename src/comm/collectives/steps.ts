@@ -7,7 +7,7 @@
  * calls, without an await (an async function would only resume once the program yields).
  */
 import type { BackgroundTask } from '../background.js';
-import { Request, waitAll, type RequestDriver } from '../request.js';
+import { Request, waitAll, waitAllAfterSpin, type RequestDriver } from '../request.js';
 
 /** What one step waits for: a request (its result comes back), or all of several (nothing back). */
 export type Awaitable = Request<unknown> | readonly Request<unknown>[];
@@ -45,6 +45,27 @@ export async function runSteps<T>(steps: Steps<T>): Promise<T> {
       next = steps.next(result);
       continue;
     }
+    if (trace === undefined && !isRequest(awaited)) {
+      // The same for several requests (sends that left at once, receives already in): the
+      // steps take nothing back from them, and a failure is thrown into the steps as waitAll would.
+      const settled = settleAllNow(awaited);
+      if (settled === true) {
+        next = steps.next(undefined);
+        continue;
+      }
+      if (settled !== false) {
+        next = steps.throw(settled.error);
+        continue;
+      }
+      try {
+        await waitAllAfterSpin(awaited);
+      } catch (error) {
+        next = steps.throw(error);
+        continue;
+      }
+      next = steps.next(undefined);
+      continue;
+    }
     // Each step the collective waits for is a round of its slice in the timeline.
     const slice = trace === undefined ? 0 : trace.begin(`round ${++round}`, '', -1, -1);
     try {
@@ -65,6 +86,26 @@ export async function runSteps<T>(steps: Steps<T>): Promise<T> {
     next = steps.next(result);
   }
   return next.value;
+}
+
+/**
+ * Spins on each request in turn as a wait would: true once all are complete and none failed,
+ * the first failure in order when one did (all are then reported), false when one is still
+ * pending after its spin (the caller awaits the rest).
+ */
+function settleAllNow(requests: readonly Request<unknown>[]): boolean | { error: unknown } {
+  for (let i = 0; i < requests.length; i++) if (!requests[i]!.settleNow()) return false;
+  for (let i = 0; i < requests.length; i++) {
+    const request = requests[i]!;
+    if (request.failed) {
+      try {
+        request.takeNow();
+      } catch (error) {
+        return { error };
+      }
+    }
+  }
+  return true;
 }
 
 function isRequest(awaited: Awaitable): awaited is Request<unknown> {
