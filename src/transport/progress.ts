@@ -107,6 +107,8 @@ interface Waiter {
 const resolved = Promise.resolve();
 /** The adaptive spin budget's floor: a wake-up costs 20-40 us here, a round trip ~2 us. */
 const MIN_SPIN_MICROS = 10;
+/** Budgets a spin may run in a row while each sees something move (keepSpinning). */
+const MAX_SPIN_WINDOWS = 64;
 // Below the TCP handshake timeout (5 s): a rank that never awaits cannot accept a peer's
 // connection either, so the warning comes before the peer's failure names this rank.
 const IDLE_POLLING_WARNING_MS = 3_000;
@@ -359,15 +361,32 @@ export class ProgressEngine implements Progress {
       return;
     }
     if (this.spinMillis <= 0 || this.handOff()) return;
-    const deadline = performance.now() + this.spinMillis;
+    let deadline = performance.now() + this.spinMillis;
+    let windows = 1;
+    let moved = false;
     for (let i = 1; !target.done; i++) {
-      host.poll();
+      if (host.poll()) moved = true;
       if ((i & 31) === 0 && performance.now() >= deadline) {
-        this.spinMissed();
-        return;
+        if (!this.keepSpinning(moved, windows++)) {
+          this.spinMissed();
+          return;
+        }
+        deadline = performance.now() + this.spinMillis;
+        moved = false;
       }
     }
     this.misses = 0;
+  }
+
+  /**
+   * Whether a spin whose budget ran out goes on for another budget: only while the ranks fit the
+   * cores and something moved during the last one (frames came, a backlog drained), since the
+   * peer is then running and its next frame is near; a wait for a rank that computes moves
+   * nothing and sleeps as before. Sleeping there cost a wake-up per refill of the ring: a root
+   * that runs ahead in a loop of 64 KiB bcasts and the rank it feeds took turns sleeping.
+   */
+  private keepSpinning(moved: boolean, windows: number): boolean {
+    return moved && !this.handsOff && windows < MAX_SPIN_WINDOWS;
   }
 
   poll(_operation: PollOperation, check: () => boolean): boolean {
@@ -392,16 +411,22 @@ export class ProgressEngine implements Progress {
       host.poll();
       return condition();
     }
-    const deadline = performance.now() + this.spinMillis;
+    let deadline = performance.now() + this.spinMillis;
+    let windows = 1;
+    let moved = false;
     for (let i = 1; ; i++) {
-      host.poll();
+      if (host.poll()) moved = true;
       if (condition()) {
         this.misses = 0;
         return true;
       }
       if ((i & 31) === 0 && performance.now() >= deadline) {
-        this.spinMissed();
-        return false;
+        if (!this.keepSpinning(moved, windows++)) {
+          this.spinMissed();
+          return false;
+        }
+        deadline = performance.now() + this.spinMillis;
+        moved = false;
       }
     }
   }

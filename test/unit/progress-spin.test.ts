@@ -107,6 +107,45 @@ test('the spin budget halves after two empty spins in a row, down to its floor, 
   engine.finish();
 });
 
+test('a spin goes on past its budget while its polls move something, and misses as before once they stop; not when the ranks outnumber the cores', () => {
+  // Polls report progress for `movingMs`, then nothing; the target never completes.
+  const movingHost = (movingMs: number): ProgressHost & { polls: number; first: number; last: number } => {
+    const host = {
+      polls: 0,
+      first: -1,
+      last: -1,
+      poll(): boolean {
+        const now = performance.now();
+        if (host.first < 0) host.first = now;
+        host.last = now;
+        host.polls++;
+        return now - host.first < movingMs;
+      },
+      pollFully: (): boolean => false,
+    };
+    return host;
+  };
+  const budgetMs = SPIN_US / 1000;
+  const target = { done: false };
+  const host = movingHost(3 * budgetMs);
+  const engine = engineWith(host);
+  engine.spinFor(target);
+  const spunMs = host.last - host.first;
+  assert.ok(spunMs >= 3 * budgetMs, `spun ${spunMs.toFixed(1)} ms: on while polls moved something (3 budgets)`);
+  assert.ok(spunMs < 10 * budgetMs, `spun ${spunMs.toFixed(1)} ms: stopped about a budget after they stopped`);
+  engine.spinFor(target);
+  assert.equal(engine.spinBudgetMicros, SPIN_US / 2, 'both spins ended with nothing moving: two misses');
+  engine.finish();
+
+  // With more rank threads than cores a spin holds a core another rank needs: one budget only.
+  const crowded = movingHost(20 * budgetMs);
+  const oversubscribed = new ProgressEngine(crowded, new ControlArea(allocateControlArea(1), 1), 0, SPIN_US, { sleepLimitMs: 50, handOff: true });
+  oversubscribed.spinFor(target);
+  const crowdedMs = crowded.last - crowded.first;
+  assert.ok(crowdedMs < 10 * budgetMs, `spun ${crowdedMs.toFixed(1)} ms with progress but oversubscribed: one budget, not the 20 that moved`);
+  oversubscribed.finish();
+});
+
 test('a rank that shares its thread polls between turns of the thread, never in place, and sees what a thread-mate did without a doorbell', { timeout: 20_000 }, async () => {
   const host = countingHost();
   // No spin in place; a minute of polling between turns; a sleep would last an hour (nothing
