@@ -107,6 +107,14 @@ interface Waiter {
 const resolved = Promise.resolve();
 /** The adaptive spin budget's floor: a wake-up costs 20-40 us here, a round trip ~2 us. */
 const MIN_SPIN_MICROS = 10;
+/**
+ * Blocking sleep slices a wait takes (a turn of the event loop after each) before it sleeps with
+ * Atomics.waitAsync, whose wake-up comes through the event loop: 0.4-2 ms there, against tens of
+ * microseconds for a blocking sleep. With one slice, a peer held up for a few milliseconds (a
+ * collection, a compilation) sent its partner into the slow sleeps, and a 2-rank loop of 64 KiB
+ * bcasts read 29.9-60.0 us per call (5 runs) where it reads 6.4-28.2 us staying in slices.
+ */
+const SYNC_SLICES = 4;
 /** Budgets a spin may run in a row while each sees something move (keepSpinning). */
 const MAX_SPIN_WINDOWS = 64;
 // Below the TCP handshake timeout (5 s): a rank that never awaits cannot accept a peer's
@@ -128,10 +136,11 @@ export interface ProgressOptions {
    */
   socketTurnMicros?: number;
   /**
-   * > 0: the rank has no event-driven link (no socket), so the first sleep of a wait is a
-   * blocking `Atomics.wait` of at most this long: a notify then wakes it directly (a futex) rather
-   * than through a task on its event loop. A wait that outlasts it goes on asynchronously, so the
-   * event loop (timers, the launcher's messages) runs and a long wait costs no wake-ups.
+   * > 0: the rank has no event-driven link (no socket), so a wait first sleeps in blocking
+   * `Atomics.wait` slices of at most this long (SYNC_SLICES, the event loop turning between
+   * them): a notify then wakes it directly (a futex) rather than through a task on its event
+   * loop. A wait that outlasts them goes on asynchronously, so the event loop (timers, the
+   * launcher's messages) runs freely and a long wait costs no wake-ups.
    */
   syncSleepMs?: number;
   /**
@@ -472,17 +481,22 @@ export class ProgressEngine implements Progress {
     let yieldUntil = this.yieldMillis > 0 ? performance.now() + this.yieldMillis : 0;
     /** When the last sleep began (-1: the loop has not slept since it last looked). */
     let sleptAt = -1;
-    // The first sleep of a wait blocks (one slice); a wait that outlasts it sleeps asynchronously:
-    // ranks parked for long (64 ranks at start-up waiting for the last to boot) would otherwise
-    // wake every slice and take the cores from the ranks still booting.
+    // A wait first sleeps in blocking slices, up to SYNC_SLICES of them with a turn of the event
+    // loop after each; a wait that outlasts them sleeps asynchronously: ranks parked for long
+    // (64 ranks at start-up waiting for the last to boot) would otherwise wake every slice and
+    // take the cores from the ranks still booting.
     let blocking = this.syncSleepMs > 0;
+    let slices = 0;
     try {
       // Waiters, or sends still on their way (keepAliveRefs counts both).
       while (this.keepAliveRefs > 0) {
         const waiting = this.waiters.length;
         const progressed = this.host.pollFully();
         this.checkWaiters();
-        if (progressed || this.waiters.length < waiting) blocking = this.syncSleepMs > 0;
+        if (progressed || this.waiters.length < waiting) {
+          blocking = this.syncSleepMs > 0;
+          slices = 0;
+        }
         if (sleptAt >= 0) {
           if (this.waiters.length < waiting) this.wokeFor(performance.now() - sleptAt);
           sleptAt = -1;
@@ -517,8 +531,8 @@ export class ProgressEngine implements Progress {
           const outcome = Atomics.wait(control.i32, index, seen, this.syncSleepMs);
           control.setSleeping(this.slot, false);
           if (outcome === 'timed-out') {
-            // Nothing came: let the event loop run, and sleep asynchronously from now on.
-            blocking = false;
+            // Nothing came: let the event loop run; after SYNC_SLICES, sleep asynchronously.
+            blocking = ++slices < SYNC_SLICES;
             await new Promise<void>((resolve) => setImmediate(resolve));
           }
           continue;

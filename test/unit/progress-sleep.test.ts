@@ -84,3 +84,26 @@ test('without a sleep() pending, the same loop does block in a slice once work r
   }
   assert.ok(spy.count >= 1, `blocking waits: ${spy.count}`);
 });
+
+test('a wait that nothing ends sleeps in a few blocking slices (the event loop turning between them), then asynchronously', async () => {
+  const host: ProgressHost = { poll: () => false, pollFully: () => false };
+  const control = new ControlArea(allocateControlArea(1), 1);
+  const spy = blockingWaits(control.i32);
+  const engine = new ProgressEngine(host, control, 0, 0, { sleepLimitMs: 50, syncSleepMs: 5 });
+  let done = false;
+  let turns = 0;
+  const counting = setInterval(() => turns++, 1);
+  try {
+    const waiting = engine.waitUntil(() => done, description);
+    await new Promise<void>((resolve) => setTimeout(resolve, 150));
+    assert.equal(spy.count, 4, 'four blocking slices, then no more');
+    assert.ok(turns >= 4, `the event loop turned between and after them (${turns} timer ticks)`);
+    done = true;
+    engine.kick();
+    await waiting;
+  } finally {
+    clearInterval(counting);
+    spy.restore();
+    engine.finish();
+  }
+});
