@@ -109,8 +109,8 @@ const resolved = Promise.resolve();
 const MIN_SPIN_MICROS = 10;
 /**
  * Blocking sleep slices a wait takes (a turn of the event loop after each) before it sleeps with
- * Atomics.waitAsync, whose wake-up comes through the event loop: 0.4-2 ms there, against tens of
- * microseconds for a blocking sleep. With one slice, a peer held up for a few milliseconds (a
+ * Atomics.waitAsync, whose wake-up comes through the event loop, far slower than a blocking
+ * sleep's. With one slice, a peer held up for a few milliseconds (a
  * collection, a compilation) sent its partner into the slow sleeps, and a 2-rank loop of 64 KiB
  * bcasts read 29.9-60.0 us per call (5 runs) where it reads 6.4-28.2 us staying in slices.
  */
