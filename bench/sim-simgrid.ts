@@ -18,12 +18,12 @@
  *   npm run bench -- sim-simgrid       (QUICK=1: 16 ranks only; RANKS=16,64 to choose)
  * Needs Debian's libsimgrid-dev (smpicc, smpirun, smpireplaymain).
  */
-import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { printTable, writeResults } from './lib/report.ts';
+import { timeCommand } from './lib/jobs.ts';
+import { median, printTable, writeResults } from './lib/report.ts';
 import { COMPARISON_CASES, compareCase, type ComparisonResult } from './lib/simgrid-cases.ts';
 import { compareProgram, compareTrace, compilePrograms, MODELS, PLATFORM_KINDS, platformXml, programCases, simgridCopy, traceProgram, type ModelComparison, type PlatformKind } from './lib/simgrid-programs.ts';
 import { findSimgrid, SIMGRID_MATCHING_CONFIG } from './lib/simgrid.ts';
@@ -59,19 +59,8 @@ interface RunRow extends ModelComparison {
 const runRows: RunRow[] = [];
 let nodeStartSeconds = 0;
 let tsmpiStartSeconds = 0;
-
-/** Wall seconds of a whole command. */
-function wallSeconds(command: string, args: string[]): number {
-  const started = performance.now();
-  const r = spawnSync(command, args, { stdio: 'ignore' });
-  if (r.status !== 0) throw new Error(`${command} ${args.join(' ')} failed (status ${r.status})`);
-  return (performance.now() - started) / 1000;
-}
-
-function medianOf(n: number, measure: () => number): number {
-  const xs = Array.from({ length: n }, measure).sort((a, b) => a - b);
-  return xs[Math.floor(n / 2)]!;
-}
+/** Median wall seconds of 9 runs of a whole command. */
+const startSeconds = (command: string, args: string[]): number => median(Array.from({ length: 9 }, () => timeCommand(command, args) / 1000));
 const RUN_SIZES = ['8', '1000', '65536', '80000'];
 try {
   if (parts.has('run')) {
@@ -131,8 +120,8 @@ try {
     // What no Node program can beat: Node's own start with nothing to run, timed here in the same
     // invocation. A replay SimGrid finishes sooner than that cannot be matched by any JavaScript
     // replayer started as a process.
-    nodeStartSeconds = medianOf(9, () => wallSeconds(process.execPath, ['-e', '0']));
-    tsmpiStartSeconds = medianOf(9, () => wallSeconds(process.execPath, [fileURLToPath(new URL('../dist/cli/main.js', import.meta.url)), 'sim', '--help']));
+    nodeStartSeconds = startSeconds(process.execPath, ['-e', '0']);
+    tsmpiStartSeconds = startSeconds(process.execPath, [fileURLToPath(new URL('../dist/cli/main.js', import.meta.url)), 'sim', '--help']);
     console.log(`start-up alone, median of 9: node -e 0 ${nodeStartSeconds.toFixed(3)} s, tsmpi sim --help ${tsmpiStartSeconds.toFixed(3)} s`);
     for (const np of ranks) {
       const rows = programRows.filter((r) => r.ranks === np);

@@ -17,7 +17,7 @@ const loops = new Map<string, CombineLoop>();
  * The loop applying `scalar` to each element pair for arrays like `target`; `key` names the op
  * (one op, one scalar function). Stores into the typed array wrap and round as its kind does.
  */
-export function combineLoop<S>(key: string, target: TypedArray, scalar: (a: S, b: S) => S): CombineLoop {
+function combineLoop<S>(key: string, target: TypedArray, scalar: (a: S, b: S) => S): CombineLoop {
   const id = `${key} ${target.constructor.name}`;
   let loop = loops.get(id);
   if (loop === undefined) {

@@ -95,7 +95,9 @@ test('a wait that nothing ends sleeps in a few blocking slices (the event loop t
   const counting = setInterval(() => turns++, 1);
   try {
     const waiting = engine.waitUntil(() => done, description);
-    await new Promise<void>((resolve) => setTimeout(resolve, 150));
+    // Slices of 5 ms: wait until 4 have passed however slow the machine, then well past them.
+    for (let waited = 0; spy.count < 4 && waited < 5000; waited += 10) await new Promise<void>((resolve) => setTimeout(resolve, 10));
+    await new Promise<void>((resolve) => setTimeout(resolve, 100));
     assert.equal(spy.count, 4, 'four blocking slices, then no more');
     assert.ok(turns >= 4, `the event loop turned between and after them (${turns} timer ticks)`);
     done = true;

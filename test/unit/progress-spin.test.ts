@@ -132,17 +132,18 @@ test('a spin goes on past its budget while its polls move something, and misses 
   engine.spinFor(target);
   const spunMs = host.last - host.first;
   assert.ok(spunMs >= 3 * budgetMs, `spun ${spunMs.toFixed(1)} ms: on while polls moved something (3 budgets)`);
-  assert.ok(spunMs < 10 * budgetMs, `spun ${spunMs.toFixed(1)} ms: stopped about a budget after they stopped`);
+  // Not the 64 budgets a spin may go on for: it stopped once a budget passed with nothing moving.
+  assert.ok(spunMs < 30 * budgetMs, `spun ${spunMs.toFixed(1)} ms: stopped after they stopped`);
   engine.spinFor(target);
   assert.equal(engine.spinBudgetMicros, SPIN_US / 2, 'both spins ended with nothing moving: two misses');
   engine.finish();
 
   // With more rank threads than cores a spin holds a core another rank needs: one budget only.
-  const crowded = movingHost(20 * budgetMs);
+  const crowded = movingHost(60 * budgetMs);
   const oversubscribed = new ProgressEngine(crowded, new ControlArea(allocateControlArea(1), 1), 0, SPIN_US, { sleepLimitMs: 50, handOff: true });
   oversubscribed.spinFor(target);
   const crowdedMs = crowded.last - crowded.first;
-  assert.ok(crowdedMs < 10 * budgetMs, `spun ${crowdedMs.toFixed(1)} ms with progress but oversubscribed: one budget, not the 20 that moved`);
+  assert.ok(crowdedMs < 30 * budgetMs, `spun ${crowdedMs.toFixed(1)} ms with progress but oversubscribed: one budget, not the 60 that moved`);
   oversubscribed.finish();
 });
 
