@@ -18,8 +18,12 @@ async function timed(op: string, bytes: number): Promise<number> {
   const sendAll = new Float64Array(per * comm.size).fill(comm.rank);
   const reduced = new Float64Array(count);
   const gathered = new Float64Array(per * comm.size);
-  const iters = bytes >= 1 << 20 ? 20 : bytes >= 64 << 10 ? 100 : 2000;
-  const call = async (): Promise<unknown> => {
+  // Small calls are timed 20,000 times, as by the C peer: over 2,000 (a few ms) one collection or
+  // one late wake-up swung a 2-rank barrier's figure from 1.3 to 2.2 us between runs.
+  const most = bytes >= 1 << 20 ? 20 : bytes >= 64 << 10 ? 100 : 20_000;
+  // A plain function handing back the call's own promise: an async one would add a promise and
+  // its await to every call, a cost of this harness and not of the collective.
+  const call = (): Promise<unknown> => {
     if (op === 'barrier') return comm.barrier();
     if (op === 'bcast') return comm.bcastInto(data, 0);
     if (op === 'allreduce') return comm.allreduce(data, Op.sum, reduced);
@@ -28,15 +32,22 @@ async function timed(op: string, bytes: number): Promise<number> {
   };
   // Warm-up until V8 has compiled the call's path: a small collective keeps getting faster for
   // its first ~10,000 calls (measured: a 2-rank barrier 60 us per call in its first 2,000, 2-3 us
-  // after 10,000). Batches of a tenth of the timed count, until 5 times that count or 1.5 s; the
-  // ranks agree on when to stop.
-  const batch = Math.floor(iters / 10) + 1;
+  // after 10,000). Batches of a tenth of the timed count, until 2.5 times that count or 1.5 s;
+  // the ranks agree on when to stop.
+  const batch = Math.floor(most / 10) + 1;
   const warmStart = performance.now();
+  let batchUs = 0;
   for (let done = 0, more = true; more; done += batch) {
     await comm.barrier();
+    const b0 = performance.now();
     for (let i = 0; i < batch; i++) await call();
-    more = (await comm.allreduce(done + batch < 5 * iters && performance.now() - warmStart < 1500 ? 1 : 0, Op.min)) === 1;
+    batchUs = ((performance.now() - b0) / batch) * 1000;
+    more = (await comm.allreduce(done + batch < 2.5 * most && performance.now() - warmStart < 1500 ? 1 : 0, Op.min)) === 1;
   }
+  // Fewer calls (down to a tenth) where the full count would take over a second: many ranks on
+  // few cores. The ranks agree on the count from the slowest rank's last batch.
+  const slowest = await comm.allreduce(batchUs, Op.max);
+  const iters = Math.max(batch, Math.min(most, Math.floor(1e6 / slowest)));
   await comm.barrier();
   const t0 = performance.now();
   for (let i = 0; i < iters; i++) await call();

@@ -18,7 +18,7 @@ import { barrier } from './collectives/barrier.js';
 import { bcast, bcastBytes } from './collectives/bcast.js';
 import { CollectiveCall } from './collectives/call.js';
 import { checked, type CollectiveArgs } from './collectives/check.js';
-import { runSteps, ScheduleRequest, withResult, type Steps } from './collectives/steps.js';
+import { runSteps, runStepsFor, ScheduleRequest, withResult, type Steps } from './collectives/steps.js';
 import { gather, gatherv, type Concatenated } from './collectives/gather.js';
 import { reduce } from './collectives/reduce.js';
 import { scan, exscan } from './collectives/scan.js';
@@ -461,19 +461,20 @@ export class Communicator {
 
   /** Copies the root's buffer into every rank's `buffer` (same byte length everywhere). */
   bcastInto<B extends BufferLike>(buffer: B, root = 0): Promise<B> {
-    return runSteps(this.#steps('bcastInto', 'bcastInto', { root, data: buffer, agree: 'bytes' }, this.#bcastInto(buffer, root, 'bcastInto')));
+    return runStepsFor(this.#steps('bcastInto', 'bcastInto', { root, data: buffer, agree: 'bytes' }, this.#bcastInto(buffer, root, 'bcastInto')), buffer);
   }
 
   /** Starts a {@link bcastInto}; the request's result is `buffer`, filled. */
   ibcastInto<B extends BufferLike>(buffer: B, root = 0): Request<B> {
-    return this.#start('bcastInto', 'ibcastInto', this.#bcastInto(buffer, root, 'ibcastInto'), { root, data: buffer, agree: 'bytes' });
+    const steps = this.#bcastInto(buffer, root, 'ibcastInto');
+    return this.#start('bcastInto', 'ibcastInto', (call) => withResult(steps(call), buffer), { root, data: buffer, agree: 'bytes' });
   }
 
   /** Checks the arguments (before the call takes its place in the sequence) and makes its steps. */
-  #bcastInto<B extends BufferLike>(buffer: B, root: number, operation: string): (call: CollectiveCall) => Steps<B> {
+  #bcastInto(buffer: BufferLike, root: number, operation: string): (call: CollectiveCall) => Steps<void> {
     this.#checkBuffer(buffer, operation);
     this.#checkMember(root, operation);
-    return (call) => withResult(bcastBytes(call, bytesOf(buffer), root), buffer);
+    return (call) => bcastBytes(call, bytesOf(buffer), root);
   }
 
   /** Combines every rank's value with `op` in rank order; the result on `root`, undefined elsewhere. */

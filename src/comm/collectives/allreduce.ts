@@ -9,12 +9,13 @@
  * - reduce-bcast: binomial reduce to rank 0, then broadcast.
  */
 import type { TypedArray } from '../codec.js';
+import type { Status } from '../request.js';
 import { bytesOf } from '../codec.js';
 import { ErrorCode, TsmpiError } from '../../errors.js';
 import { inPlaceCombiner, isTypedArray, type ReduceOp } from '../ops.js';
 import { bcast } from './bcast.js';
 import { blockOffsets, floorPowerOfTwo, type CollectiveCall } from './call.js';
-import { wait, type Steps } from './steps.js';
+import type { Steps } from './steps.js';
 import { reduce } from './reduce.js';
 import { isLargeArray, selectAllreduce } from './select.js';
 
@@ -22,22 +23,28 @@ import { isLargeArray, selectAllreduce } from './select.js';
  * `into`: a typed array of the value's kind and length that receives the result (the value itself
  * for an in-place reduction); the large-array algorithms then reduce in it and allocate nothing.
  */
-export function* allreduce<T>(call: CollectiveCall, value: T, op: ReduceOp, into?: TypedArray): Steps<T> {
+export function allreduce<T>(call: CollectiveCall, value: T, op: ReduceOp, into?: TypedArray): Steps<T> {
   const { size } = call;
-  if (size === 1) return (into === undefined ? value : copyInto(into, value as unknown as TypedArray)) as T;
+  if (size === 1) return single(value, into);
   const algorithm = selectAllreduce(call.settings, size, value, op);
-  if (algorithm === 'ring') return (yield* ringAllreduce(call, value as unknown as TypedArray, op, into)) as unknown as T;
-  let result: T;
-  if (algorithm === 'reduce-bcast') {
-    const reduced = yield* reduce(call, value, op, 0);
-    result = yield* bcast(call, reduced as T, 0);
-  } else if ((isLargeArray(value) || (into !== undefined && isTypedArray(value))) && op.commutative && inPlaceCombiner(op) !== undefined) {
+  if (algorithm === 'ring') return ringAllreduce(call, value as unknown as TypedArray, op, into) as unknown as Steps<T>;
+  if (algorithm === 'reduce-bcast') return reduceBcast(call, value, op, into);
+  if ((isLargeArray(value) || (into !== undefined && isTypedArray(value))) && op.commutative && inPlaceCombiner(op) !== undefined) {
     // Given a result array, a small one too: the generic rounds decode each partial into a new
     // array and combine into another (a 2-rank allreduce of one double was twice a barrier).
-    return (yield* recursiveDoublingInPlace(call, value, op, into)) as unknown as T;
-  } else {
-    result = yield* recursiveDoubling(call, value, op);
+    return recursiveDoublingInPlace(call, value as unknown as TypedArray, op, into) as unknown as Steps<T>;
   }
+  return recursiveDoubling(call, value, op, into);
+}
+
+// No step: one rank reduces alone.
+function* single<T>(value: T, into: TypedArray | undefined): Steps<T> {
+  return (into === undefined ? value : copyInto(into, value as unknown as TypedArray)) as T;
+}
+
+function* reduceBcast<T>(call: CollectiveCall, value: T, op: ReduceOp, into: TypedArray | undefined): Steps<T> {
+  const reduced = yield* reduce(call, value, op, 0);
+  const result = yield* bcast(call, reduced as T, 0);
   return (into === undefined ? result : copyInto(into, result as unknown as TypedArray)) as T;
 }
 
@@ -52,7 +59,7 @@ function accumulator(value: TypedArray, into: TypedArray | undefined): TypedArra
   return into === undefined ? (value.slice() as TypedArray) : copyInto(into, value);
 }
 
-function* recursiveDoubling<T>(call: CollectiveCall, value: T, op: ReduceOp): Steps<T> {
+function* recursiveDoubling<T>(call: CollectiveCall, value: T, op: ReduceOp, into: TypedArray | undefined): Steps<T> {
   const { rank, size } = call;
   const pof2 = floorPowerOfTwo(size);
   const rem = size - pof2;
@@ -60,10 +67,10 @@ function* recursiveDoubling<T>(call: CollectiveCall, value: T, op: ReduceOp): St
   let newRank: number;
   if (rank < 2 * rem) {
     if (rank % 2 === 0) {
-      yield* wait(call.send(acc, rank + 1));
+      yield call.send(acc, rank + 1);
       newRank = -1;
     } else {
-      const lower = yield* wait(call.recv<T>(rank - 1));
+      const lower = (yield call.recv<T>(rank - 1)) as T;
       acc = call.combine<T>(op, lower, acc, rank - 1, rank);
       newRank = rank >> 1;
     }
@@ -79,10 +86,10 @@ function* recursiveDoubling<T>(call: CollectiveCall, value: T, op: ReduceOp): St
     }
   }
   if (rank < 2 * rem) {
-    if (rank % 2 === 1) yield* wait(call.send(acc, rank - 1));
-    else acc = yield* wait(call.recv<T>(rank + 1));
+    if (rank % 2 === 1) yield call.send(acc, rank - 1);
+    else acc = (yield call.recv<T>(rank + 1)) as T;
   }
-  return acc;
+  return (into === undefined ? acc : copyInto(into, acc as unknown as TypedArray)) as T;
 }
 
 /**
@@ -103,7 +110,7 @@ function* recursiveDoublingInPlace(call: CollectiveCall, value: TypedArray, op: 
   let newRank = rank - rem;
   if (rank < 2 * rem) {
     if (rank % 2 === 0) {
-      yield* wait(call.send(accBytes, rank + 1));
+      yield call.send(accBytes, rank + 1);
       newRank = -1;
     } else {
       yield* exactReceive(call, op, value, partnerBytes, rank - 1);
@@ -120,7 +127,7 @@ function* recursiveDoublingInPlace(call: CollectiveCall, value: TypedArray, op: 
     }
   }
   if (rank < 2 * rem) {
-    if (rank % 2 === 1) yield* wait(call.send(accBytes, rank - 1));
+    if (rank % 2 === 1) yield call.send(accBytes, rank - 1);
     else yield* exactReceive(call, op, value, accBytes, rank + 1);
   }
   call.release(partner);
@@ -163,7 +170,7 @@ function* ringAllreduce(call: CollectiveCall, value: TypedArray, op: ReduceOp, i
 function* exactReceive(call: CollectiveCall, op: ReduceOp, own: TypedArray, into: Uint8Array, source: number): Steps<void> {
   let arrived: number | undefined;
   try {
-    arrived = (yield* wait(call.recvInto(into, source))).bytes;
+    arrived = ((yield call.recvInto(into, source)) as Status).bytes;
   } catch (error) {
     if (error instanceof TsmpiError && error.code === ErrorCode.Truncate) throw call.blockMismatch(op, own, undefined, into.byteLength, source);
     throw error;
@@ -177,12 +184,15 @@ function* exactReceive(call: CollectiveCall, op: ReduceOp, own: TypedArray, into
  * combined silently with stale bytes).
  */
 function* ringStep(call: CollectiveCall, op: ReduceOp, own: TypedArray, bytes: Uint8Array, dest: number, into: Uint8Array, source: number): Steps<void> {
+  const receive = call.recvInto(into, source);
+  const send = call.send(bytes, dest);
   let arrived: number | undefined;
   try {
-    arrived = (yield* call.exchangeBytes(bytes, dest, into, source)).bytes;
+    arrived = ((yield receive) as Status).bytes;
   } catch (error) {
     if (error instanceof TsmpiError && error.code === ErrorCode.Truncate) throw call.blockMismatch(op, own, undefined, into.byteLength, source);
     throw error;
   }
   if (arrived !== into.byteLength) throw call.blockMismatch(op, own, arrived, into.byteLength, source);
+  yield send;
 }

@@ -5,7 +5,7 @@
  * linear): everyone reports to rank 0, which, with all their reports in, releases everyone at once.
  */
 import type { CollectiveCall } from './call.js';
-import { wait, type Steps } from './steps.js';
+import type { Steps } from './steps.js';
 import { selectBarrier } from './select.js';
 
 // A barrier's messages carry nothing: empty raw bytes, received into an empty buffer, are
@@ -17,7 +17,7 @@ export function* barrier(call: CollectiveCall): Steps<void> {
   if (size === 1) return;
   const algorithm = selectBarrier(call.settings, size, call.sharedBarrierAvailable);
   if (algorithm === 'shared') {
-    yield* wait(call.sharedBarrier());
+    yield call.sharedBarrier();
     return;
   }
   if (algorithm === 'linear') {
@@ -25,12 +25,15 @@ export function* barrier(call: CollectiveCall): Steps<void> {
       yield Array.from({ length: size - 1 }, (_, i) => call.recvInto(NOTHING, i + 1));
       yield Array.from({ length: size - 1 }, (_, i) => call.send(NOTHING, i + 1));
     } else {
-      yield* wait(call.send(NOTHING, 0));
-      yield* wait(call.recvInto(NOTHING, 0));
+      yield call.send(NOTHING, 0);
+      yield call.recvInto(NOTHING, 0);
     }
     return;
   }
   for (let step = 1; step < size; step *= 2) {
-    yield* call.exchangeBytes(NOTHING, (rank + step) % size, NOTHING, (rank - step + size) % size);
+    const receive = call.recvInto(NOTHING, (rank - step + size) % size);
+    const send = call.send(NOTHING, (rank + step) % size);
+    yield receive;
+    yield send;
   }
 }

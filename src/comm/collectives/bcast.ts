@@ -11,19 +11,10 @@
 import { decodeEncoded, encodeValue, type Encoded } from '../codec.js';
 import type { Request } from '../request.js';
 import { blockOffsets, type CollectiveCall } from './call.js';
-import { wait, type Steps } from './steps.js';
+import type { Steps } from './steps.js';
 import { selectBcast, selectBcastInto } from './select.js';
 
 import { binomialChildren, binomialParent, ceilPowerOfTwo } from './tree.js';
-
-/** Sends to a tree node's children: all at once, or (binomial-blocking) each waited for in turn. */
-function* toChildren(children: readonly number[], blocking: boolean, send: (child: number) => Request<void>): Steps<void> {
-  if (!blocking) {
-    yield children.map(send);
-    return;
-  }
-  for (const child of children) yield* wait(send(child));
-}
 
 export function* bcast<T>(call: CollectiveCall, value: T, root: number): Steps<T> {
   const { rank, size } = call;
@@ -36,7 +27,7 @@ export function* bcast<T>(call: CollectiveCall, value: T, root: number): Steps<T
       yield sends;
       return value;
     }
-    return yield* wait(call.recv<T>(root));
+    return (yield call.recv<T>(root)) as T;
   }
   const vrank = (rank - root + size) % size;
   let encoded: Encoded;
@@ -44,9 +35,12 @@ export function* bcast<T>(call: CollectiveCall, value: T, root: number): Steps<T
     encoded = encodeValue(value, rank, call.operation);
   } else {
     const { parent } = binomialParent(vrank);
-    encoded = yield* wait(call.recvEncoded((parent + root) % size));
+    encoded = (yield call.recvEncoded((parent + root) % size)) as Encoded;
   }
-  yield* toChildren(binomialChildren(vrank, size), selectBcast(call.settings) === 'binomial-blocking', (child) => call.sendEncoded(encoded, (child + root) % size));
+  const children = binomialChildren(vrank, size);
+  if (selectBcast(call.settings) === 'binomial-blocking') for (const child of children) yield call.sendEncoded(encoded, (child + root) % size);
+  else if (children.length === 1) yield call.sendEncoded(encoded, (children[0]! + root) % size);
+  else if (children.length > 1) yield children.map((child) => call.sendEncoded(encoded, (child + root) % size));
   return vrank === 0 ? value : (decodeEncoded(encoded) as T);
 }
 
@@ -61,23 +55,40 @@ export function* bcastBytes(call: CollectiveCall, bytes: Uint8Array, root: numbe
       for (let r = 0; r < size; r++) if (r !== root) sends.push(call.send(bytes, r));
       yield sends;
     } else {
-      yield* wait(call.recvInto(bytes, root));
+      yield call.recvInto(bytes, root);
     }
     return;
   }
   const vrank = (rank - root + size) % size;
   if (algorithm === 'binomial' || algorithm === 'binomial-blocking') {
-    if (vrank !== 0) yield* wait(call.recvInto(bytes, (binomialParent(vrank).parent + root) % size));
-    yield* toChildren(binomialChildren(vrank, size), algorithm === 'binomial-blocking', (child) => call.send(bytes, (child + root) % size));
+    if (vrank !== 0) yield call.recvInto(bytes, (binomialParent(vrank).parent + root) % size);
+    const children = binomialChildren(vrank, size);
+    if (algorithm === 'binomial-blocking') for (const child of children) yield call.send(bytes, (child + root) % size);
+    else if (children.length === 1) yield call.send(bytes, (children[0]! + root) % size);
+    else if (children.length > 1) {
+      const sends: Request<void>[] = [];
+      for (const child of children) sends.push(call.send(bytes, (child + root) % size));
+      yield sends;
+    }
     return;
   }
-  // Scatter-allgather: block b belongs to vrank b.
+  yield* scatterAllgather(call, bytes, root);
+}
+
+/**
+ * Scatter-allgather, its own generator: its closures would otherwise make every call of
+ * {@link bcastBytes}, small ones too, allocate their context.
+ */
+function* scatterAllgather(call: CollectiveCall, bytes: Uint8Array, root: number): Steps<void> {
+  const { rank, size } = call;
+  const vrank = (rank - root + size) % size;
+  // Block b belongs to vrank b.
   const offsets = blockOffsets(bytes.length, size);
   const range = (fromV: number, toV: number): Uint8Array => bytes.subarray(offsets[Math.min(fromV, size)]!, offsets[Math.min(toV, size)]!);
   if (vrank !== 0) {
     const { parent, mask } = binomialParent(vrank);
     const mine = range(vrank, vrank + mask);
-    if (mine.length > 0) yield* wait(call.recvInto(mine, (parent + root) % size));
+    if (mine.length > 0) yield call.recvInto(mine, (parent + root) % size);
   }
   const sends: Request<void>[] = [];
   const { parent, mask } = binomialParent(vrank);
@@ -100,7 +111,7 @@ export function* bcastBytes(call: CollectiveCall, bytes: Uint8Array, root: numbe
     const into = range(recvBlock, recvBlock + 1);
     const receive = into.length > 0 ? call.recvInto(into, (left + root) % size) : undefined;
     const send = out.length > 0 ? call.send(out, (right + root) % size) : undefined;
-    if (receive) yield* wait(receive);
-    if (send) yield* wait(send);
+    if (receive) yield receive;
+    if (send) yield send;
   }
 }

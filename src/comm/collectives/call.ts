@@ -10,7 +10,7 @@ import type { Endpoint } from '../endpoint.js';
 import { ErrorCode, TsmpiError } from '../../errors.js';
 import { describeOperand, type ReduceOp } from '../ops.js';
 import type { Request, Status } from '../request.js';
-import { runSteps, wait, type Steps } from './steps.js';
+import { runSteps, type Steps } from './steps.js';
 
 export class CollectiveCall {
   readonly rank: number;
@@ -129,7 +129,7 @@ export class CollectiveCall {
   *exchange<T>(value: unknown, dest: number, source: number): Steps<T> {
     const receive = this.recv<T>(source);
     const send = this.send(value, dest);
-    const result = yield* wait(receive);
+    const result = (yield receive) as T;
     yield send;
     return result;
   }
@@ -138,7 +138,7 @@ export class CollectiveCall {
   *exchangeBytes(bytes: Uint8Array, dest: number, into: Uint8Array, source: number): Steps<Status> {
     const receive = this.recvInto(into, source);
     const send = this.send(bytes, dest);
-    const status = yield* wait(receive);
+    const status = (yield receive) as Status;
     yield send;
     return status;
   }

@@ -9,7 +9,7 @@
 import { allocateLike, bytesOf, type TypedArray } from '../codec.js';
 import { ErrorCode, TsmpiError } from '../../errors.js';
 import type { CollectiveCall } from './call.js';
-import { wait, type Steps } from './steps.js';
+import type { Steps } from './steps.js';
 import type { Request } from '../request.js';
 import { selectGather } from './select.js';
 
@@ -25,23 +25,23 @@ export function* gather<T>(call: CollectiveCall, value: T, root: number): Steps<
   if (size === 1) return [value];
   if (selectGather(call.settings) === 'linear') {
     if (rank !== root) {
-      yield* wait(call.send(value, root));
+      yield call.send(value, root);
       return undefined;
     }
     const receives = Array.from({ length: size }, (_, r) => (r === root ? undefined : call.recv<T>(r)));
     const out: T[] = new Array(size);
-    for (let r = 0; r < size; r++) out[r] = r === root ? value : yield* wait(receives[r]!);
+    for (let r = 0; r < size; r++) out[r] = r === root ? value : ((yield receives[r]!) as T);
     return out;
   }
   const vrank = (rank - root + size) % size;
   let items: T[] = [value];
   for (let mask = 1; mask < size; mask *= 2) {
     if (vrank & mask) {
-      yield* wait(call.send(items, (vrank - mask + root) % size));
+      yield call.send(items, (vrank - mask + root) % size);
       return undefined;
     }
     if (vrank + mask < size) {
-      const child = yield* wait(call.recv<T[]>((vrank + mask + root) % size));
+      const child = (yield call.recv<T[]>((vrank + mask + root) % size)) as T[];
       items = items.concat(child);
     }
   }
@@ -107,7 +107,7 @@ export function* gatherv<A extends TypedArray>(call: CollectiveCall, data: A, ro
     counts = yield* gather(call, data.length, root);
   }
   if (rank !== root) {
-    if (data.length > 0) yield* wait(call.send(data, root));
+    if (data.length > 0) yield call.send(data, root);
     return undefined;
   }
   counts = counts!;

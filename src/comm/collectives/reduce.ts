@@ -8,7 +8,7 @@
  */
 import type { ReduceOp } from '../ops.js';
 import type { CollectiveCall } from './call.js';
-import { wait, type Steps } from './steps.js';
+import type { Steps } from './steps.js';
 import { selectReduce } from './select.js';
 
 export function* reduce<T>(call: CollectiveCall, value: T, op: ReduceOp, root: number): Steps<T | undefined> {
@@ -16,14 +16,14 @@ export function* reduce<T>(call: CollectiveCall, value: T, op: ReduceOp, root: n
   if (size === 1) return value;
   if (selectReduce(call.settings) === 'linear') {
     if (rank !== root) {
-      yield* wait(call.send(value, root));
+      yield call.send(value, root);
       return undefined;
     }
     const receives = [];
     for (let r = 0; r < size; r++) receives.push(r === root ? undefined : call.recv<T>(r));
     let acc: T | undefined;
     for (let r = 0; r < size; r++) {
-      const v = r === root ? value : yield* wait(receives[r]!);
+      const v = r === root ? value : ((yield receives[r]!) as T);
       acc = r === 0 ? v : call.combine<T>(op, acc, v, 0, r);
     }
     return acc;
@@ -33,21 +33,21 @@ export function* reduce<T>(call: CollectiveCall, value: T, op: ReduceOp, root: n
   let acc: T = value;
   for (let mask = 1; mask < size; mask *= 2) {
     if (vrank & mask) {
-      yield* wait(call.send(acc, (vrank - mask + treeRoot) % size));
+      yield call.send(acc, (vrank - mask + treeRoot) % size);
       break;
     }
     if (vrank + mask < size) {
       const from = (vrank + mask + treeRoot) % size;
-      const other = yield* wait(call.recv<T>(from));
+      const other = (yield call.recv<T>(from)) as T;
       acc = call.combine<T>(op, acc, other, rank, from);
     }
   }
   if (treeRoot !== root) {
     if (rank === treeRoot) {
-      yield* wait(call.send(acc, root));
+      yield call.send(acc, root);
       return undefined;
     }
-    if (rank === root) return yield* wait(call.recv<T>(treeRoot));
+    if (rank === root) return (yield call.recv<T>(treeRoot)) as T;
     return undefined;
   }
   return rank === root ? acc : undefined;

@@ -9,7 +9,7 @@
 import { allocateLike, type TypedArray } from '../codec.js';
 import { ErrorCode, TsmpiError } from '../../errors.js';
 import type { CollectiveCall } from './call.js';
-import { wait, type Steps } from './steps.js';
+import type { Steps } from './steps.js';
 import type { Request } from '../request.js';
 import { checkCounts, displacements } from './gather.js';
 import { selectScatter } from './select.js';
@@ -32,7 +32,7 @@ export function* scatter<T>(call: CollectiveCall, values: readonly T[] | undefin
       yield sends;
       return values![root]!;
     }
-    return yield* wait(call.recv<T>(root));
+    return (yield call.recv<T>(root)) as T;
   }
   const vrank = (rank - root + size) % size;
   // items[i] is the value of vrank (vrank + i).
@@ -41,7 +41,7 @@ export function* scatter<T>(call: CollectiveCall, values: readonly T[] | undefin
     items = new Array(size);
     for (let v = 0; v < size; v++) items[v] = values![(v + root) % size]!;
   } else {
-    items = yield* wait(call.recv<T[]>((binomialParent(vrank).parent + root) % size));
+    items = (yield call.recv<T[]>((binomialParent(vrank).parent + root) % size)) as T[];
   }
   const sends: Request<void>[] = [];
   for (const child of binomialChildren(vrank, size)) {
@@ -75,5 +75,5 @@ export function* scatterv<A extends TypedArray>(call: CollectiveCall, data: A | 
     mine.set(data.subarray(displs[root]!, displs[root]! + counts![root]!) as never);
     return mine;
   }
-  return yield* wait(call.recv<A>(root));
+  return (yield call.recv<A>(root)) as A;
 }

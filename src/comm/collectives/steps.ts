@@ -5,6 +5,12 @@
  * (`comm.iallreduce`) is a ScheduleRequest that the rank's progress advances whenever it polls or
  * looks at its waits, so the collective moves on while the program computes between `test()`
  * calls, without an await (an async function would only resume once the program yields).
+ *
+ * A step yields its request itself (`const status = (yield receive) as Status`), not through a
+ * helper generator: every generator a call creates, and every level of `yield*` each step passes
+ * through, costs a small collective a share of its time that shows in `npm run bench --
+ * collectives`. An algorithm chosen at run time is returned by a plain function (no generator
+ * around it) for the same reason.
  */
 import type { BackgroundTask } from '../background.js';
 import { Request, waitAll, waitAllAfterSpin, type RequestDriver } from '../request.js';
@@ -14,11 +20,6 @@ export type Awaitable = Request<unknown> | readonly Request<unknown>[];
 /** A collective's steps, returning its result. */
 export type Steps<T> = Generator<Awaitable, T, unknown>;
 
-/** Waits for one request and returns its result (`yield* wait(request)`). */
-export function* wait<T>(request: Request<T>): Steps<T> {
-  return (yield request) as T;
-}
-
 /** The steps, then `result` (a collective that fills a caller's buffer returns the buffer). */
 export function* withResult<T>(steps: Steps<unknown>, result: T): Steps<T> {
   yield* steps;
@@ -26,7 +27,16 @@ export function* withResult<T>(steps: Steps<unknown>, result: T): Steps<T> {
 }
 
 /** Runs the steps to the end, awaiting each (a blocking collective). */
-export async function runSteps<T>(steps: Steps<T>): Promise<T> {
+export function runSteps<T>(steps: Steps<T>): Promise<T> {
+  return drive(steps, false, undefined) as Promise<T>;
+}
+
+/** Runs the steps to the end, then resolves to `result` (a collective that fills a caller's buffer). */
+export function runStepsFor<T>(steps: Steps<unknown>, result: T): Promise<T> {
+  return drive(steps, true, result) as Promise<T>;
+}
+
+async function drive(steps: Steps<unknown>, fixed: boolean, fixedResult: unknown): Promise<unknown> {
   let next = steps.next();
   let round = 0;
   while (next.done !== true) {
@@ -85,7 +95,7 @@ export async function runSteps<T>(steps: Steps<T>): Promise<T> {
     trace?.end(slice);
     next = steps.next(result);
   }
-  return next.value;
+  return fixed ? fixedResult : next.value;
 }
 
 /**
