@@ -10,7 +10,7 @@
 import type { RankTrace } from '../trace/rank-trace.js';
 import type { Clock } from '../clock.js';
 import type { Settings } from '../config/tunables.js';
-import { bytesOf, encodeValue, rawKindOf, refuseToEncode, type BufferLike, type TypedArray } from './codec.js';
+import { encodeValue, rawKindOf, refuseToEncode, type BufferLike, type TypedArray } from './codec.js';
 import { allgather, allgatherv } from './collectives/allgather.js';
 import { allreduce } from './collectives/allreduce.js';
 import { alltoall, alltoallv } from './collectives/alltoall.js';
@@ -338,7 +338,7 @@ export class Communicator {
     this.#checkRank(source, true, 'recvInto');
     this.#checkTag(tag, true, 'recvInto');
     if (source === PROC_NULL) return this.#nullRequest('recvInto', tag, true) as Request<Status>;
-    return this.#endpoint.irecv(this.#context, source, this.#worldOf(source), tag, bytesOf(buffer), 'recvInto') as Request<Status>;
+    return this.#endpoint.irecv(this.#context, source, this.#worldOf(source), tag, this.#endpoint.byteViews.of(buffer), 'recvInto') as Request<Status>;
   }
 
   /** Sends `value` to `dest` and receives from `source` at once (no deadlock in exchanges). */
@@ -474,7 +474,7 @@ export class Communicator {
   #bcastInto(buffer: BufferLike, root: number, operation: string): (call: CollectiveCall) => Steps<void> {
     this.#checkBuffer(buffer, operation);
     this.#checkMember(root, operation);
-    return (call) => bcastBytes(call, bytesOf(buffer), root);
+    return (call) => bcastBytes(call, call.bytesOf(buffer), root);
   }
 
   /** Combines every rank's value with `op` in rank order; the result on `root`, undefined elsewhere. */

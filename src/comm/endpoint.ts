@@ -25,7 +25,8 @@ import type { PollOperation, Progress, ProgressHost } from '../transport/progres
 import type { Transport } from '../transport/transport.js';
 import { BackgroundTasks } from './background.js';
 import { ScratchPool } from './scratch-pool.js';
-import { bytesOf, encodeValue, rawKindOf, type Encoded } from './codec.js';
+import { ByteViews } from './byte-views.js';
+import { encodeValue, rawKindOf, type Encoded } from './codec.js';
 import { CreationTurns } from './context-agreement.js';
 import { ContextNames, describeWait } from './context-names.js';
 import { FrameType, H_TYPE, frameType } from './frame-header.js';
@@ -61,6 +62,8 @@ export class Endpoint implements RequestDriver, ProgressHost {
   readonly background = new BackgroundTasks();
   /** Scratch buffers the collectives reuse from call to call. */
   readonly scratch = new ScratchPool();
+  /** Byte views of the small typed arrays this rank passes again and again. */
+  readonly byteViews = new ByteViews();
   /** True once this rank called finalize(): it communicates no more. */
   finalized = false;
   /** Peers that will send nothing more (they finalized or exited, and all they sent is in), with how they ended. */
@@ -167,7 +170,7 @@ export class Endpoint implements RequestDriver, ProgressHost {
   isend(context: number, dest: number, source: number, tag: number, value: unknown, operation: string, peerRank: number, synchronous = false): Request<void> {
     if (this.ended.size > 0 && this.ended.has(dest)) return this.endedRequest(context, dest, peerRank, tag, operation) as Request<void>;
     const raw = rawKindOf(value);
-    if (raw >= 0) return this.sends.isend(context, dest, source, tag, raw, bytesOf(value as ArrayBufferView), operation, peerRank, synchronous);
+    if (raw >= 0) return this.sends.isend(context, dest, source, tag, raw, this.byteViews.of(value as ArrayBufferView), operation, peerRank, synchronous);
     const encoded = encodeValue(value, this.rank, operation);
     return this.sends.isend(context, dest, source, tag, encoded.kind, encoded.bytes, operation, peerRank, synchronous);
   }

@@ -426,5 +426,8 @@ export function readSettings(env: NodeJS.ProcessEnv, ctx: Partial<TunableContext
     const text = env[tunable.env];
     out[name] = text === undefined || text === '' ? tunable.defaultValue(full) : tunable.parse(text);
   }
-  return out as Settings;
+  // A copy: V8 keeps an object filled by computed keys in dictionary mode, where every read of a
+  // setting on a hot path (the collectives' rules, the progress loop) is a hash lookup; the
+  // spread copy has fast, fixed-offset properties.
+  return { ...out } as Settings;
 }

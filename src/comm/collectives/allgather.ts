@@ -9,7 +9,7 @@
  * allgatherv (typed arrays of any length): counts by Bruck (unless given), then a ring that
  * receives every block straight into its place in the result (linear under SimGrid's rules).
  */
-import { bytesOf, type TypedArray } from '../codec.js';
+import type { TypedArray } from '../codec.js';
 import type { CollectiveCall } from './call.js';
 import type { Steps } from './steps.js';
 import { checkCounts, checkOwnCount, displacements, resultArray, type Concatenated } from './gather.js';
@@ -84,7 +84,7 @@ export function* allgatherv<A extends TypedArray>(call: CollectiveCall, data: A,
   // Blocks are cut from one byte view of the result: a typed-array view costs tens of
   // nanoseconds to make, and a block cut as elements would need a second, of bytes.
   const width = out.BYTES_PER_ELEMENT;
-  const outBytes = bytesOf(out);
+  const outBytes = call.bytesOf(out);
   const block = (r: number): Uint8Array => outBytes.subarray(displs[r]! * width, (displs[r]! + counts[r]!) * width);
   if (selectVectorExchange(call.settings) === 'linear') {
     const requests: Request<unknown>[] = [];

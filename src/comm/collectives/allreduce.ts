@@ -104,7 +104,7 @@ function* recursiveDoublingInPlace(call: CollectiveCall, value: TypedArray, op: 
   const pof2 = floorPowerOfTwo(size);
   const rem = size - pof2;
   const acc = accumulator(value, into);
-  const accBytes = bytesOf(acc);
+  const accBytes = call.bytesOf(acc);
   const partner = call.scratch(acc, acc.length);
   const partnerBytes = bytesOf(partner);
   let newRank = rank - rem;

@@ -11,7 +11,7 @@
  * given), then pairwise rounds that receive every block straight into its place, or (SimGrid's
  * rules) every block posted at once.
  */
-import { bytesOf, type TypedArray } from '../codec.js';
+import type { TypedArray } from '../codec.js';
 import { ErrorCode, TsmpiError } from '../../errors.js';
 import { copyBytes } from '../../transport/copy-bytes.js';
 import type { CollectiveCall } from './call.js';
@@ -98,8 +98,8 @@ export function* alltoallv<A extends TypedArray>(call: CollectiveCall, data: A, 
   // Blocks are cut from one byte view of each array: a typed-array view costs tens of
   // nanoseconds to make, and a block cut as elements would need a second, of bytes.
   const width = out.BYTES_PER_ELEMENT;
-  const outBytes = bytesOf(out);
-  const dataBytes = bytesOf(data);
+  const outBytes = call.bytesOf(out);
+  const dataBytes = call.bytesOf(data);
   const sendBlock = (r: number): Uint8Array => dataBytes.subarray(sendDispls[r]! * width, (sendDispls[r]! + sendCounts[r]!) * width);
   const recvBlock = (r: number): Uint8Array => outBytes.subarray(recvDispls[r]! * width, (recvDispls[r]! + recvCounts[r]!) * width);
   if (recvCounts[rank] !== sendCounts[rank]) {

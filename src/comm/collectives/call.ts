@@ -75,6 +75,11 @@ export class CollectiveCall {
     return this.endpoint.sharedBarrier(this.context, this.tag, this.operation);
   }
 
+  /** The bytes of a typed array the program passed (its view made once: ByteViews). */
+  bytesOf(view: ArrayBufferView): Uint8Array {
+    return this.endpoint.byteViews.of(view);
+  }
+
   /** A scratch array like `like` (same kind, `length` elements, contents undefined) from this rank's pool. */
   scratch<A extends TypedArray>(like: A, length: number): A {
     const ctor = like.constructor as new (buffer: ArrayBuffer, offset: number, length: number) => A;

@@ -12,28 +12,15 @@
  *   gather, scatter and allgather linear with every message posted at once, alltoall by Open
  *   MPI's decision on ranks and bytes per pair (basic linear, XOR pairwise or Bruck).
  */
-import type { CollectiveName, Settings } from '../../config/tunables.js';
+import type { Settings } from '../../config/tunables.js';
 import type { TypedArray } from '../codec.js';
 import { inPlaceCombiner, isTypedArray, type ReduceOp } from '../ops.js';
 
 /** Typed arrays at least this large use the bandwidth-optimal algorithms. */
 export const LARGE_MESSAGE_BYTES = 64 * 1024;
 
-const forced: Record<CollectiveName, keyof Settings> = {
-  bcast: 'collBcast',
-  reduce: 'collReduce',
-  allreduce: 'collAllreduce',
-  allgather: 'collAllgather',
-  gather: 'collGather',
-  scatter: 'collScatter',
-  alltoall: 'collAlltoall',
-  barrier: 'collBarrier',
-};
-
-function forcedChoice(settings: Settings, name: CollectiveName): string {
-  return settings[forced[name]] as string;
-}
-
+// Each rule reads its TSMPI_COLL_<NAME> setting by name: a lookup by computed key was a visible
+// share of a small collective's time.
 function simgridRules(settings: Settings): boolean {
   return settings.collRules === 'simgrid';
 }
@@ -49,7 +36,7 @@ export function isLargeArray(value: unknown): value is TypedArray {
  * messages); else dissemination, or linear under SimGrid's rules.
  */
 export function selectBarrier(settings: Settings, size = 0, sharedAvailable = false): 'shared' | 'dissemination' | 'linear' {
-  const choice = forcedChoice(settings, 'barrier');
+  const choice = settings.collBarrier;
   if (choice === 'linear' || choice === 'dissemination') return choice;
   if (choice === 'shared') return sharedAvailable ? 'shared' : 'dissemination';
   if (simgridRules(settings)) return 'linear';
@@ -57,7 +44,7 @@ export function selectBarrier(settings: Settings, size = 0, sharedAvailable = fa
 }
 
 export function selectBcastInto(settings: Settings, size: number, bytes: number): 'binomial' | 'binomial-blocking' | 'scatter-allgather' | 'linear' {
-  const choice = forcedChoice(settings, 'bcast');
+  const choice = settings.collBcast;
   if (choice === 'binomial' || choice === 'binomial-blocking' || choice === 'linear') return choice;
   if (choice === 'scatter-allgather') return size > 1 && bytes >= size ? 'scatter-allgather' : 'binomial';
   if (simgridRules(settings)) return 'binomial-blocking';
@@ -65,20 +52,20 @@ export function selectBcastInto(settings: Settings, size: number, bytes: number)
 }
 
 export function selectBcast(settings: Settings): 'binomial' | 'binomial-blocking' | 'linear' {
-  const choice = forcedChoice(settings, 'bcast');
+  const choice = settings.collBcast;
   if (choice === 'linear' || choice === 'binomial-blocking') return choice;
   if (choice === 'auto' && simgridRules(settings)) return 'binomial-blocking';
   return 'binomial';
 }
 
 export function selectReduce(settings: Settings): 'binomial' | 'linear' {
-  const choice = forcedChoice(settings, 'reduce');
+  const choice = settings.collReduce;
   if (choice === 'linear' || choice === 'binomial') return choice;
   return simgridRules(settings) ? 'linear' : 'binomial';
 }
 
 export function selectAllreduce(settings: Settings, size: number, value: unknown, op: ReduceOp): 'recursive-doubling' | 'ring' | 'reduce-bcast' {
-  const choice = forcedChoice(settings, 'allreduce');
+  const choice = settings.collAllreduce;
   const ringable = op.commutative && inPlaceCombiner(op) !== undefined && isTypedArray(value) && value.length >= size;
   if (choice === 'reduce-bcast' || choice === 'recursive-doubling') return choice;
   if (choice === 'ring') return ringable ? 'ring' : 'recursive-doubling';
@@ -87,19 +74,19 @@ export function selectAllreduce(settings: Settings, size: number, value: unknown
 }
 
 export function selectGather(settings: Settings): 'binomial' | 'linear' {
-  const choice = forcedChoice(settings, 'gather');
+  const choice = settings.collGather;
   if (choice === 'linear' || choice === 'binomial') return choice;
   return simgridRules(settings) ? 'linear' : 'binomial';
 }
 
 export function selectScatter(settings: Settings): 'binomial' | 'linear' {
-  const choice = forcedChoice(settings, 'scatter');
+  const choice = settings.collScatter;
   if (choice === 'linear' || choice === 'binomial') return choice;
   return simgridRules(settings) ? 'linear' : 'binomial';
 }
 
 export function selectAllgather(settings: Settings): 'bruck' | 'ring' | 'recursive-doubling' | 'linear' {
-  const choice = forcedChoice(settings, 'allgather');
+  const choice = settings.collAllgather;
   if (choice === 'ring' || choice === 'recursive-doubling' || choice === 'linear' || choice === 'bruck') return choice;
   return simgridRules(settings) ? 'linear' : 'bruck';
 }
@@ -114,7 +101,7 @@ export function selectVectorExchange(settings: Settings): 'rounds' | 'linear' {
  * for typed arrays (MPI's equal counts): other values take the basic linear algorithm.
  */
 export function selectAlltoall(settings: Settings, size: number, values: readonly unknown[]): 'pairwise' | 'xor-pairwise' | 'bruck' | 'linear' {
-  const choice = forcedChoice(settings, 'alltoall');
+  const choice = settings.collAlltoall;
   if (choice === 'xor-pairwise') return (size & (size - 1)) === 0 ? 'xor-pairwise' : 'pairwise';
   if (choice === 'pairwise' || choice === 'bruck' || choice === 'linear') return choice;
   if (!simgridRules(settings)) return 'pairwise';

@@ -1,0 +1,57 @@
+// The byte views a rank remembers for the small typed arrays it passes again and again.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import fc from 'fast-check';
+import { ByteViews } from '../../src/comm/byte-views.ts';
+
+test('byte views: the same small array gives the same view, over the same memory', () => {
+  const views = new ByteViews();
+  const values = new Float64Array([1.5, -2]);
+  const bytes = views.of(values);
+  assert.equal(views.of(values), bytes);
+  assert.equal(bytes.byteLength, 16);
+  assert.equal(bytes.buffer, values.buffer);
+  bytes.set(new Uint8Array(new Float64Array([7]).buffer), 8);
+  assert.equal(values[1], 7);
+  // A subarray is another array: its own view, at its own offset.
+  const tail = views.of(values.subarray(1));
+  assert.equal(tail.byteOffset, 8);
+  assert.equal(tail.byteLength, 8);
+  const plain = new Uint8Array(3);
+  assert.equal(views.of(plain), plain);
+});
+
+test('byte views: a length-tracking view of a resized buffer gets a view of its new length', () => {
+  const views = new ByteViews();
+  const buffer = new ArrayBuffer(16, { maxByteLength: 64 });
+  const tracking = new Int32Array(buffer);
+  assert.equal(views.of(tracking).byteLength, 16);
+  buffer.resize(32);
+  assert.equal(views.of(tracking).byteLength, 32);
+  buffer.resize(8);
+  assert.equal(views.of(tracking).byteLength, 8);
+});
+
+test('byte views: views over large buffers are not kept', () => {
+  const views = new ByteViews();
+  const large = new Float64Array(16 * 1024);
+  const first = views.of(large);
+  assert.notEqual(views.of(large), first);
+  assert.equal(views.of(large).byteLength, large.byteLength);
+});
+
+test('byte views: any sequence of arrays gets views of exactly their bytes (property)', () => {
+  const pool = Array.from({ length: 7 }, (_, i) => (i % 2 === 0 ? new Float32Array(i + 1) : new Uint16Array(2 * i + 1).subarray(1)));
+  fc.assert(
+    fc.property(fc.array(fc.nat({ max: pool.length - 1 }), { maxLength: 40 }), (picks) => {
+      const views = new ByteViews();
+      for (const pick of picks) {
+        const array = pool[pick]!;
+        const bytes = views.of(array);
+        assert.equal(bytes.buffer, array.buffer);
+        assert.equal(bytes.byteOffset, array.byteOffset);
+        assert.equal(bytes.byteLength, array.byteLength);
+      }
+    }),
+  );
+});
