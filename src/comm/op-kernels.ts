@@ -8,8 +8,14 @@
  */
 import type { TypedArray } from './codec.js';
 
-/** Combines `source` into `target` element by element (same kind and length). */
+/** Combines `source` into `target` element by element (same kind; `target`'s length). */
 export type CombineLoop = (target: TypedArray, source: TypedArray) => void;
+
+/**
+ * Which operand comes first: `target-first` makes t[i] = t[i] op s[i], `source-first`
+ * t[i] = s[i] op t[i] (the result lands in the later operand's array).
+ */
+export type CombineOrder = 'target-first' | 'source-first';
 
 const loops = new Map<string, CombineLoop>();
 
@@ -17,12 +23,13 @@ const loops = new Map<string, CombineLoop>();
  * The loop applying `scalar` to each element pair for arrays like `target`; `key` names the op
  * (one op, one scalar function). Stores into the typed array wrap and round as its kind does.
  */
-function combineLoop<S>(key: string, target: TypedArray, scalar: (a: S, b: S) => S): CombineLoop {
-  const id = `${key} ${target.constructor.name}`;
+function combineLoop<S>(key: string, target: TypedArray, scalar: (a: S, b: S) => S, order: CombineOrder): CombineLoop {
+  const id = `${key} ${target.constructor.name} ${order}`;
   let loop = loops.get(id);
   if (loop === undefined) {
     // The id in a comment keeps V8's eval cache from handing back another pair's function.
-    const make = new Function('f', `// ${id}\nreturn function combineLoop(t, s) { const n = t.length; for (let i = 0; i < n; i++) t[i] = f(t[i], s[i]); };`) as (f: (a: S, b: S) => S) => CombineLoop;
+    const pair = order === 'target-first' ? 't[i], s[i]' : 's[i], t[i]';
+    const make = new Function('f', `// ${id}\nreturn function combineLoop(t, s) { const n = t.length; for (let i = 0; i < n; i++) t[i] = f(${pair}); };`) as (f: (a: S, b: S) => S) => CombineLoop;
     loop = make(scalar);
     loops.set(id, loop);
   }
@@ -34,12 +41,12 @@ function combineLoop<S>(key: string, target: TypedArray, scalar: (a: S, b: S) =>
  * combine, where a string key cost a concatenation and a hash per call (a 2-rank allreduce of one
  * double spent 7% of its time building the key).
  */
-export function combineLoops<S>(key: string, scalar: (a: S, b: S) => S): (target: TypedArray) => CombineLoop {
+export function combineLoops<S>(key: string, scalar: (a: S, b: S) => S, order: CombineOrder = 'target-first'): (target: TypedArray) => CombineLoop {
   const byKind = new Map<unknown, CombineLoop>();
   return (target) => {
     let loop = byKind.get(target.constructor);
     if (loop === undefined) {
-      loop = combineLoop(key, target, scalar);
+      loop = combineLoop(key, target, scalar, order);
       byKind.set(target.constructor, loop);
     }
     return loop;

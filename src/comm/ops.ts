@@ -7,7 +7,15 @@
  */
 import type { TypedArray } from './codec.js';
 import { ErrorCode, TsmpiError } from '../errors.js';
-import { combineLoops } from './op-kernels.js';
+import { combineLoops, type CombineOrder } from './op-kernels.js';
+
+/** Combines `source` into `target` in place, element by element. */
+type InPlaceCombine = (target: TypedArray, source: TypedArray) => void;
+/** The in-place combiners of a built-in elementwise op: `target op source`, and `source op target`. */
+interface InPlaceOps {
+  combineInto: InPlaceCombine;
+  combineOnto: InPlaceCombine;
+}
 
 /** A (value, index) pair for `minloc` / `maxloc`. */
 export interface ValueIndex {
@@ -88,17 +96,20 @@ function elementwise(name: string, num: (a: number, b: number) => number, big: (
     }
     return scalar(a as Scalar, b as Scalar);
   };
-  const bigLoops = big ? combineLoops(`${name} bigint`, big) : undefined;
-  const numLoops = combineLoops(name, num);
-  const combineInto = (target: TypedArray, source: TypedArray): void => {
-    if (target instanceof BigInt64Array || target instanceof BigUint64Array) {
-      if (!bigLoops) throw opError(name, target, hint);
-      bigLoops(target)(target, source);
-      return;
-    }
-    numLoops(target)(target, source);
+  const inPlace = (order: CombineOrder): InPlaceCombine => {
+    const bigLoops = big ? combineLoops(`${name} bigint`, big, order) : undefined;
+    const numLoops = combineLoops(name, num, order);
+    return (target, source) => {
+      if (target instanceof BigInt64Array || target instanceof BigUint64Array) {
+        if (!bigLoops) throw opError(name, target, hint);
+        bigLoops(target)(target, source);
+        return;
+      }
+      numLoops(target)(target, source);
+    };
   };
-  const op: BuiltinOp & { combineInto: (target: TypedArray, source: TypedArray) => void } = { name, commutative, builtin: true, combine, combineInto };
+  const combineInto = inPlace('target-first');
+  const op: BuiltinOp & InPlaceOps = { name, commutative, builtin: true, combine, combineInto, combineOnto: inPlace('source-first') };
   return op;
 }
 
@@ -163,8 +174,18 @@ export const Op = {
 } as const;
 
 /** The in-place typed-array combiner of a built-in op, if it has one (used by large-array algorithms). */
-export function inPlaceCombiner(op: AnyOp<unknown>): ((target: TypedArray, source: TypedArray) => void) | undefined {
-  const candidate = (op as { combineInto?: (target: TypedArray, source: TypedArray) => void }).combineInto;
+export function inPlaceCombiner(op: AnyOp<unknown>): InPlaceCombine | undefined {
+  const candidate = (op as Partial<InPlaceOps>).combineInto;
+  return typeof candidate === 'function' ? candidate : undefined;
+}
+
+/**
+ * The same op's combiner with the operands the other way round, `target = source op target` (the
+ * array in hand holds the later operand), where it has one: so that both ranks of a pair combine
+ * in rank order and get the same bits (max(-0, +0) and max(NaN, 1) depend on the order).
+ */
+export function inPlaceCombinerOnto(op: AnyOp<unknown>): InPlaceCombine | undefined {
+  const candidate = (op as Partial<InPlaceOps>).combineOnto;
   return typeof candidate === 'function' ? candidate : undefined;
 }
 

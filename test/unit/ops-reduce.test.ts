@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import { ErrorCode, TsmpiError } from '../../src/errors.ts';
-import { Op, inPlaceCombiner, type BuiltinOp } from '../../src/comm/ops.ts';
+import { Op, inPlaceCombiner, inPlaceCombinerOnto, type BuiltinOp } from '../../src/comm/ops.ts';
 
 const scalar: Record<string, (a: number, b: number) => number> = {
   sum: (a, b) => a + b,
@@ -108,4 +108,30 @@ test('ops: misuse throws ERR_OP or ERR_COUNT with a hint', () => {
   for (const [what, fn, code] of cases) {
     assert.throws(fn, (e: unknown) => e instanceof TsmpiError && e.code === code && e.hint.length > 0, what);
   }
+});
+
+test('in-place combiners: onto puts the source first, into the target, to the bit (property)', () => {
+  // -0, NaN and ties make max and min depend on the order; sum of floats rounds the same both ways.
+  const element = fc.oneof(fc.double(), fc.constantFrom(0, -0, Number.NaN, 1, -1));
+  const bits = (a: Float64Array): string => Buffer.from(a.buffer, a.byteOffset, a.byteLength).toString('hex');
+  for (const name of ['sum', 'max', 'min', 'replace', 'noOp'] as const) {
+    const op = Op[name];
+    const into = inPlaceCombiner(op)!;
+    const onto = inPlaceCombinerOnto(op)!;
+    fc.assert(
+      fc.property(fc.array(fc.tuple(element, element), { minLength: 1, maxLength: 16 }), (pairs) => {
+        const first = Float64Array.from(pairs, ([a]) => a);
+        const second = Float64Array.from(pairs, ([, b]) => b);
+        const viaOnto = second.slice();
+        onto(viaOnto, first);
+        const viaInto = first.slice();
+        into(viaInto, second);
+        assert.equal(bits(viaOnto), bits(viaInto), name);
+      }),
+    );
+  }
+  // The order shows: max(-0, +0) keeps the first.
+  const t = Float64Array.of(0);
+  inPlaceCombinerOnto(Op.max)!(t, Float64Array.of(-0));
+  assert.ok(Object.is(t[0], -0));
 });

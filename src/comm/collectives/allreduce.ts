@@ -12,7 +12,7 @@ import type { TypedArray } from '../codec.js';
 import type { Status } from '../request.js';
 import { bytesOf } from '../codec.js';
 import { ErrorCode, TsmpiError } from '../../errors.js';
-import { inPlaceCombiner, isTypedArray, type ReduceOp } from '../ops.js';
+import { inPlaceCombiner, inPlaceCombinerOnto, isTypedArray, type ReduceOp } from '../ops.js';
 import { bcast } from './bcast.js';
 import { blockOffsets, floorPowerOfTwo, type CollectiveCall } from './call.js';
 import type { Steps } from './steps.js';
@@ -95,16 +95,35 @@ function* recursiveDoubling<T>(call: CollectiveCall, value: T, op: ReduceOp, int
 /**
  * Recursive doubling over a large typed array with a built-in op: the same rounds, each partner's
  * partial received into one scratch array from the rank's pool and combined into the result in
- * place, so a call allocates only its result (nothing, given `into`). Both partners combine the same two operands (the
- * ops are commutative element by element), so every rank ends with the same bits.
+ * place, so a call allocates only its result (nothing, given `into`). Each pair combines its two
+ * partials in rank order (the lower rank's first, as the generic rounds do), so both end with the
+ * same bits even where the op's order shows (max(-0, +0), max(NaN, 1)).
  */
 function* recursiveDoublingInPlace(call: CollectiveCall, value: TypedArray, op: ReduceOp, into: TypedArray | undefined): Steps<TypedArray> {
   const { rank, size } = call;
-  const combineInto = inPlaceCombiner(op)!;
+  const ownFirst = inPlaceCombiner(op)!;
+  const partnerFirst = inPlaceCombinerOnto(op)!;
   const pof2 = floorPowerOfTwo(size);
   const rem = size - pof2;
-  const acc = accumulator(value, into);
-  const accBytes = call.bytesOf(acc);
+  let acc: TypedArray;
+  let firstMask = 1;
+  if (rem === 0 && into !== undefined && into !== value) {
+    // No rank folds in first: the first round receives the partner's array straight into the
+    // result and combines this rank's own into it, so the value is never copied, and a 2-rank
+    // call (that round only) takes no scratch.
+    const partner = rank ^ 1;
+    yield* ringStep(call, op, value, call.bytesOf(value), partner, call.bytesOf(into), partner);
+    // `into` holds the partner's partial: into = value op into on the lower rank, into op value on the higher.
+    if (rank < partner) partnerFirst(into, value);
+    else ownFirst(into, value);
+    if (pof2 === 2) return into;
+    acc = into;
+    firstMask = 2;
+  } else {
+    acc = accumulator(value, into);
+  }
+  // (A copy of the value is new at every call: its view is not worth remembering.)
+  const accBytes = acc === into ? call.bytesOf(acc) : bytesOf(acc);
   const partner = call.scratch(acc, acc.length);
   const partnerBytes = bytesOf(partner);
   let newRank = rank - rem;
@@ -114,16 +133,17 @@ function* recursiveDoublingInPlace(call: CollectiveCall, value: TypedArray, op: 
       newRank = -1;
     } else {
       yield* exactReceive(call, op, value, partnerBytes, rank - 1);
-      combineInto(acc, partner);
+      partnerFirst(acc, partner);
       newRank = rank >> 1;
     }
   }
   if (newRank >= 0) {
-    for (let mask = 1; mask < pof2; mask *= 2) {
+    for (let mask = firstMask; mask < pof2; mask *= 2) {
       const newDest = newRank ^ mask;
       const dest = newDest < rem ? newDest * 2 + 1 : newDest + rem;
       yield* ringStep(call, op, value, accBytes, dest, partnerBytes, dest);
-      combineInto(acc, partner);
+      if (dest < rank) partnerFirst(acc, partner);
+      else ownFirst(acc, partner);
     }
   }
   if (rank < 2 * rem) {
