@@ -36,8 +36,45 @@ export function runStepsFor<T>(steps: Steps<unknown>, result: T): Promise<T> {
   return drive(steps, true, result) as Promise<T>;
 }
 
-async function drive(steps: Steps<unknown>, fixed: boolean, fixedResult: unknown): Promise<unknown> {
-  let next = steps.next();
+/**
+ * Runs the steps that complete at once here, in a plain function: an async function's promise
+ * and frame were a tenth of a small collective's time. The first step that must wait hands the
+ * rest to {@link driveAsync}. A failure rejects the promise, as from an async function.
+ */
+function drive(steps: Steps<unknown>, fixed: boolean, fixedResult: unknown): Promise<unknown> {
+  let next: IteratorResult<Awaitable, unknown>;
+  try {
+    next = steps.next();
+    while (next.done !== true) {
+      const awaited = next.value;
+      if (isRequest(awaited)) {
+        if (awaited.driver.tracer !== undefined) return driveAsync(steps, next, false, fixed, fixedResult);
+        if (!awaited.settleNow()) return driveAsync(steps, next, true, fixed, fixedResult);
+        let result: unknown;
+        try {
+          result = awaited.takeNow();
+        } catch (error) {
+          next = steps.throw(error);
+          continue;
+        }
+        next = steps.next(result);
+        continue;
+      }
+      if (awaited[0]?.driver.tracer !== undefined) return driveAsync(steps, next, false, fixed, fixedResult);
+      // Several requests (sends that left at once, receives already in): the steps take nothing
+      // back from them, and a failure is thrown into the steps as waitAll would.
+      const settled = settleAllNow(awaited);
+      if (settled === false) return driveAsync(steps, next, true, fixed, fixedResult);
+      next = settled === true ? steps.next(undefined) : steps.throw(settled.error);
+    }
+  } catch (error) {
+    return Promise.reject(error);
+  }
+  return Promise.resolve(fixed ? fixedResult : next.value);
+}
+
+/** The rest of {@link drive} from step `next` on (`spun`: that step's requests have had their spin). */
+async function driveAsync(steps: Steps<unknown>, next: IteratorResult<Awaitable, unknown>, spun: boolean, fixed: boolean, fixedResult: unknown): Promise<unknown> {
   let round = 0;
   while (next.done !== true) {
     const awaited = next.value;
@@ -47,18 +84,19 @@ async function drive(steps: Steps<unknown>, fixed: boolean, fixedResult: unknown
       // A step whose request completes within the spin goes on at once: an await of a settled
       // promise cost each step a turn of the microtask queue (two per round of a barrier).
       try {
-        result = awaited.settleNow() ? awaited.takeNow() : await awaited.waitAfterSpin();
+        result = !spun && awaited.settleNow() ? awaited.takeNow() : await awaited.waitAfterSpin();
       } catch (error) {
+        spun = false;
         next = steps.throw(error);
         continue;
       }
+      spun = false;
       next = steps.next(result);
       continue;
     }
     if (trace === undefined && !isRequest(awaited)) {
-      // The same for several requests (sends that left at once, receives already in): the
-      // steps take nothing back from them, and a failure is thrown into the steps as waitAll would.
-      const settled = settleAllNow(awaited);
+      const settled = spun ? false : settleAllNow(awaited);
+      spun = false;
       if (settled === true) {
         next = steps.next(undefined);
         continue;
