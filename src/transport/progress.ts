@@ -456,7 +456,8 @@ export class ProgressEngine implements Progress {
     this.spinMillis = Math.min(this.maxSpinMillis, this.spinMillis * 2);
   }
 
-  private checkWaiters(): void {
+  /** Resolves the waiters whose condition holds; true when it resolved any. */
+  private checkWaiters(): boolean {
     const waiters = this.waiters;
     let kept = 0;
     for (let i = 0; i < waiters.length; i++) {
@@ -464,7 +465,7 @@ export class ProgressEngine implements Progress {
       if (waiter.condition()) waiter.resolve();
       else waiters[kept++] = waiter;
     }
-    if (kept === waiters.length) return;
+    if (kept === waiters.length) return false;
     waiters.length = kept;
     if (kept === 0) {
       this.release();
@@ -472,6 +473,7 @@ export class ProgressEngine implements Progress {
       this.completions = 0;
       this.control.setState(this.slot, RankState.Running);
     }
+    return true;
   }
 
   private async sleepLoop(): Promise<void> {
@@ -490,19 +492,20 @@ export class ProgressEngine implements Progress {
     try {
       // Waiters, or sends still on their way (keepAliveRefs counts both).
       while (this.keepAliveRefs > 0) {
-        const waiting = this.waiters.length;
         const progressed = this.host.pollFully();
-        this.checkWaiters();
-        if (progressed || this.waiters.length < waiting) {
+        const resolved = this.checkWaiters();
+        if (progressed || resolved) {
           blocking = this.syncSleepMs > 0;
           slices = 0;
         }
         if (sleptAt >= 0) {
-          if (this.waiters.length < waiting) this.wokeFor(performance.now() - sleptAt);
+          if (resolved) this.wokeFor(performance.now() - sleptAt);
           sleptAt = -1;
         }
-        if (progressed) {
-          // Let I/O and timers run between bursts of work.
+        if (progressed || resolved) {
+          // Let I/O and timers run between bursts of work, and the program go on from the waits
+          // that ended (their continuations run before this one): a sleep now, with sends still
+          // retaining the loop, held a finished wait back for a whole blocking slice.
           await new Promise<void>((resolve) => setImmediate(resolve));
           if (yieldUntil > 0) yieldUntil = performance.now() + this.yieldMillis;
           continue;
@@ -521,7 +524,7 @@ export class ProgressEngine implements Progress {
         const seen = control.doorbell(this.slot);
         if (this.host.pollFully()) {
           control.setSleeping(this.slot, false);
-          this.checkWaiters();
+          if (this.checkWaiters()) await new Promise<void>((resolve) => setImmediate(resolve));
           continue;
         }
         sleptAt = performance.now();

@@ -109,3 +109,37 @@ test('a wait that nothing ends sleeps in a few blocking slices (the event loop t
     engine.finish();
   }
 });
+
+test('a wait that the last look before a sleep completes goes on at once, even while a send keeps the loop alive', async () => {
+  // The loop's first poll finds nothing; its last look before sleeping completes the wait. A send
+  // still on its way (retain) keeps the loop going: it must let the program go on from the wait
+  // before it sleeps, not block the thread for a slice with the wait's continuation queued.
+  let polls = 0;
+  let done = false;
+  const host: ProgressHost = {
+    poll: () => false,
+    pollFully: () => {
+      polls++;
+      if (polls !== 2) return false;
+      done = true;
+      return true;
+    },
+  };
+  const control = new ControlArea(allocateControlArea(1), 1);
+  const engine = new ProgressEngine(host, control, 0, 0, { sleepLimitMs: 50, syncSleepMs: 1000 });
+  engine.retain();
+  const spy = blockingWaits(control.i32);
+  let blockedBeforeResult: number;
+  try {
+    await engine.waitUntil(() => done, description);
+    blockedBeforeResult = spy.count;
+  } finally {
+    spy.restore();
+    engine.release();
+    engine.kick();
+  }
+  await new Promise<void>((resolve) => setImmediate(resolve));
+  engine.finish();
+  assert.equal(polls >= 2, true, 'the wait ended at the last look before a sleep');
+  assert.equal(blockedBeforeResult, 0, 'no blocking sleep between the wait ending and the program going on');
+});
