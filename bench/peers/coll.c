@@ -10,7 +10,7 @@
 
 static double timed(int which, long bytes, double *a, double *b, int size) {
   int count = (int)(bytes / 8) > 0 ? (int)(bytes / 8) : 1;
-  int iters = bytes >= (1 << 20) ? 20 : bytes >= (64 << 10) ? 100 : 20000;
+  int iters = bytes >= (1 << 20) ? 100 : bytes >= (64 << 10) ? 1000 : 20000;
   for (int pass = 0; pass < 2; pass++) {
     int n = pass == 0 ? iters / 10 + 1 : iters;
     MPI_Barrier(MPI_COMM_WORLD);

@@ -18,9 +18,10 @@ async function timed(op: string, bytes: number): Promise<number> {
   const sendAll = new Float64Array(per * comm.size).fill(comm.rank);
   const reduced = new Float64Array(count);
   const gathered = new Float64Array(per * comm.size);
-  // Small calls are timed 20,000 times, as by the C peer: over 2,000 (a few ms) one collection or
-  // one late wake-up swung a 2-rank barrier's figure from 1.3 to 2.2 us between runs.
-  const most = bytes >= 1 << 20 ? 20 : bytes >= 64 << 10 ? 100 : 20_000;
+  // Calls are timed 20,000 times at 8 B, 1,000 at 64 KiB and 100 at 1 MiB, as by the C peer: over
+  // a few ms, one collection, one late wake-up or one stall of the machine (a thread that only
+  // reads the clock on this VM sees gaps of up to 10 ms in 2 s) swung a figure 2-5x between runs.
+  const most = bytes >= 1 << 20 ? 100 : bytes >= 64 << 10 ? 1000 : 20_000;
   // A plain function handing back the call's own promise: an async one would add a promise and
   // its await to every call, a cost of this harness and not of the collective.
   const call = (): Promise<unknown> => {
@@ -30,10 +31,11 @@ async function timed(op: string, bytes: number): Promise<number> {
     if (op === 'allgather') return comm.allgatherv(part, counts, gathered);
     return comm.alltoallv(sendAll, counts, counts, gathered);
   };
-  // Warm-up until V8 has compiled the call's path: a small collective keeps getting faster for
-  // its first ~10,000 calls (measured: a 2-rank barrier 60 us per call in its first 2,000, 2-3 us
-  // after 10,000). Batches of a tenth of the timed count, until 2.5 times that count or 1.5 s;
-  // the ranks agree on when to stop.
+  // Warm-up until V8 has compiled the call's path and the spin budgets have settled: a small
+  // collective keeps getting faster for its first ~10,000 calls (measured: a 2-rank barrier 60 us
+  // per call in its first 2,000, 2-3 us after 10,000), a 64 KiB bcast for its first ~4,000 (10-100
+  // us per call, then 5-6). Batches of a tenth of the timed count, until 2.5 times that count and
+  // 0.25 s, or 1.5 s; the ranks agree on when to stop.
   const batch = Math.floor(most / 10) + 1;
   const warmStart = performance.now();
   let batchUs = 0;
@@ -42,7 +44,8 @@ async function timed(op: string, bytes: number): Promise<number> {
     const b0 = performance.now();
     for (let i = 0; i < batch; i++) await call();
     batchUs = ((performance.now() - b0) / batch) * 1000;
-    more = (await comm.allreduce(done + batch < 2.5 * most && performance.now() - warmStart < 1500 ? 1 : 0, Op.min)) === 1;
+    const warmed = performance.now() - warmStart;
+    more = (await comm.allreduce((done + batch < 2.5 * most || warmed < 250) && warmed < 1500 ? 1 : 0, Op.min)) === 1;
   }
   // Fewer calls (down to a tenth) where the full count would take over a second: many ranks on
   // few cores. The ranks agree on the count from the slowest rank's last batch.

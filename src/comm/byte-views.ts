@@ -6,7 +6,7 @@
  */
 import { bytesOf } from './codec.js';
 
-/** Views kept (a collective's input, its result, a bcast buffer, a receive buffer). */
+/** Views kept (a collective's input, its result, a bcast buffer, a receive buffer), and ranges. */
 const SLOTS = 4;
 /** Largest underlying ArrayBuffer whose views are kept. */
 const MOST_BUFFER_BYTES = 64 * 1024;
@@ -15,6 +15,12 @@ export class ByteViews {
   readonly #views: (ArrayBufferView | undefined)[] = new Array<ArrayBufferView | undefined>(SLOTS).fill(undefined);
   readonly #bytes: Uint8Array[] = new Array<Uint8Array>(SLOTS).fill(new Uint8Array(0));
   #next = 0;
+  // Ranges (a collective's blocks of the program's arrays), the same way.
+  readonly #rangeOf: (Uint8Array | undefined)[] = new Array<Uint8Array | undefined>(SLOTS).fill(undefined);
+  readonly #rangeBegin = new Int32Array(SLOTS);
+  readonly #rangeEnd = new Int32Array(SLOTS);
+  readonly #ranges: Uint8Array[] = new Array<Uint8Array>(SLOTS).fill(new Uint8Array(0));
+  #nextRange = 0;
 
   /** `view`'s bytes (no copy): {@link bytesOf}, remembered for small buffers. */
   of(view: ArrayBufferView): Uint8Array {
@@ -31,5 +37,22 @@ export class ByteViews {
       this.#next = (slot + 1) % SLOTS;
     }
     return bytes;
+  }
+
+  /** `bytes.subarray(begin, end)` of a view {@link of} gave, remembered as views are. */
+  range(bytes: Uint8Array, begin: number, end: number): Uint8Array {
+    for (let i = 0; i < SLOTS; i++) {
+      if (this.#rangeOf[i] === bytes && this.#rangeBegin[i] === begin && this.#rangeEnd[i] === end && this.#ranges[i]!.byteLength === end - begin) return this.#ranges[i]!;
+    }
+    const range = bytes.subarray(begin, end);
+    if (bytes.buffer.byteLength <= MOST_BUFFER_BYTES) {
+      const slot = this.#nextRange;
+      this.#rangeOf[slot] = bytes;
+      this.#rangeBegin[slot] = begin;
+      this.#rangeEnd[slot] = end;
+      this.#ranges[slot] = range;
+      this.#nextRange = (slot + 1) % SLOTS;
+    }
+    return range;
   }
 }

@@ -57,3 +57,22 @@ test('byte views: any sequence of arrays gets views of exactly their bytes (prop
     }),
   );
 });
+
+test('byte views: ranges are the bytes asked for, the same view when asked again (property)', () => {
+  const arrays = [new Float64Array(8), new Int32Array(6)];
+  fc.assert(
+    fc.property(fc.array(fc.tuple(fc.nat({ max: 1 }), fc.nat({ max: 24 }), fc.nat({ max: 24 })), { maxLength: 40 }), (asks) => {
+      const views = new ByteViews();
+      for (const [which, a, b] of asks) {
+        const bytes = views.of(arrays[which]!);
+        const [begin, end] = a <= b ? [a, b] : [b, a];
+        const range = views.range(bytes, begin, end);
+        assert.equal(range.buffer, bytes.buffer);
+        assert.equal(range.byteOffset, bytes.byteOffset + begin);
+        assert.equal(range.byteLength, end - begin);
+        // Asked again right after: the same view (nothing asked in between evicted it).
+        assert.equal(views.range(bytes, begin, end), range);
+      }
+    }),
+  );
+});

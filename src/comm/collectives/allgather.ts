@@ -85,7 +85,7 @@ export function* allgatherv<A extends TypedArray>(call: CollectiveCall, data: A,
   // nanoseconds to make, and a block cut as elements would need a second, of bytes.
   const width = out.BYTES_PER_ELEMENT;
   const outBytes = call.bytesOf(out);
-  const block = (r: number): Uint8Array => outBytes.subarray(displs[r]! * width, (displs[r]! + counts[r]!) * width);
+  const block = (r: number): Uint8Array => call.bytesRange(outBytes, displs[r]! * width, (displs[r]! + counts[r]!) * width);
   if (selectVectorExchange(call.settings) === 'linear') {
     const requests: Request<unknown>[] = [];
     for (let r = 0; r < size; r++) {

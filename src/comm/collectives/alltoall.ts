@@ -100,8 +100,8 @@ export function* alltoallv<A extends TypedArray>(call: CollectiveCall, data: A, 
   const width = out.BYTES_PER_ELEMENT;
   const outBytes = call.bytesOf(out);
   const dataBytes = call.bytesOf(data);
-  const sendBlock = (r: number): Uint8Array => dataBytes.subarray(sendDispls[r]! * width, (sendDispls[r]! + sendCounts[r]!) * width);
-  const recvBlock = (r: number): Uint8Array => outBytes.subarray(recvDispls[r]! * width, (recvDispls[r]! + recvCounts[r]!) * width);
+  const sendBlock = (r: number): Uint8Array => call.bytesRange(dataBytes, sendDispls[r]! * width, (sendDispls[r]! + sendCounts[r]!) * width);
+  const recvBlock = (r: number): Uint8Array => call.bytesRange(outBytes, recvDispls[r]! * width, (recvDispls[r]! + recvCounts[r]!) * width);
   if (recvCounts[rank] !== sendCounts[rank]) {
     throw new TsmpiError(ErrorCode.Count, `recvCounts[${rank}] is ${recvCounts[rank]} but sendCounts[${rank}] is ${sendCounts[rank]}: the block a rank sends itself is the block it receives`, {
       rank,

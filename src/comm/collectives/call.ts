@@ -80,6 +80,11 @@ export class CollectiveCall {
     return this.endpoint.byteViews.of(view);
   }
 
+  /** `bytes[begin, end)` of an array {@link bytesOf} gave (the same view when asked again). */
+  bytesRange(bytes: Uint8Array, begin: number, end: number): Uint8Array {
+    return this.endpoint.byteViews.range(bytes, begin, end);
+  }
+
   /** A scratch array like `like` (same kind, `length` elements, contents undefined) from this rank's pool. */
   scratch<A extends TypedArray>(like: A, length: number): A {
     const ctor = like.constructor as new (buffer: ArrayBuffer, offset: number, length: number) => A;

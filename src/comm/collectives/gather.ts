@@ -76,8 +76,17 @@ export function resultArray<A extends TypedArray>(call: CollectiveCall, data: A,
   return into;
 }
 
+/** True when every count is a non-negative integer (a loop: this runs at every call). */
+function allCounts(counts: readonly number[]): boolean {
+  for (let i = 0; i < counts.length; i++) {
+    const c = counts[i];
+    if (!Number.isInteger(c) || c! < 0) return false;
+  }
+  return true;
+}
+
 export function checkCounts(counts: readonly number[], size: number, operation: string, rank: number, name = 'counts'): void {
-  if (!Array.isArray(counts) || counts.length !== size || counts.some((c) => !Number.isInteger(c) || c < 0)) {
+  if (!Array.isArray(counts) || counts.length !== size || !allCounts(counts)) {
     throw new TsmpiError(ErrorCode.Count, `${name} must be ${size} non-negative integers, one per rank`, {
       rank,
       operation,
