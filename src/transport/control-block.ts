@@ -6,7 +6,7 @@
  * ```
  *  block of rank r, at r * blockBytes (64-byte aligned)
  *  word 0   DOORBELL   incremented (and notified) to wake r while it sleeps
- *  word 16  SLEEPING   1 while r sleeps, or is about to sleep, in Atomics.waitAsync on DOORBELL
+ *  word 16  SLEEPING   1 while r sleeps, or is about to sleep, on DOORBELL; 2 once a sender rang it
  *  word 32  STATE      RankState, written by r, read by the launcher
  *  word 33  PROGRESS   requests r completed (the hang detector watches it move)
  *  word 34  ACTIVE_N   number of entries in ACTIVE
@@ -23,7 +23,11 @@
  * for DOORBELL to differ from what it loaded. A sender publishes its frame (Atomics.store of the
  * ring head) and then loads SLEEPING; when it is 1 it adds to DOORBELL and notifies. With
  * sequentially consistent Atomics, either the sleeper's last poll sees the frame or the sender
- * sees SLEEPING = 1.
+ * sees SLEEPING = 1. The first sender to see 1 moves it to 2 (compare-exchange) and rings; later
+ * ones see 2 and leave the doorbell alone: a burst into a sleeping rank's ring rang it (a futex
+ * wake each) once per frame. A sender that sees 2 needs no ring of its own: the ringer's add
+ * either comes before the sleeper loads DOORBELL (so its last poll, after that load, sees every
+ * frame published before the 2 was read) or wakes the wait.
  */
 
 export const enum RankState {
@@ -79,7 +83,7 @@ export class ControlArea {
   /** Wakes `slot` if it sleeps (call after publishing what it should see). */
   wake(slot: number): void {
     const base = slot * this.blockWords;
-    if (Atomics.load(this.i32, base + SLEEPING) !== 0) {
+    if (Atomics.load(this.i32, base + SLEEPING) === 1 && Atomics.compareExchange(this.i32, base + SLEEPING, 1, 2) === 1) {
       Atomics.add(this.i32, base + DOORBELL, 1);
       Atomics.notify(this.i32, base + DOORBELL);
       this.wokeSleeper = true;
