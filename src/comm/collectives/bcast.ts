@@ -40,7 +40,11 @@ export function* bcast<T>(call: CollectiveCall, value: T, root: number): Steps<T
   const children = binomialChildren(vrank, size);
   if (selectBcast(call.settings) === 'binomial-blocking') for (const child of children) yield call.sendEncoded(encoded, (child + root) % size);
   else if (children.length === 1) yield call.sendEncoded(encoded, (children[0]! + root) % size);
-  else if (children.length > 1) yield children.map((child) => call.sendEncoded(encoded, (child + root) % size));
+  else if (children.length > 1) {
+    const sends: Request<void>[] = [];
+    for (const child of children) sends.push(call.sendEncoded(encoded, (child + root) % size));
+    yield sends;
+  }
   return vrank === 0 ? value : (decodeEncoded(encoded) as T);
 }
 
