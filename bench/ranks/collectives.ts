@@ -19,8 +19,8 @@ async function timed(op: string, bytes: number): Promise<number> {
   const reduced = new Float64Array(count);
   const gathered = new Float64Array(per * comm.size);
   // Calls are timed 20,000 times at 8 B, 1,000 at 64 KiB and 100 at 1 MiB, as by the C peer: over
-  // a few ms, one collection, one late wake-up or one stall of the machine (a thread that only
-  // reads the clock on this VM sees gaps of up to 10 ms in 2 s) swung a figure 2-5x between runs.
+  // a few ms, one collection, one late wake-up or one stall of the machine (it now and then stops
+  // a thread for milliseconds) swung a figure several times over between runs.
   const most = bytes >= 1 << 20 ? 100 : bytes >= 64 << 10 ? 1000 : 20_000;
   // A plain function handing back the call's own promise: an async one would add a promise and
   // its await to every call, a cost of this harness and not of the collective.
@@ -33,9 +33,9 @@ async function timed(op: string, bytes: number): Promise<number> {
   };
   // Warm-up until V8 has compiled the call's path and the spin budgets have settled: a small
   // collective keeps getting faster for its first ~10,000 calls (measured: a 2-rank barrier 60 us
-  // per call in its first 2,000, 2-3 us after 10,000), a 64 KiB bcast for its first ~4,000 (10-100
-  // us per call, then 5-6). Batches of a tenth of the timed count, until 2.5 times that count and
-  // 0.25 s, or 1.5 s; the ranks agree on when to stop.
+  // per call in its first 2,000, 2-3 us after 10,000), a 64 KiB bcast for its first few thousand.
+  // Batches of a tenth of the timed count, until 2.5 times that count and 0.25 s, or 1.5 s; the
+  // ranks agree on when to stop.
   const batch = Math.floor(most / 10) + 1;
   const warmStart = performance.now();
   let batchUs = 0;
