@@ -12,7 +12,7 @@
 import type { TypedArray } from '../codec.js';
 import type { CollectiveCall } from './call.js';
 import type { Steps } from './steps.js';
-import { checkCounts, checkOwnCount, displacements, resultArray, type Concatenated } from './gather.js';
+import { blockBytes, checkCounts, checkOwnCount, displacements, resultArray, type Concatenated } from './gather.js';
 import type { Request } from '../request.js';
 import { selectAllgather, selectVectorExchange } from './select.js';
 
@@ -85,13 +85,12 @@ export function* allgatherv<A extends TypedArray>(call: CollectiveCall, data: A,
   // nanoseconds to make, and a block cut as elements would need a second, of bytes.
   const width = out.BYTES_PER_ELEMENT;
   const outBytes = call.bytesOf(out);
-  const block = (r: number): Uint8Array => call.bytesRange(outBytes, displs[r]! * width, (displs[r]! + counts[r]!) * width);
   if (selectVectorExchange(call.settings) === 'linear') {
     const requests: Request<unknown>[] = [];
     for (let r = 0; r < size; r++) {
       if (r === rank) continue;
       if (data.length > 0) requests.push(call.send(data, r));
-      if (counts[r]! > 0) requests.push(call.recvInto(block(r), r));
+      if (counts[r]! > 0) requests.push(call.recvInto(blockBytes(call, outBytes, displs, counts, width, r), r));
     }
     yield requests;
     return { data: out, counts, displs };
@@ -102,10 +101,11 @@ export function* allgatherv<A extends TypedArray>(call: CollectiveCall, data: A,
     const sendIndex = (rank - step + size) % size;
     const recvIndex = (rank - step - 1 + size) % size;
     // The first block out is this rank's own data: sent from the caller's array as it is.
-    const receive = counts[recvIndex]! > 0 ? call.recvInto(block(recvIndex), left) : undefined;
-    const send = counts[sendIndex]! > 0 ? call.send(step === 0 ? data : block(sendIndex), right) : undefined;
+    const receive = counts[recvIndex]! > 0 ? call.recvInto(blockBytes(call, outBytes, displs, counts, width, recvIndex), left) : undefined;
+    const send = counts[sendIndex]! > 0 ? call.send(step === 0 ? data : blockBytes(call, outBytes, displs, counts, width, sendIndex), right) : undefined;
     if (receive) yield receive;
     if (send) yield send;
   }
   return { data: out, counts, displs };
 }
+

@@ -16,7 +16,7 @@ import { ErrorCode, TsmpiError } from '../../errors.js';
 import { copyBytes } from '../../transport/copy-bytes.js';
 import type { CollectiveCall } from './call.js';
 import type { Steps } from './steps.js';
-import { checkCounts, displacements, resultArray, type Concatenated } from './gather.js';
+import { blockBytes, checkCounts, displacements, resultArray, type Concatenated } from './gather.js';
 import type { Request } from '../request.js';
 import { selectAlltoall, selectVectorExchange } from './select.js';
 
@@ -100,8 +100,6 @@ export function* alltoallv<A extends TypedArray>(call: CollectiveCall, data: A, 
   const width = out.BYTES_PER_ELEMENT;
   const outBytes = call.bytesOf(out);
   const dataBytes = call.bytesOf(data);
-  const sendBlock = (r: number): Uint8Array => call.bytesRange(dataBytes, sendDispls[r]! * width, (sendDispls[r]! + sendCounts[r]!) * width);
-  const recvBlock = (r: number): Uint8Array => call.bytesRange(outBytes, recvDispls[r]! * width, (recvDispls[r]! + recvCounts[r]!) * width);
   if (recvCounts[rank] !== sendCounts[rank]) {
     throw new TsmpiError(ErrorCode.Count, `recvCounts[${rank}] is ${recvCounts[rank]} but sendCounts[${rank}] is ${sendCounts[rank]}: the block a rank sends itself is the block it receives`, {
       rank,
@@ -113,16 +111,16 @@ export function* alltoallv<A extends TypedArray>(call: CollectiveCall, data: A, 
   if (selectVectorExchange(call.settings) === 'linear') {
     // Every receive, then every send, in rank order, all at once.
     const requests: Request<unknown>[] = [];
-    for (let r = 0; r < size; r++) if (r !== rank && recvCounts[r]! > 0) requests.push(call.recvInto(recvBlock(r), r));
-    for (let r = 0; r < size; r++) if (r !== rank && sendCounts[r]! > 0) requests.push(call.send(sendBlock(r), r));
+    for (let r = 0; r < size; r++) if (r !== rank && recvCounts[r]! > 0) requests.push(call.recvInto(blockBytes(call, outBytes, recvDispls, recvCounts, width, r), r));
+    for (let r = 0; r < size; r++) if (r !== rank && sendCounts[r]! > 0) requests.push(call.send(blockBytes(call, dataBytes, sendDispls, sendCounts, width, r), r));
     yield requests;
     return { data: out, counts: recvCounts, displs: recvDispls };
   }
   for (let step = 1; step < size; step++) {
     const dest = (rank + step) % size;
     const source = (rank - step + size) % size;
-    const receive = recvCounts[source]! > 0 ? call.recvInto(recvBlock(source), source) : undefined;
-    const send = sendCounts[dest]! > 0 ? call.send(sendBlock(dest), dest) : undefined;
+    const receive = recvCounts[source]! > 0 ? call.recvInto(blockBytes(call, outBytes, recvDispls, recvCounts, width, source), source) : undefined;
+    const send = sendCounts[dest]! > 0 ? call.send(blockBytes(call, dataBytes, sendDispls, sendCounts, width, dest), dest) : undefined;
     if (receive) yield receive;
     if (send) yield send;
   }

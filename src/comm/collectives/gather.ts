@@ -50,6 +50,14 @@ export function* gather<T>(call: CollectiveCall, value: T, root: number): Steps<
   return out;
 }
 
+/**
+ * The bytes of rank `r`'s block of a concatenation (a function of its own, not a closure: a
+ * closure makes every call of its generator allocate a context for what it captures).
+ */
+export function blockBytes(call: CollectiveCall, bytes: Uint8Array, displs: readonly number[], counts: readonly number[], width: number, r: number): Uint8Array {
+  return call.bytesRange(bytes, displs[r]! * width, (displs[r]! + counts[r]!) * width);
+}
+
 export function displacements(counts: readonly number[]): number[] {
   const displs = new Array<number>(counts.length);
   let at = 0;
