@@ -275,7 +275,7 @@ export const tunables = {
   bind: {
     env: 'TSMPI_BIND',
     description:
-      "Bind each rank thread to a CPU of those the process may use, in the ranks' order on their machine, as Open MPI binds ranks to cores. Unbound, a woken rank waits on the CPU of the rank that woke it while another CPU idles, and one busy process beside the job stalls a polling rank for whole time slices: on the project machine a 2-rank 8-byte ping-pong beside one busy process took 110 us one way unbound and 2.60 us bound, 0.82-0.89 us alone (`npm run bench -- noisy`, one run). `core` binds even when the threads outnumber the CPUs (round robin); `none` leaves placement to the kernel.",
+      "Bind each rank thread to a CPU of those the process may use, in the ranks' order on their machine, as Open MPI binds ranks to cores. Unbound, a woken rank waits on the CPU of the rank that woke it while another CPU idles, and one busy process beside the job stalls a polling rank for whole time slices: on the project machine a 2-rank 8-byte ping-pong beside one busy process took 109 us one way unbound and 1.18 us bound, 0.65-0.71 us alone (`npm run bench -- noisy`, one run). `core` binds even when the threads outnumber the CPUs (round robin); `none` leaves placement to the kernel.",
     defaultText: 'auto: bind when 2 or more rank threads on the machine fit its allowed CPUs one each, else none',
     defaultValue: () => 'auto',
     parse: (text) => parseChoice('TSMPI_BIND', text, ['auto', 'core', 'none'] as const),
