@@ -77,17 +77,25 @@ export class ReceivePath {
   irecv(context: number, source: number, sourceWorld: number, tag: number, into: Uint8Array | null, operation: string, encoded = false): Request<unknown> {
     const posted = new ReceiveRequest(this.host.driver, operation, source, tag, context, into, encoded, sourceWorld);
     const queues = this.queues(context);
+    // What arrived before the receive matches first, in arrival order.
+    const index = queues.findUnexpected(source, tag);
+    if (index >= 0) {
+      this.takeMessage(posted, queues.takeUnexpectedAt(index));
+      return posted;
+    }
     // A receive posted behind a pending one that takes the same sender's messages skips the poll:
     // what it could match waits in the ring behind that one's message, and the wait that completes
     // that one drains the ring in a batch (a window of receives then polls once, not once each).
-    if (!queues.posted.pendingFrom(source)) {
+    const poll = !queues.posted.pendingFrom(source);
+    // Posted before its poll: a frame for it still in the ring goes straight into it, without an
+    // unexpected record and a copy on the way (half the messages of a 2-rank exchange loop
+    // arrive just before their receive).
+    queues.posted.push(posted);
+    if (poll) {
       this.keeping = this.insidePoll === 0;
       this.host.poll();
       this.keeping = false;
     }
-    const index = queues.findUnexpected(source, tag);
-    if (index >= 0) this.takeMessage(posted, queues.takeUnexpectedAt(index));
-    else queues.posted.push(posted);
     return posted;
   }
 
