@@ -24,7 +24,7 @@ test('doorbell: a rank that is awake is not rung; a sleeping one is rung once pe
   assert.equal(control.doorbell(1), bell + 2, 'the next sleep is rung once more');
 });
 
-test('doorbell: a sleeper woken by bursts of writers never sleeps past a published item (2,000 sleeps)', { timeout: 60_000 }, async () => {
+test('doorbell: a sleeper woken by bursts of writers never sleeps past a published item (2,000 items)', { timeout: 60_000 }, async () => {
   // Slot 1 sleeps as the progress engine does: announce the sleep, load the doorbell, look at
   // what was published, then wait on the doorbell. The main thread publishes items in bursts,
   // calling wake() after each. A lost ring would leave the sleeper waiting out its timeout.
@@ -43,7 +43,9 @@ test('doorbell: a sleeper woken by bursts of writers never sleeps past a publish
       const bell = Atomics.load(i32, base);
       const now = Atomics.load(published, 0);
       if (now > seen) { seen = now; Atomics.store(i32, base + 16, 0); Atomics.store(published, 1, seen); continue; }
-      if (Atomics.wait(i32, base, bell, 1000) === 'timed-out') timeouts++;
+      // A lost ring leaves something published that no ring announced: count only that, so a
+      // writer descheduled for long (a busy machine) is not taken for one.
+      if (Atomics.wait(i32, base, bell, 5000) === 'timed-out' && Atomics.load(published, 0) > seen) timeouts++;
       Atomics.store(i32, base + 16, 0);
     }
     parentPort.postMessage({ timeouts });
