@@ -287,8 +287,10 @@ test('tsmpi calibrate measures this machine in both launch modes and writes JSON
     assert.ok(c.measured.every((m) => m.oneWay > 0));
   }
   // Between processes the path's own CPU per frame end, within half the small frame's latency; threads share a process: none.
+  // It may be 0 on a busy machine (descheduled ranks use less CPU than the calls' wall times, or
+  // the streaming gap takes the whole pipe time and leaves no latency); the fit's rule is unit-tested.
   const tcp = machine.classes['inter-process']!;
-  assert.ok(tcp.pathCpu !== undefined && tcp.pathCpu > 0 && tcp.pathCpu <= evaluate(tcp.latency, 16) / 2 + 1e-12, `pathCpu ${tcp.pathCpu}`);
+  assert.ok(tcp.pathCpu !== undefined && tcp.pathCpu >= 0 && tcp.pathCpu <= evaluate(tcp.latency, 16) / 2 + 1e-12, `pathCpu ${tcp.pathCpu}, latency ${evaluate(tcp.latency, 16)}`);
   assert.equal(machine.classes['intra-process']!.pathCpu, undefined);
   assert.match(readFileSync(join(dir, 'here.xml'), 'utf8'), /smpi\/bw-factor/);
   // The simulator runs a program on it, in both placements.
