@@ -8,7 +8,7 @@
 // The TCP stack (sockets, the handshake's crypto) stays lazily initialised inside the script.
 // msgpackr is inside, initialised on the first encoded value; its native string extractor
 // (msgpackr-extract, a .node addon it finds by itself) stays external.
-import { copyFile, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
@@ -17,9 +17,15 @@ import { MODULE_URL_IDENTIFIER, writeScriptCache } from '../dist/bootstrap/cache
 
 const HASHED = /-[A-Z0-9]{8}\.js(\.map)?$/;
 
-/** Bundles `entry` (a module tsc wrote) into `outfile`, one classic script, for writeScriptCache. */
+/**
+ * Bundles `entry` (a module tsc wrote) into `outfile`, one classic script, for writeScriptCache.
+ * The script must be ASCII (its loader reads it as Latin-1): esbuild escapes strings, regular
+ * expressions and names by itself; what it leaves, in comments, is escaped here.
+ */
 async function bundleScript(entry, outfile, external) {
   await build({ entryPoints: [entry], outfile, bundle: true, format: 'cjs', platform: 'node', target: 'node20', sourcemap: true, logLevel: 'warning', external, define: { 'import.meta.url': MODULE_URL_IDENTIFIER } });
+  const text = await readFile(outfile, 'utf8');
+  await writeFile(outfile, text.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`));
 }
 
 /** Runs `fn` with standard output dropped (a warm-up's summaries and help), and forgets the exit code it set. */
@@ -53,7 +59,11 @@ await build({
     contents: [
       "import { fileURLToPath } from 'node:url';",
       "import { loadCachedScript } from './bootstrap/cached-script.js';",
-      "const runtime = loadCachedScript(fileURLToPath(new URL('./runtime.cjs', import.meta.url))).exports;",
+      `import { PRELOADED_RUNTIME_KEY } from './bootstrap/rank-runtime-key.js';`,
+      // A rank thread has loaded the runtime before the program (rank-thread.ts): the same one.
+      "const path = fileURLToPath(new URL('./runtime.cjs', import.meta.url));",
+      'const preloaded = globalThis[Symbol.for(PRELOADED_RUNTIME_KEY)];',
+      'const runtime = preloaded?.path === path ? preloaded.exports : loadCachedScript(path).exports;',
       `export const { ${names.join(', ')} } = runtime;`,
     ].join('\n'),
     resolveDir: 'dist',
@@ -66,6 +76,8 @@ await build({
   target: 'node20',
   logLevel: 'warning',
 });
+// The names, for the module a program's bundle imports 'tsmpi' from in a rank (app-loader.ts).
+await writeFile('dist/runtime-exports.json', `${JSON.stringify(names)}\n`);
 await removeStale('dist');
 
 // The simulator's command (`tsmpi sim`: cli/sim-main.ts, the command line with only that

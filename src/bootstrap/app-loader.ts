@@ -18,7 +18,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { ErrorCode, TsmpiError } from '../errors.js';
 import { StackMapper, type LineShift } from './stack-map.js';
 import { importModule } from './module-import.js';
-import { RANK_RUNTIME_KEY } from './rank-runtime-key.js';
+import { PRELOADED_RUNTIME_KEY, RANK_RUNTIME_KEY } from './rank-runtime-key.js';
 
 export interface PreparedApp {
   /** URL to import in each rank. */
@@ -29,6 +29,8 @@ export interface PreparedApp {
   path: string;
   /** Removes compiled output. */
   cleanup(): void;
+  /** The runtime script a rank thread loads before the program (rank-thread.ts), when installed. */
+  runtimeScript?: string;
 }
 
 const JS_EXTENSIONS = new Set(['.js', '.mjs', '.cjs']);
@@ -61,6 +63,29 @@ const tsmpiBundle = [new URL('../tsmpi.js', import.meta.url), new URL('../../dis
 
 /** The runtime's install path, beside its entry (the simulator loads a copy per rank from it). */
 export const tsmpiRuntimeScript = fileURLToPath(new URL('./runtime.cjs', tsmpiBundle));
+
+/**
+ * The runtime's export names (scripts/bundle.mjs writes them beside the entry); undefined when the
+ * file is not there (the runtime run from its TypeScript sources).
+ */
+function runtimeExportNames(): string[] | undefined {
+  const file = new URL('./runtime-exports.json', tsmpiBundle);
+  return existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as string[]) : undefined;
+}
+
+/**
+ * The 'tsmpi' a bundle gets in a real run: the runtime its rank thread loaded before it
+ * (rank-thread.ts), or else the installation's entry (the same runtime, one ES module more).
+ */
+function preloadedRuntimeModule(names: readonly string[]): string {
+  const key = `Symbol.for(${JSON.stringify(PRELOADED_RUNTIME_KEY)})`;
+  const lines = [
+    `const preloaded = globalThis[${key}];`,
+    `const runtime = preloaded?.path === ${JSON.stringify(tsmpiRuntimeScript)} ? preloaded.exports : await import(${JSON.stringify(tsmpiBundle)});`,
+  ];
+  for (const name of names) lines.push(`export const ${name} = runtime[${JSON.stringify(name)}];`);
+  return lines.join('\n');
+}
 
 /** The 'tsmpi' a bundle gets with per-rank runtimes: the names of its rank's copy. */
 function rankRuntimeModule(names: readonly string[]): string {
@@ -109,11 +134,13 @@ export async function prepareApp(program: string, operation = 'tsmpi run', optio
   }
   const ext = extname(path);
   const perRank = options.rankRuntimeExports;
-  if (JS_EXTENSIONS.has(ext) && !options.shareTsmpi && perRank === undefined) return { url: pathToFileURL(path).href, path, mapStack: (stack) => stack, cleanup: () => {} };
+  const runtimeScript = existsSync(tsmpiRuntimeScript) ? { runtimeScript: tsmpiRuntimeScript } : {};
+  if (JS_EXTENSIONS.has(ext) && !options.shareTsmpi && perRank === undefined) return { url: pathToFileURL(path).href, path, mapStack: (stack) => stack, cleanup: () => {}, ...runtimeScript };
   if (!TS_EXTENSIONS.has(ext) && !JS_EXTENSIONS.has(ext)) {
     throw new TsmpiError(ErrorCode.Arg, `${program} is not a .ts, .mts, .tsx, .js or .mjs file`, { operation, hint: 'rename the program or give its compiled .js' });
   }
   const esbuild = await importModule<typeof import('esbuild')>('esbuild');
+  const preloadedNames = perRank === undefined && !options.shareTsmpi ? runtimeExportNames() : undefined;
   const preludeShifts = new Map<string, LineShift>();
   const dir = mkdtempSync(join(tmpdir(), 'tsmpi-app-'));
   const out = join(dir, 'app.mjs');
@@ -147,12 +174,18 @@ export async function prepareApp(program: string, operation = 'tsmpi run', optio
               // tsmpi itself is never bundled: its entry loads the runtime from V8's code cache
               // (cached-script.ts), which a copy inside the bundle would compile from source.
               const isTsmpi = args.path === 'tsmpi' || args.path.startsWith('tsmpi/');
+              if (args.path === 'tsmpi' && preloadedNames !== undefined && pathToFileURL(found.path).href === tsmpiBundle) return { path: 'tsmpi', namespace: 'tsmpi-preloaded' };
               if ((isTsmpi || /[\\/]node_modules[\\/]/.test(found.path)) && !TS_EXTENSIONS.has(extname(found.path))) {
                 return { path: pathToFileURL(found.path).href, external: true };
               }
               return { path: found.path };
             });
             if (perRank !== undefined) build.onLoad({ filter: /^tsmpi$/, namespace: 'tsmpi-rank-runtime' }, () => ({ contents: rankRuntimeModule(perRank), loader: 'js' }));
+            if (preloadedNames !== undefined) {
+              build.onLoad({ filter: /^tsmpi$/, namespace: 'tsmpi-preloaded' }, () => ({ contents: preloadedRuntimeModule(preloadedNames), loader: 'js' }));
+              // Its fallback, the installation's entry by URL, stays an import.
+              build.onResolve({ filter: /.*/, namespace: 'tsmpi-preloaded' }, (args) => ({ path: args.path, external: true }));
+            }
             // Keep import.meta per source file (see metaPrelude).
             build.onLoad({ filter: /\.[cm]?[jt]sx?$/ }, (args) => {
               if (/[\\/]node_modules[\\/]/.test(args.path)) return undefined;
@@ -187,5 +220,5 @@ export async function prepareApp(program: string, operation = 'tsmpi run', optio
   writeFileSync(`${out}.map`, JSON.stringify(map));
   writeFileSync(out, `${code.replace(/\/\/# sourceMappingURL=.*\s*$/, '')}//# sourceMappingURL=app.mjs.map\n`);
   const mapper = new StackMapper(out, map, preludeShifts);
-  return { url: pathToFileURL(out).href, path, mapStack: (stack) => mapper.rewrite(stack), cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+  return { url: pathToFileURL(out).href, path, mapStack: (stack) => mapper.rewrite(stack), cleanup: () => rmSync(dir, { recursive: true, force: true }), ...runtimeScript };
 }

@@ -200,6 +200,7 @@ export class RankHost {
       const data: RankThreadData = {
         contexts,
         appUrl: this.options.app.url,
+        ...(this.options.app.runtimeScript !== undefined ? { runtimeScript: this.options.app.runtimeScript } : {}),
         appPath: this.options.app.path,
         args: this.options.args,
         sourceMaps: settings.sourceMaps,

@@ -90,11 +90,14 @@ test("the simulator's command loads from its code cache, and imports a program t
   }
 });
 
-test("a program's bundle imports tsmpi from the installation and carries its map beside it", async () => {
+test("a program's bundle takes tsmpi from its rank thread's preloaded runtime, else imports the installation's entry, and carries its map beside it", async () => {
   const app = await prepareApp(fileURLToPath(new URL('../../examples/pi.ts', import.meta.url)));
   try {
+    assert.equal(app.runtimeScript, script);
     const code = readFileSync(fileURLToPath(app.url), 'utf8');
-    assert.match(code, /from "file:\/\/[^"]*\/dist\/tsmpi\.js"/);
+    assert.match(code, /globalThis\[(\/\* @__PURE__ \*\/ )?Symbol\.for\("tsmpi\.runtime"\)\]/);
+    assert.match(code, /await import\("file:\/\/[^"]*\/dist\/tsmpi\.js"\)/);
+    assert.doesNotMatch(code, /from "file:\/\/[^"]*\/dist\/tsmpi\.js"/);
     // The runtime's own code is not in it (its communicator class would be).
     assert.doesNotMatch(code, /class Communicator/);
     assert.match(code, /\/\/# sourceMappingURL=app\.mjs\.map\n$/);
@@ -102,7 +105,43 @@ test("a program's bundle imports tsmpi from the installation and carries its map
   } finally {
     app.cleanup();
   }
+  // Outside a rank thread nothing is preloaded: the bundle imports the entry, the same names.
+  const reexport = await prepareApp(fixture('reexport-tsmpi.ts'));
+  try {
+    const bundled = (await import(reexport.url)) as Record<string, unknown>;
+    const entry = (await import(new URL('../../dist/tsmpi.js', import.meta.url).href)) as Record<string, unknown>;
+    assert.equal(bundled.init, entry.init);
+    assert.equal(bundled.Op, entry.Op);
+    assert.equal(bundled.ANY_SOURCE, -1);
+  } finally {
+    reexport.cleanup();
+  }
 });
+
+test('a script that is not ASCII gets no code cache: the build names the line', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'tsmpi-wide-'));
+  try {
+    const path = join(dir, 'wide.cjs');
+    writeFileSync(path, 'exports.a = 1;\n// \u03a3 over pairs\nexports.b = 2;\n');
+    await assert.rejects(writeScriptCache(path), /wide\.cjs:2: '\u03a3' is not ASCII/);
+    assert.equal(existsSync(`${path}.cache`), false);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+for (const program of ['preloaded-runtime.ts', 'preloaded-runtime.mjs']) {
+  for (const [mode, flags, env] of [['threads', [], {}], ['procs', ['--procs'], {}], ['shared threads', [], { TSMPI_RANKS_PER_THREAD: '2' }]] as const) {
+    test(`a rank's 'tsmpi' is the runtime its thread loaded before the program (${program}, ${mode})`, { timeout: 60_000 }, async () => {
+      const result = await tsmpi(['run', '-n', '2', ...flags, fixture(program)], { env });
+      assert.equal(result.code, 0, explain(result));
+      const lines = result.stdout.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as { rank: number; preloaded: boolean; same: boolean; names: number });
+      assert.deepEqual(lines.map((l) => l.rank).sort(), [0, 1], explain(result));
+      const names = (JSON.parse(readFileSync(join(dist, 'runtime-exports.json'), 'utf8')) as string[]).length;
+      for (const line of lines) assert.deepEqual({ preloaded: line.preloaded, same: line.same, names: line.names }, { preloaded: true, same: true, names });
+    });
+  }
+}
 
 for (const mode of ['threads', 'procs']) {
   test(`msgpackr is inside the runtime's script: a rank's first value loads none of its files, and its native extractor still comes (${mode})`, { timeout: 60_000 }, async () => {
