@@ -20,7 +20,7 @@
 import type { RankTrace } from '../trace/rank-trace.js';
 import type { Settings } from '../config/tunables.js';
 import { ErrorCode, TsmpiError } from '../errors.js';
-import type { InboundFrame, Link, LinkEvents } from '../transport/link.js';
+import type { FrameVerdict, InboundFrame, Link, LinkEvents } from '../transport/link.js';
 import type { PollOperation, Progress, ProgressHost } from '../transport/progress.js';
 import type { Transport } from '../transport/transport.js';
 import { BackgroundTasks } from './background.js';
@@ -227,8 +227,8 @@ export class Endpoint implements RequestDriver, ProgressHost {
 
   // ---- frames ---------------------------------------------------------------------------------
 
-  /** True when the link is to keep the frame (an unexpected eager message: ReceivePath.onEager). */
-  private onFrame(link: Link, frame: InboundFrame): boolean | void {
+  /** What the link does next: keep an unexpected eager message in place, or stop (ReceivePath.onEager). */
+  private onFrame(link: Link, frame: InboundFrame): FrameVerdict | void {
     if (!link.limits.polled && !this.eventPeers.has(link.peer)) this.eventPeers.add(link.peer);
     const word0 = frame.words[frame.headerIndex + H_TYPE]!;
     switch (frameType(word0)) {

@@ -21,13 +21,6 @@ export class ReceiveRequest extends Request<unknown> {
   readonly into: Uint8Array | null;
   /** Value receives only: yield the payload undecoded (kind and bytes). */
   readonly encoded: boolean;
-  // Rendezvous state (set when an RTS matched).
-  matchedSource = 0;
-  matchedTag = 0;
-  kind = 0;
-  total = 0;
-  received = 0;
-  dest: Uint8Array | null = null;
   /** World rank this receive depends on: the wanted source, then the matched sender; -1 for any. */
   peerWorld: number;
   /** Order of posting in its context (which of two matching receives is earlier). */
@@ -39,6 +32,21 @@ export class ReceiveRequest extends Request<unknown> {
     this.encoded = encoded;
     this.peerWorld = sourceWorld;
   }
+}
+
+/**
+ * A receive that matched a rendezvous announcement, while its bytes arrive (kept apart from the
+ * request: most receives never need it, and every field on a request is allocated per receive).
+ */
+export interface RendezvousReceive {
+  readonly request: ReceiveRequest;
+  readonly source: number;
+  readonly tag: number;
+  readonly kind: number;
+  readonly total: number;
+  received: number;
+  /** The request's own buffer, or one of ours for a value receive. */
+  readonly dest: Uint8Array;
 }
 
 /** A pipelined eager message still arriving (its frames after the first are on their way). */

@@ -8,11 +8,11 @@
 import type { RankTrace } from '../trace/rank-trace.js';
 import { ErrorCode, TsmpiError } from '../errors.js';
 import { copyBytes, copyInto, copyOut } from '../transport/copy-bytes.js';
-import type { InboundFrame, Link } from '../transport/link.js';
+import { FrameVerdict, type InboundFrame, type Link } from '../transport/link.js';
 import type { Progress } from '../transport/progress.js';
 import { PayloadKind, decodeValue, isRawKind, kindName, viewAs, type Encoded } from './codec.js';
 import { CANCEL_REPLY_WORD, CTS_DISCARD, FRAME_HEADER_WORDS, CTS_WORD, H_AUX, H_CONTEXT, H_LENGTH, H_SEQ, H_SOURCE, H_TAG, H_TOTAL, H_TYPE, frameKind } from './frame-header.js';
-import { MatchQueues, ReceiveRequest, type IncomingMessage, type UnexpectedMessage } from './matching.js';
+import { MatchQueues, ReceiveRequest, type IncomingMessage, type RendezvousReceive, type UnexpectedMessage } from './matching.js';
 import type { Request, RequestDriver } from './request.js';
 import type { ScratchPool } from './scratch-pool.js';
 import { Status } from './status.js';
@@ -45,7 +45,7 @@ export class ReceivePath {
   /** Matching queues by context id (ids are small integers handed out in order). */
   private readonly contexts: (MatchQueues | undefined)[] = [];
   /** Rendezvous receives whose data is on its way, by the id their clear-to-send carried. */
-  private readonly receives = new Map<number, ReceiveRequest>();
+  private readonly receives = new Map<number, RendezvousReceive>();
   /** Pipelined eager messages being received, by sender world rank * 2^32 + message id. */
   private readonly incoming = new Map<number, IncomingMessage>();
   private readonly header = new Int32Array(FRAME_HEADER_WORDS);
@@ -59,6 +59,12 @@ export class ReceivePath {
    * ({@link releaseKept}): a rank that waits, tests or sleeps needs what lies behind them.
    */
   keeping = false;
+  /**
+   * The receive whose post-time poll runs: once a frame completes it, the poll stops, and the
+   * frames behind it stay in their ring for the receives posted next (a window of receives
+   * behind a sender that ran ahead took each message through an unexpected record and a copy).
+   */
+  private posting: ReceiveRequest | null = null;
   /**
    * Above 0 while the endpoint runs work from inside a poll (nonblocking collectives' steps): a
    * receive posted there keeps nothing, since the poll's caller may be about to sleep.
@@ -93,8 +99,10 @@ export class ReceivePath {
     queues.posted.push(posted);
     if (poll) {
       this.keeping = this.insidePoll === 0;
+      this.posting = this.keeping ? posted : null;
       this.host.poll();
       this.keeping = false;
+      this.posting = null;
     }
     return posted;
   }
@@ -186,8 +194,11 @@ export class ReceivePath {
 
   // ---- frames ---------------------------------------------------------------------------------
 
-  /** An EAGER frame: a whole message, or the first frame of a pipelined one; true when its link is to keep it ({@link keeping}). */
-  onEager(link: Link, frame: InboundFrame): boolean {
+  /**
+   * An EAGER frame: a whole message, or the first frame of a pipelined one. Keep: its link is to
+   * keep it ({@link keeping}); Stop: it completed the receive being posted ({@link posting}).
+   */
+  onEager(link: Link, frame: InboundFrame): FrameVerdict {
     const w = frame.words;
     const h = frame.headerIndex;
     const word0 = w[h + H_TYPE]!;
@@ -198,12 +209,13 @@ export class ReceivePath {
     if (w[h + H_TOTAL]! > frame.payloadLength) {
       this.startIncoming(link.peer, w[h + H_AUX]!, queues, source, tag, frameKind(word0), w[h + H_TOTAL]!, w[h + H_SEQ]!);
       this.onIncomingBytes(link.peer * 4294967296 + w[h + H_AUX]!, 0, frame);
-      return false;
+      return FrameVerdict.Next;
     }
     const posted = queues.takePosted(source, tag);
     if (posted !== undefined) {
       this.tracer?.matched(link.peer, w[h + H_SEQ]!, frame.payloadLength);
       this.deliverEager(posted, source, tag, frameKind(word0), frame.bytes, frame.payloadOffset, frame.payloadLength);
+      if (posted === this.posting) return FrameVerdict.Stop;
     } else {
       const length = frame.payloadLength;
       // A small payload is copied out at once (onto V8's heap, cheaply): keeping it would stop the
@@ -222,10 +234,12 @@ export class ReceivePath {
         sequence: w[h + H_SEQ]!,
       };
       queues.unexpected.push(message);
-      if (keep) this.kept.push(message);
-      return keep;
+      if (keep) {
+        this.kept.push(message);
+        return FrameVerdict.Keep;
+      }
     }
-    return false;
+    return FrameVerdict.Next;
   }
 
   /** A copy of an unexpected payload: in a pooled buffer when large enough (see POOLED_UNEXPECTED_BYTES). */
@@ -323,12 +337,12 @@ export class ReceivePath {
     const w = frame.words;
     const h = frame.headerIndex;
     const id = w[h + H_SEQ]!;
-    const posted = this.receives.get(id);
-    if (posted === undefined) return;
+    const receive = this.receives.get(id);
+    if (receive === undefined) return;
     const length = frame.payloadLength;
-    copyInto(posted.dest!, w[h + H_TOTAL]! + frame.pieceOffset, frame.bytes, frame.payloadOffset, length);
-    posted.received += length;
-    if (posted.received >= posted.total) this.finishRendezvousReceive(id, posted);
+    copyInto(receive.dest, w[h + H_TOTAL]! + frame.pieceOffset, frame.bytes, frame.payloadOffset, length);
+    receive.received += length;
+    if (receive.received >= receive.total) this.finishRendezvousReceive(id, receive);
   }
 
   /** Bytes of a pipelined eager message after its first frame. */
@@ -408,35 +422,31 @@ export class ReceivePath {
         return;
       }
     }
-    posted.matchedSource = source;
-    posted.matchedTag = tag;
     posted.peerWorld = peer;
-    posted.kind = kind;
-    posted.total = total;
-    posted.received = 0;
-    posted.dest = posted.into ?? new Uint8Array(total);
+    const receive: RendezvousReceive = { request: posted, source, tag, kind, total, received: 0, dest: posted.into ?? new Uint8Array(total) };
     const id = this.nextReceiveId++;
-    this.receives.set(id, posted);
+    this.receives.set(id, receive);
     header[H_SEQ] = id;
     this.host.control(peer, header);
-    if (total === 0) this.finishRendezvousReceive(id, posted);
+    if (total === 0) this.finishRendezvousReceive(id, receive);
   }
 
-  private finishRendezvousReceive(id: number, posted: ReceiveRequest): void {
+  private finishRendezvousReceive(id: number, receive: RendezvousReceive): void {
     this.receives.delete(id);
     this.host.engine.countCompletion();
-    const status = new Status(posted.matchedSource, posted.matchedTag, posted.total);
+    const posted = receive.request;
+    const status = new Status(receive.source, receive.tag, receive.total);
     if (posted.into !== null) {
       posted.complete(status, status);
       return;
     }
-    const dest = posted.dest!;
+    const dest = receive.dest;
     if (posted.encoded) {
-      posted.complete({ kind: posted.kind, bytes: dest } satisfies Encoded, status);
+      posted.complete({ kind: receive.kind, bytes: dest } satisfies Encoded, status);
       return;
     }
     try {
-      const value = isRawKind(posted.kind) ? viewAs(posted.kind, dest) : decodeValue(posted.kind, dest, 0, dest.length);
+      const value = isRawKind(receive.kind) ? viewAs(receive.kind, dest) : decodeValue(receive.kind, dest, 0, dest.length);
       posted.complete(value, status);
     } catch (cause) {
       posted.fail(cause);
@@ -492,8 +502,6 @@ export class ReceivePath {
       receiver.complete(status, status);
       return;
     }
-    receiver.matchedSource = message.source;
-    receiver.matchedTag = message.tag;
     if (receiver.into === null && !receiver.encoded && isRawKind(message.kind) && message.kind !== PayloadKind.Number) {
       // Our own freshly allocated buffer becomes the received array: no second copy.
       this.host.engine.countCompletion();
@@ -513,7 +521,7 @@ export class ReceivePath {
     // Matches are collected before anything fails (a failure's callbacks may post or drop
     // entries); at a job's end every peer ends, mostly with nothing pending: no copies then.
     const receives: [number, ReceiveRequest][] = [];
-    for (const entry of this.receives) if (entry[1].peerWorld === peerRank) receives.push(entry);
+    for (const [id, receive] of this.receives) if (receive.request.peerWorld === peerRank) receives.push([id, receive.request]);
     for (const [id, posted] of receives) {
       this.receives.delete(id);
       posted.fail(failure(posted));

@@ -81,7 +81,7 @@ export interface LinkLimits {
    */
   readonly borrowEagerFrom?: number;
   /**
-   * The frame handler may keep a frame where it lies (`events.frame` returns true): the link then
+   * The frame handler may keep a frame where it lies (`events.frame` returns FrameVerdict.Keep): the link then
    * delivers nothing behind it, and the frame's bytes stay valid, until `releaseKept()`. A
    * receiver keeps an unexpected message in a ring this way and copies it once, straight into the
    * receive that takes it, instead of into a buffer first.
@@ -102,9 +102,22 @@ export interface InboundFrame {
   pieceOffset: number;
 }
 
+/** What a frame handler asks of the link that delivered the frame (LinkEvents.frame). */
+export const enum FrameVerdict {
+  /** Done with the frame: free it and go on. */
+  Next = 0,
+  /** Keep the frame where it lies (links whose `limits.keepsFrames` is set; see there). */
+  Keep = 1,
+  /**
+   * Done with the frame; deliver nothing more in this poll. A link that leaves frames in place
+   * (a ring) leaves the ones behind it for the next poll; others may ignore it.
+   */
+  Stop = 2,
+}
+
 export interface LinkEvents {
-  /** A frame; true keeps it in place (links whose `limits.keepsFrames` is set; see there). */
-  frame(link: Link, frame: InboundFrame): boolean | void;
+  /** A frame, and what the link is to do next (nothing returned: FrameVerdict.Next). */
+  frame(link: Link, frame: InboundFrame): FrameVerdict | void;
   /**
    * An event-driven link from a peer opened (an accepted socket, authenticated): its frames will
    * come, and its close after them. Called before its first frame.

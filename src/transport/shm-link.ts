@@ -7,7 +7,7 @@
  */
 import { ControlArea } from './control-block.js';
 import { copyBytes } from './copy-bytes.js';
-import { FRAME_HEADER_BYTES, FRAME_HEADER_WORDS, type InboundFrame, type Link, type LinkEvents, type LinkLimits } from './link.js';
+import { FRAME_HEADER_BYTES, FRAME_HEADER_WORDS, FrameVerdict, type InboundFrame, type Link, type LinkEvents, type LinkLimits } from './link.js';
 import { ringRegion, type ShmArenaDescriptor } from './shm-arena.js';
 import { ShmRing } from './shm-ring.js';
 
@@ -81,11 +81,13 @@ export class ShmLink implements Link {
       frame.payloadOffset = at + FRAME_HEADER_BYTES;
       frame.payloadLength = this.in.bodyLengthAt(at) - FRAME_HEADER_BYTES;
       delivered++;
-      if (this.events.frame(this, frame) === true) {
+      const verdict = this.events.frame(this, frame);
+      if (verdict === FrameVerdict.Keep) {
         this.keptAt = at;
         break;
       }
       if (this.in.release(at)) this.control.wake(this.peerSlot);
+      if (verdict === FrameVerdict.Stop) break;
     }
     return delivered;
   }

@@ -15,7 +15,7 @@ import { ReceivePath } from '../../src/comm/receive-path.ts';
 import type { Request, RequestDriver } from '../../src/comm/request.ts';
 import { ScratchPool } from '../../src/comm/scratch-pool.ts';
 import type { Progress } from '../../src/transport/progress.ts';
-import type { InboundFrame, Link, LinkLimits } from '../../src/transport/link.ts';
+import { FrameVerdict, type InboundFrame, type Link, type LinkLimits } from '../../src/transport/link.ts';
 
 const driver: RequestDriver = { testPoll: () => false, spinFor: () => {}, waitUntil: () => Promise.resolve(), cancel: () => false };
 const engine = { countCompletion: () => {} } as unknown as Progress;
@@ -37,7 +37,7 @@ class FakeRing {
   private readonly memory = new Uint8Array(new SharedArrayBuffer(4096));
   private readonly words = new Int32Array(FRAME_HEADER_WORDS);
   private sequence = 0;
-  onFrame: (link: Link, frame: InboundFrame) => boolean = () => false;
+  onFrame: (link: Link, frame: InboundFrame) => FrameVerdict = () => FrameVerdict.Next;
 
   constructor(keeps: boolean) {
     this.limits = { maxFramePayload: 4000, latency: 0, bandwidth: 1e9, polled: true, keepsFrames: keeps };
@@ -57,12 +57,15 @@ class FakeRing {
       w[H_TOTAL] = bytes.length;
       this.memory.set(bytes, 64);
       delivered++;
-      if (this.onFrame(this as unknown as Link, { words: w, headerIndex: 0, bytes: this.memory, payloadOffset: 64, payloadLength: bytes.length, pieceOffset: 0 })) {
+      const verdict = this.onFrame(this as unknown as Link, { words: w, headerIndex: 0, bytes: this.memory, payloadOffset: 64, payloadLength: bytes.length, pieceOffset: 0 });
+      if (verdict === FrameVerdict.Keep) {
         assert.ok(this.limits.keepsFrames, 'a frame was kept on a link that cannot keep one');
         this.kept = true;
         break;
       }
       this.letGo();
+      // As a ring does: the frames behind one that completed the receive being posted wait.
+      if (verdict === FrameVerdict.Stop) break;
     }
     return delivered;
   }
@@ -158,3 +161,22 @@ for (const keeps of [true, false]) {
     );
   });
 }
+
+test('receives posted one by one behind frames already in a ring each take their own frame from it: the frames behind stay there', () => {
+  const ring = new FakeRing(true);
+  const path: ReceivePath = new ReceivePath({ rank: 0, engine, driver, poll: () => { path.beforePoll(); ring.poll(); }, control: () => {}, scratch: new ScratchPool() });
+  ring.onFrame = (link, frame) => path.onEager(link, frame);
+  for (let i = 0; i < 5; i++) ring.pending.push(content(i, 8));
+  const left: number[] = [];
+  const got: number[][] = [];
+  for (let i = 0; i < 5; i++) {
+    const into = new Uint8Array(8);
+    const request = path.irecv(0, 1, 1, 5, into, 'recv');
+    assert.ok(request.done, `receive ${i} found its frame`);
+    left.push(ring.pending.length);
+    got.push([...into]);
+  }
+  // Without the stop, the first receive's poll copied the other four out as unexpected messages.
+  assert.deepEqual(left, [4, 3, 2, 1, 0]);
+  assert.deepEqual(got, [0, 1, 2, 3, 4].map((i) => [...content(i, 8)]));
+});
