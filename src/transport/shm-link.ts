@@ -86,9 +86,10 @@ export class ShmLink implements Link {
         this.keptAt = at;
         break;
       }
-      if (this.in.release(at)) this.control.wake(this.peerSlot);
+      if (this.in.take(at) && this.in.publishTail()) this.control.wake(this.peerSlot);
       if (verdict === FrameVerdict.Stop) break;
     }
+    if (this.in.publishTail()) this.control.wake(this.peerSlot);
     return delivered;
   }
 

@@ -54,6 +54,8 @@ export class ShmRing {
   /** The producer's or consumer's cached copy of its own counter (it alone writes it). */
   private localHead = 0;
   private localTail = 0;
+  /** Bytes the consumer took ({@link take}) since it last published `tail`. */
+  private unpublished = 0;
   /** The producer's last read of `tail`: it re-reads only when this leaves too little room. */
   private cachedTail = 0;
   /**
@@ -162,11 +164,40 @@ export class ShmRing {
   }
 
   /**
-   * Releases the record whose body starts at `bodyOffset`, returning true when the producer was
-   * waiting for space (the caller should then wake it).
+   * Takes the record whose body starts at `bodyOffset` off the ring without telling the producer
+   * yet; true when what was taken since `tail` was last published makes a sixteenth of the ring
+   * (publish it now, see {@link publishTail}, or a large stream stalls).
+   */
+  take(bodyOffset: number): boolean {
+    const length = this.recordLengthAt(bodyOffset);
+    this.localTail = (this.localTail + length) | 0;
+    this.unpublished += length;
+    return this.unpublished >= this.capacity >> 4;
+  }
+
+  /**
+   * Publishes `tail` (the records taken so far are free for the producer); true when the producer
+   * was waiting for space (the caller should then wake it). A `tail` stored once per batch of
+   * small records, not once per record, keeps its cache line from moving between the cores on
+   * every message while the producer, finding the ring full, reads it before each write.
+   */
+  publishTail(): boolean {
+    if (this.unpublished === 0) return false;
+    this.unpublished = 0;
+    return this.storeTail();
+  }
+
+  /**
+   * Releases the record whose body starts at `bodyOffset` (takes it and publishes `tail`),
+   * returning true when the producer was waiting for space (the caller should then wake it).
    */
   release(bodyOffset: number): boolean {
     this.localTail = (this.localTail + this.recordLengthAt(bodyOffset)) | 0;
+    this.unpublished = 0;
+    return this.storeTail();
+  }
+
+  private storeTail(): boolean {
     Atomics.store(this.i32, this.base + TAIL, this.localTail);
     if (Atomics.load(this.i32, this.base + WAITING) !== 0) {
       Atomics.store(this.i32, this.base + WAITING, 0);

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { blockOffsets, floorPowerOfTwo } from '../../src/comm/collectives/call.ts';
-import { binomialChildren, binomialParent, ceilPowerOfTwo } from '../../src/comm/collectives/tree.ts';
+import { binomialChildren, binomialParent, ceilPowerOfTwo, hasBinomialChildren } from '../../src/comm/collectives/tree.ts';
 
 test('binomial tree: every vrank but 0 has exactly one parent, which lists it as a child', () => {
   for (let size = 1; size <= 70; size++) {
@@ -12,6 +12,7 @@ test('binomial tree: every vrank but 0 has exactly one parent, which lists it as
       seen[child]++;
     }
     assert.deepStrictEqual(seen, [0, ...new Array(size - 1).fill(1)], `size ${size}`);
+    for (let v = 0; v < size; v++) assert.equal(hasBinomialChildren(v, size), binomialChildren(v, size).length > 0, `size ${size}: has vrank ${v} children`);
     assert.equal(binomialParent(0).parent, -1);
   }
 });

@@ -14,7 +14,7 @@ import { blockOffsets, type CollectiveCall } from './call.js';
 import type { Steps } from './steps.js';
 import { selectBcast, selectBcastInto } from './select.js';
 
-import { binomialChildren, binomialParent, ceilPowerOfTwo } from './tree.js';
+import { binomialChildren, binomialParent, ceilPowerOfTwo, hasBinomialChildren } from './tree.js';
 
 export function* bcast<T>(call: CollectiveCall, value: T, root: number): Steps<T> {
   const { rank, size } = call;
@@ -49,34 +49,44 @@ export function* bcast<T>(call: CollectiveCall, value: T, root: number): Steps<T
 }
 
 /** Broadcasts the root's `bytes` into every rank's `bytes` (same length everywhere). */
-export function* bcastBytes(call: CollectiveCall, bytes: Uint8Array, root: number): Steps<void> {
-  const { rank, size } = call;
-  if (size === 1) return;
+export function bcastBytes(call: CollectiveCall, bytes: Uint8Array, root: number): Steps<void> {
+  const size = call.size;
+  if (size === 1) return noSteps();
   const algorithm = selectBcastInto(call.settings, size, bytes.length);
-  if (algorithm === 'linear') {
-    if (rank === root) {
-      const sends: Request<void>[] = [];
-      for (let r = 0; r < size; r++) if (r !== root) sends.push(call.send(bytes, r));
-      yield sends;
-    } else {
-      yield call.recvInto(bytes, root);
-    }
-    return;
+  if (algorithm === 'linear') return linearBcast(call, bytes, root);
+  if (algorithm === 'binomial' || algorithm === 'binomial-blocking') return binomialBcast(call, bytes, root, algorithm === 'binomial-blocking');
+  return scatterAllgather(call, bytes, root);
+}
+
+// The algorithms are generators of their own: a generator keeps every local of its function, so
+// one that held all of them cost each small bcast a few hundred bytes more.
+
+function* noSteps(): Steps<void> {}
+
+function* linearBcast(call: CollectiveCall, bytes: Uint8Array, root: number): Steps<void> {
+  if (call.rank === root) {
+    const sends: Request<void>[] = [];
+    for (let r = 0; r < call.size; r++) if (r !== root) sends.push(call.send(bytes, r));
+    yield sends;
+  } else {
+    yield call.recvInto(bytes, root);
   }
-  const vrank = (rank - root + size) % size;
-  if (algorithm === 'binomial' || algorithm === 'binomial-blocking') {
-    if (vrank !== 0) yield call.recvInto(bytes, (binomialParent(vrank).parent + root) % size);
-    const children = binomialChildren(vrank, size);
-    if (algorithm === 'binomial-blocking') for (const child of children) yield call.send(bytes, (child + root) % size);
-    else if (children.length === 1) yield call.send(bytes, (children[0]! + root) % size);
-    else if (children.length > 1) {
-      const sends: Request<void>[] = [];
-      for (const child of children) sends.push(call.send(bytes, (child + root) % size));
-      yield sends;
-    }
-    return;
+}
+
+function* binomialBcast(call: CollectiveCall, bytes: Uint8Array, root: number, blocking: boolean): Steps<void> {
+  const size = call.size;
+  const vrank = (call.rank - root + size) % size;
+  // The parent is vrank less its lowest set bit (binomialParent, without its record).
+  if (vrank !== 0) yield call.recvInto(bytes, (vrank - (vrank & -vrank) + root) % size);
+  if (!hasBinomialChildren(vrank, size)) return;
+  const children = binomialChildren(vrank, size);
+  if (blocking) for (const child of children) yield call.send(bytes, (child + root) % size);
+  else if (children.length === 1) yield call.send(bytes, (children[0]! + root) % size);
+  else {
+    const sends: Request<void>[] = [];
+    for (const child of children) sends.push(call.send(bytes, (child + root) % size));
+    yield sends;
   }
-  yield* scatterAllgather(call, bytes, root);
 }
 
 /**

@@ -18,6 +18,12 @@ export function binomialParent(vrank: number): { parent: number; mask: number } 
   return { parent: vrank - mask, mask };
 }
 
+/** Whether `vrank` has children in a tree of `size` ranks (as binomialChildren, allocating nothing). */
+export function hasBinomialChildren(vrank: number, size: number): boolean {
+  // The smallest child is vrank + 1, and only an even vrank (or the root) has one.
+  return vrank + 1 < size && (vrank & 1) === 0;
+}
+
 /** Children of `vrank` in a tree of `size` ranks, largest subtree first. */
 export function binomialChildren(vrank: number, size: number): number[] {
   const { parent, mask } = binomialParent(vrank);
