@@ -14,11 +14,11 @@ import { encodeValue, rawKindOf, refuseToEncode, type BufferLike, type TypedArra
 import { allgather, allgatherv } from './collectives/allgather.js';
 import { allreduce } from './collectives/allreduce.js';
 import { alltoall, alltoallv } from './collectives/alltoall.js';
-import { barrier } from './collectives/barrier.js';
-import { bcast, bcastBytes } from './collectives/bcast.js';
+import { barrier, barrierStep } from './collectives/barrier.js';
+import { bcast, bcastBytes, bcastBytesStep } from './collectives/bcast.js';
 import { CollectiveCall } from './collectives/call.js';
 import { checked, type CollectiveArgs } from './collectives/check.js';
-import { runSteps, runStepsFor, ScheduleRequest, withResult, type Steps } from './collectives/steps.js';
+import { runStepFor, runSteps, runStepsFor, ScheduleRequest, withResult, type Steps } from './collectives/steps.js';
 import { gather, gatherv, type Concatenated } from './collectives/gather.js';
 import { reduce } from './collectives/reduce.js';
 import { scan, exscan } from './collectives/scan.js';
@@ -442,7 +442,10 @@ export class Communicator {
   /** Waits until every rank of the communicator has called barrier. */
   barrier(): Promise<void> {
     const call = this.#uncheckedCall('barrier');
-    if (call !== undefined) return runSteps(barrier(call));
+    if (call !== undefined) {
+      const step = barrierStep(call);
+      return step !== undefined ? runStepFor(step, undefined) : runSteps(barrier(call));
+    }
     return runSteps(this.#steps('barrier', 'barrier', {}, (checkedCall) => barrier(checkedCall)));
   }
 
@@ -469,7 +472,9 @@ export class Communicator {
     this.#checkBuffer(buffer, 'bcastInto');
     this.#checkMember(root, 'bcastInto');
     const call = this.#call('bcastInto');
-    return runStepsFor(bcastBytes(call, call.bytesOf(buffer), root), buffer);
+    const bytes = call.bytesOf(buffer);
+    const step = bcastBytesStep(call, bytes, root);
+    return step !== undefined ? runStepFor(step, buffer) : runStepsFor(bcastBytes(call, bytes, root), buffer);
   }
 
   /** Starts a {@link bcastInto}; the request's result is `buffer`, filled. */

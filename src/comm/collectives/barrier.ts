@@ -5,12 +5,28 @@
  * linear): everyone reports to rank 0, which, with all their reports in, releases everyone at once.
  */
 import type { CollectiveCall } from './call.js';
-import type { Steps } from './steps.js';
+import type { Awaitable, Steps } from './steps.js';
 import { selectBarrier } from './select.js';
 
 // A barrier's messages carry nothing: empty raw bytes, received into an empty buffer, are
 // neither encoded nor decoded (a number would cost an encode and a decode per message).
 const NOTHING = new Uint8Array(0);
+
+/**
+ * This rank's barrier when it is one step, its requests made now: the shared barrier's, or the
+ * pair of a 2-rank dissemination. Undefined otherwise, or when the rank is traced: run
+ * {@link barrier} then.
+ */
+export function barrierStep(call: CollectiveCall): Awaitable | undefined {
+  const size = call.size;
+  if (size === 1 || call.traced) return undefined;
+  const algorithm = selectBarrier(call.settings, size, call.sharedBarrierAvailable);
+  if (algorithm === 'shared') return call.sharedBarrier();
+  if (algorithm !== 'dissemination' || size !== 2) return undefined;
+  const peer = 1 - call.rank;
+  const receive = call.recvInto(NOTHING, peer);
+  return [receive, call.send(NOTHING, peer)];
+}
 
 export function* barrier(call: CollectiveCall): Steps<void> {
   const { rank, size } = call;

@@ -58,6 +58,21 @@ export function bcastBytes(call: CollectiveCall, bytes: Uint8Array, root: number
   return scatterAllgather(call, bytes, root);
 }
 
+/**
+ * This rank's part of a binomial bcast when it is one request, made now: a leaf's receive from
+ * its parent, or the root's send to its one child (2 ranks). Undefined when the part is more or
+ * nothing, or the rank is traced: run {@link bcastBytes} then.
+ */
+export function bcastBytesStep(call: CollectiveCall, bytes: Uint8Array, root: number): Request<unknown> | undefined {
+  const size = call.size;
+  if (size === 1 || call.traced) return undefined;
+  const algorithm = selectBcastInto(call.settings, size, bytes.length);
+  if (algorithm !== 'binomial' && algorithm !== 'binomial-blocking') return undefined;
+  const vrank = (call.rank - root + size) % size;
+  if (vrank === 0) return size === 2 ? call.send(bytes, (root + 1) % size) : undefined;
+  return hasBinomialChildren(vrank, size) ? undefined : call.recvInto(bytes, (vrank - (vrank & -vrank) + root) % size);
+}
+
 // The algorithms are generators of their own: a generator keeps every local of its function, so
 // one that held all of them cost each small bcast a few hundred bytes more.
 

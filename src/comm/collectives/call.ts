@@ -40,6 +40,11 @@ export class CollectiveCall {
     return this.label.name;
   }
 
+  /** True when the rank records a timeline (its collectives then run as steps, round by round). */
+  get traced(): boolean {
+    return this.endpoint.tracer !== undefined;
+  }
+
   /** This rank's world rank (errors name it). */
   get worldRank(): number {
     return this.endpoint.rank;

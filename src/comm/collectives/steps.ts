@@ -26,6 +26,34 @@ export function* withResult<T>(steps: Steps<unknown>, result: T): Steps<T> {
   return result;
 }
 
+/**
+ * A schedule of one step (a leaf's receive, a root's one send, a 2-rank barrier's pair) run
+ * without steps: resolves to `result` once its requests complete, and rejects with the first
+ * failure. The generator of steps and their drive were a third of a 2-rank bcast's time on each
+ * side. Not for a traced rank (each awaited step is a round of the call's slice there: run the
+ * steps).
+ */
+export function runStepFor<T>(step: Awaitable, result: T): Promise<T> {
+  if (isRequest(step)) {
+    if (!step.settleNow()) return awaitStepFor(step, result);
+    try {
+      step.takeNow();
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return Promise.resolve(result);
+  }
+  const settled = settleAllNow(step);
+  if (settled === false) return awaitStepFor(step, result);
+  return settled === true ? Promise.resolve(result) : Promise.reject(settled.error);
+}
+
+/** The rest of {@link runStepFor} once the step's spin is over; an async function (not a `then`), so that a failure's stack reaches the program's await. */
+async function awaitStepFor<T>(step: Awaitable, result: T): Promise<T> {
+  await (isRequest(step) ? step.waitAfterSpin() : waitAllAfterSpin(step));
+  return result;
+}
+
 /** Runs the steps to the end, awaiting each (a blocking collective). */
 export function runSteps<T>(steps: Steps<T>): Promise<T> {
   return drive(steps, false, undefined) as Promise<T>;

@@ -1,0 +1,73 @@
+// A collective whose part on a rank is one step (a leaf's receive, a root's one send, a 2-rank
+// barrier's pair) runs without a generator: the same outcomes as the steps would give.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { Request, type RequestDriver } from '../../src/comm/request.ts';
+import { runStepFor, runStepsFor } from '../../src/comm/collectives/steps.ts';
+import { ErrorCode, TsmpiError } from '../../src/errors.ts';
+
+/** A driver whose waits end when the test completes the requests (after a few event-loop turns). */
+function driver(): { driver: RequestDriver; later: (fn: () => void) => void } {
+  const pending: (() => void)[] = [];
+  const tick = (): void => {
+    setImmediate(() => {
+      for (const fn of pending.splice(0)) fn();
+    });
+  };
+  const driver: RequestDriver = {
+    testPoll: () => false,
+    spinFor: () => {},
+    waitUntil: (condition) =>
+      new Promise<void>((resolve) => {
+        const check = (): void => (condition() ? resolve() : void setImmediate(check));
+        check();
+      }),
+    cancel: () => false,
+  };
+  return { driver, later: (fn) => { pending.push(fn); tick(); } };
+}
+
+const request = (d: RequestDriver): Request<unknown> => new Request<unknown>(d, 'bcastInto', 1, 7, 3);
+const failure = (): TsmpiError => new TsmpiError(ErrorCode.Truncate, 'the message does not fit', { rank: 1, operation: 'bcastInto' });
+
+test('one request, already complete: resolves to the result, as the steps do', async () => {
+  const { driver: d } = driver();
+  const done = request(d);
+  done.complete(undefined);
+  const buffer = new Uint8Array(8);
+  assert.equal(await runStepFor(done, buffer), buffer);
+  assert.ok(done.reported, 'the completion is reported (the request is inactive)');
+});
+
+test('one request completed later, or failed now or later: the same outcome as its steps', async () => {
+  for (const how of ['later', 'fail-now', 'fail-later'] as const) {
+    const outcomes: string[] = [];
+    for (const run of [runStepFor, (r: Request<unknown>, result: unknown) => runStepsFor((function* () { yield r; })(), result)]) {
+      const { driver: d, later } = driver();
+      const r = request(d);
+      if (how === 'fail-now') r.fail(failure());
+      else later(() => (how === 'later' ? r.complete(undefined) : r.fail(failure())));
+      try {
+        outcomes.push(`resolved ${String(await run(r, 'result'))}`);
+      } catch (error) {
+        outcomes.push(`rejected ${(error as TsmpiError).code}`);
+      }
+    }
+    assert.equal(outcomes[0], how === 'later' ? 'resolved result' : `rejected ${ErrorCode.Truncate}`, how);
+    assert.equal(outcomes[0], outcomes[1], `${how}: as the steps`);
+  }
+});
+
+test('a pair of requests: resolves once both complete; the first failure in order rejects', async () => {
+  const { driver: d, later } = driver();
+  const receive = request(d);
+  const send = request(d);
+  send.complete(undefined);
+  later(() => receive.complete(undefined));
+  assert.equal(await runStepFor([receive, send], 'both'), 'both');
+  const failedReceive = request(d);
+  const failedSend = request(d);
+  failedSend.fail(new TsmpiError(ErrorCode.Transport, 'the link closed', { rank: 1, operation: 'barrier' }));
+  later(() => failedReceive.fail(failure()));
+  await assert.rejects(runStepFor([failedReceive, failedSend], 'never'), (error: TsmpiError) => error.code === ErrorCode.Truncate);
+});
