@@ -11,9 +11,9 @@ import type { RankTrace } from '../trace/rank-trace.js';
 import type { Clock } from '../clock.js';
 import type { Settings } from '../config/tunables.js';
 import { encodeValue, rawKindOf, refuseToEncode, type BufferLike, type TypedArray } from './codec.js';
-import { allgather, allgatherv } from './collectives/allgather.js';
+import { allgather, allgatherv, allgathervStep } from './collectives/allgather.js';
 import { allreduce } from './collectives/allreduce.js';
-import { alltoall, alltoallv } from './collectives/alltoall.js';
+import { alltoall, alltoallv, alltoallvStep } from './collectives/alltoall.js';
 import { barrier, barrierStep } from './collectives/barrier.js';
 import { bcast, bcastBytes, bcastBytesStep } from './collectives/bcast.js';
 import { CollectiveCall } from './collectives/call.js';
@@ -637,7 +637,16 @@ export class Communicator {
     this.#checkTyped(data, 'allgatherv');
     if (into !== undefined) this.#checkInto(data, into, 'allgatherv', false);
     const call = this.#uncheckedCall('allgatherv');
-    if (call !== undefined) return runSteps(allgatherv(call, data, counts, into));
+    if (call !== undefined) {
+      let one;
+      try {
+        one = allgathervStep(call, data, counts, into);
+      } catch (error) {
+        // A count the checks refuse rejects the call, as from its steps.
+        return Promise.reject(error);
+      }
+      return one !== undefined ? runStepFor(one.step, one.result) : runSteps(allgatherv(call, data, counts, into));
+    }
     return runSteps(this.#steps('allgatherv', 'allgatherv', { data, agree: 'kind' }, (checkedCall) => allgatherv(checkedCall, data, counts, into)));
   }
 
@@ -668,7 +677,16 @@ export class Communicator {
     this.#checkTyped(data, 'alltoallv');
     if (into !== undefined) this.#checkInto(data, into, 'alltoallv', false);
     const call = this.#uncheckedCall('alltoallv');
-    if (call !== undefined) return runSteps(alltoallv(call, data, sendCounts, recvCounts, into));
+    if (call !== undefined) {
+      let one;
+      try {
+        one = alltoallvStep(call, data, sendCounts, recvCounts, into);
+      } catch (error) {
+        // A count the checks refuse rejects the call, as from its steps.
+        return Promise.reject(error);
+      }
+      return one !== undefined ? runStepFor(one.step, one.result) : runSteps(alltoallv(call, data, sendCounts, recvCounts, into));
+    }
     return runSteps(this.#steps('alltoallv', 'alltoallv', { data, agree: 'kind' }, (checkedCall) => alltoallv(checkedCall, data, sendCounts, recvCounts, into)));
   }
 

@@ -70,21 +70,9 @@ export function* allgather<T>(call: CollectiveCall, value: T): Steps<T[]> {
 /** `into`: the caller's array for the result (at least the counts' total long); else a new one. */
 export function* allgatherv<A extends TypedArray>(call: CollectiveCall, data: A, knownCounts?: readonly number[], into?: A): Steps<Concatenated<A>> {
   const { rank, size } = call;
-  let counts: number[];
-  if (knownCounts !== undefined) {
-    checkCounts(knownCounts, size, call.operation, rank);
-    checkOwnCount(knownCounts, data.length, call.operation, rank);
-    counts = [...knownCounts];
-  } else {
-    counts = yield* allgather(call, data.length);
-  }
-  const displs = displacements(counts);
-  const out = resultArray(call, data, displs[size - 1]! + counts[size - 1]!, into);
-  out.set(data as never, displs[rank]);
-  // Blocks are cut from one byte view of the result: a typed-array view costs tens of
-  // nanoseconds to make, and a block cut as elements would need a second, of bytes.
-  const width = out.BYTES_PER_ELEMENT;
-  const outBytes = call.bytesOf(out);
+  const counts = knownCounts !== undefined ? checkedCounts(call, data, knownCounts) : yield* allgather(call, data.length);
+  const plan = planGather(call, data, counts, into);
+  const { displs, width, outBytes } = plan;
   if (selectVectorExchange(call.settings) === 'linear') {
     const requests: Request<unknown>[] = [];
     for (let r = 0; r < size; r++) {
@@ -93,7 +81,7 @@ export function* allgatherv<A extends TypedArray>(call: CollectiveCall, data: A,
       if (counts[r]! > 0) requests.push(call.recvInto(blockBytes(call, outBytes, displs, counts, width, r), r));
     }
     yield requests;
-    return { data: out, counts, displs };
+    return plan.result;
   }
   const right = (rank + 1) % size;
   const left = (rank - 1 + size) % size;
@@ -106,6 +94,43 @@ export function* allgatherv<A extends TypedArray>(call: CollectiveCall, data: A,
     if (receive) yield receive;
     if (send) yield send;
   }
-  return { data: out, counts, displs };
+  return plan.result;
+}
+
+/**
+ * A 2-rank allgatherv whose counts are known, as one step: the exchange with the other rank, its
+ * requests made now, and the result it fills. Undefined otherwise, or when the rank is traced:
+ * run {@link allgatherv} then. (Both exchange variants send the one message each way.)
+ */
+export function allgathervStep<A extends TypedArray>(call: CollectiveCall, data: A, knownCounts: readonly number[] | undefined, into?: A): { step: Request<unknown>[]; result: Concatenated<A> } | undefined {
+  if (call.size !== 2 || knownCounts === undefined || call.traced) return undefined;
+  const counts = checkedCounts(call, data, knownCounts);
+  const plan = planGather(call, data, counts, into);
+  const peer = 1 - call.rank;
+  const step: Request<unknown>[] = [];
+  if (counts[peer]! > 0) step.push(call.recvInto(blockBytes(call, plan.outBytes, plan.displs, counts, plan.width, peer), peer));
+  if (data.length > 0) step.push(call.send(data, peer));
+  return { step, result: plan.result };
+}
+
+/** The caller's counts, checked (one per rank, this rank's its data's length), as a copy. */
+function checkedCounts(call: CollectiveCall, data: TypedArray, counts: readonly number[]): number[] {
+  checkCounts(counts, call.size, call.operation, call.rank);
+  checkOwnCount(counts, data.length, call.operation, call.rank);
+  return [...counts];
+}
+
+/**
+ * The result array with this rank's block in it already, and the byte view blocks are cut from:
+ * a typed-array view costs tens of nanoseconds to make, and a block cut as elements would need a
+ * second, of bytes.
+ */
+function planGather<A extends TypedArray>(call: CollectiveCall, data: A, counts: number[], into: A | undefined) {
+  const { rank, size } = call;
+  const displs = displacements(counts);
+  const out = resultArray(call, data, displs[size - 1]! + counts[size - 1]!, into);
+  out.set(data as never, displs[rank]);
+  const result: Concatenated<A> = { data: out, counts, displs };
+  return { displs, width: out.BYTES_PER_ELEMENT, outBytes: call.bytesOf(out), result };
 }
 

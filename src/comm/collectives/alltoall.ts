@@ -76,6 +76,55 @@ export function* alltoall<T>(call: CollectiveCall, values: readonly T[]): Steps<
 /** `into`: the caller's array for the result (at least the receive counts' total long); else a new one. */
 export function* alltoallv<A extends TypedArray>(call: CollectiveCall, data: A, sendCounts: readonly number[], knownRecvCounts?: readonly number[], into?: A): Steps<Concatenated<A>> {
   const { rank, size } = call;
+  const sendDispls = checkSendCounts(call, data, sendCounts);
+  let recvCounts: number[];
+  if (knownRecvCounts !== undefined) {
+    checkCounts(knownRecvCounts, size, call.operation, rank, 'recvCounts');
+    recvCounts = [...knownRecvCounts];
+  } else {
+    recvCounts = yield* alltoall(call, [...sendCounts]);
+  }
+  const plan = planBlocks(call, data, sendCounts, sendDispls, recvCounts, into);
+  const { out, recvDispls, width, outBytes, dataBytes } = plan;
+  if (selectVectorExchange(call.settings) === 'linear') {
+    // Every receive, then every send, in rank order, all at once.
+    const requests: Request<unknown>[] = [];
+    for (let r = 0; r < size; r++) if (r !== rank && recvCounts[r]! > 0) requests.push(call.recvInto(blockBytes(call, outBytes, recvDispls, recvCounts, width, r), r));
+    for (let r = 0; r < size; r++) if (r !== rank && sendCounts[r]! > 0) requests.push(call.send(blockBytes(call, dataBytes, sendDispls, sendCounts, width, r), r));
+    yield requests;
+    return plan.result;
+  }
+  for (let step = 1; step < size; step++) {
+    const dest = (rank + step) % size;
+    const source = (rank - step + size) % size;
+    const receive = recvCounts[source]! > 0 ? call.recvInto(blockBytes(call, outBytes, recvDispls, recvCounts, width, source), source) : undefined;
+    const send = sendCounts[dest]! > 0 ? call.send(blockBytes(call, dataBytes, sendDispls, sendCounts, width, dest), dest) : undefined;
+    if (receive) yield receive;
+    if (send) yield send;
+  }
+  return plan.result;
+}
+
+/**
+ * A 2-rank alltoallv whose receive counts are known, as one step: the exchange with the other
+ * rank, its requests made now, and the result it fills. Undefined otherwise, or when the rank is
+ * traced: run {@link alltoallv} then. (Both exchange variants send the one message each way.)
+ */
+export function alltoallvStep<A extends TypedArray>(call: CollectiveCall, data: A, sendCounts: readonly number[], recvCounts: readonly number[] | undefined, into?: A): { step: Request<unknown>[]; result: Concatenated<A> } | undefined {
+  if (call.size !== 2 || recvCounts === undefined || call.traced) return undefined;
+  const sendDispls = checkSendCounts(call, data, sendCounts);
+  checkCounts(recvCounts, 2, call.operation, call.rank, 'recvCounts');
+  const plan = planBlocks(call, data, sendCounts, sendDispls, [...recvCounts], into);
+  const peer = 1 - call.rank;
+  const step: Request<unknown>[] = [];
+  if (recvCounts[peer]! > 0) step.push(call.recvInto(blockBytes(call, plan.outBytes, plan.recvDispls, recvCounts, plan.width, peer), peer));
+  if (sendCounts[peer]! > 0) step.push(call.send(blockBytes(call, plan.dataBytes, sendDispls, sendCounts, plan.width, peer), peer));
+  return { step, result: plan.result };
+}
+
+/** The send counts checked against the data; their displacements. */
+function checkSendCounts(call: CollectiveCall, data: TypedArray, sendCounts: readonly number[]): number[] {
+  const { rank, size } = call;
   checkCounts(sendCounts, size, call.operation, rank, 'sendCounts');
   const sendDispls = displacements(sendCounts);
   const sendTotal = sendDispls[size - 1]! + sendCounts[size - 1]!;
@@ -86,17 +135,18 @@ export function* alltoallv<A extends TypedArray>(call: CollectiveCall, data: A, 
       hint: 'sendCounts must add up to the length of the data',
     });
   }
-  let recvCounts: number[];
-  if (knownRecvCounts !== undefined) {
-    checkCounts(knownRecvCounts, size, call.operation, rank, 'recvCounts');
-    recvCounts = [...knownRecvCounts];
-  } else {
-    recvCounts = yield* alltoall(call, [...sendCounts]);
-  }
+  return sendDispls;
+}
+
+/**
+ * The result array and the byte views blocks are cut from, with this rank's own block copied in
+ * already. Blocks are cut from one byte view of each array: a typed-array view costs tens of
+ * nanoseconds to make, and a block cut as elements would need a second, of bytes.
+ */
+function planBlocks<A extends TypedArray>(call: CollectiveCall, data: A, sendCounts: readonly number[], sendDispls: readonly number[], recvCounts: number[], into: A | undefined) {
+  const { rank, size } = call;
   const recvDispls = displacements(recvCounts);
   const out = resultArray(call, data, recvDispls[size - 1]! + recvCounts[size - 1]!, into);
-  // Blocks are cut from one byte view of each array: a typed-array view costs tens of
-  // nanoseconds to make, and a block cut as elements would need a second, of bytes.
   const width = out.BYTES_PER_ELEMENT;
   const outBytes = call.bytesOf(out);
   const dataBytes = call.bytesOf(data);
@@ -108,21 +158,6 @@ export function* alltoallv<A extends TypedArray>(call: CollectiveCall, data: A, 
     });
   }
   copyBytes(outBytes, recvDispls[rank]! * width, dataBytes, sendDispls[rank]! * width, sendCounts[rank]! * width);
-  if (selectVectorExchange(call.settings) === 'linear') {
-    // Every receive, then every send, in rank order, all at once.
-    const requests: Request<unknown>[] = [];
-    for (let r = 0; r < size; r++) if (r !== rank && recvCounts[r]! > 0) requests.push(call.recvInto(blockBytes(call, outBytes, recvDispls, recvCounts, width, r), r));
-    for (let r = 0; r < size; r++) if (r !== rank && sendCounts[r]! > 0) requests.push(call.send(blockBytes(call, dataBytes, sendDispls, sendCounts, width, r), r));
-    yield requests;
-    return { data: out, counts: recvCounts, displs: recvDispls };
-  }
-  for (let step = 1; step < size; step++) {
-    const dest = (rank + step) % size;
-    const source = (rank - step + size) % size;
-    const receive = recvCounts[source]! > 0 ? call.recvInto(blockBytes(call, outBytes, recvDispls, recvCounts, width, source), source) : undefined;
-    const send = sendCounts[dest]! > 0 ? call.send(blockBytes(call, dataBytes, sendDispls, sendCounts, width, dest), dest) : undefined;
-    if (receive) yield receive;
-    if (send) yield send;
-  }
-  return { data: out, counts: recvCounts, displs: recvDispls };
+  const result: Concatenated<A> = { data: out, counts: recvCounts, displs: recvDispls };
+  return { out, recvDispls, width, outBytes, dataBytes, result };
 }
