@@ -638,13 +638,7 @@ export class Communicator {
     if (into !== undefined) this.#checkInto(data, into, 'allgatherv', false);
     const call = this.#uncheckedCall('allgatherv');
     if (call !== undefined) {
-      let one;
-      try {
-        one = allgathervStep(call, data, counts, into);
-      } catch (error) {
-        // A count the checks refuse rejects the call, as from its steps.
-        return Promise.reject(error);
-      }
+      const one = allgathervStep(call, data, counts, into);
       return one !== undefined ? runStepFor(one.step, one.result) : runSteps(allgatherv(call, data, counts, into));
     }
     return runSteps(this.#steps('allgatherv', 'allgatherv', { data, agree: 'kind' }, (checkedCall) => allgatherv(checkedCall, data, counts, into)));
@@ -678,13 +672,7 @@ export class Communicator {
     if (into !== undefined) this.#checkInto(data, into, 'alltoallv', false);
     const call = this.#uncheckedCall('alltoallv');
     if (call !== undefined) {
-      let one;
-      try {
-        one = alltoallvStep(call, data, sendCounts, recvCounts, into);
-      } catch (error) {
-        // A count the checks refuse rejects the call, as from its steps.
-        return Promise.reject(error);
-      }
+      const one = alltoallvStep(call, data, sendCounts, recvCounts, into);
       return one !== undefined ? runStepFor(one.step, one.result) : runSteps(alltoallv(call, data, sendCounts, recvCounts, into));
     }
     return runSteps(this.#steps('alltoallv', 'alltoallv', { data, agree: 'kind' }, (checkedCall) => alltoallv(checkedCall, data, sendCounts, recvCounts, into)));
@@ -708,7 +696,6 @@ export class Communicator {
     return request;
   }
 
-  /** A blocking collective's steps, after the check of its arguments when TSMPI_CHECK asks for it. */
   /**
    * The call record of a blocking collective when TSMPI_CHECK is off (undefined when on): the
    * caller then runs its steps straight away, without the argument record and the closure that
@@ -718,6 +705,7 @@ export class Communicator {
     return this.#settings.check ? undefined : this.#call(operation);
   }
 
+  /** A blocking collective's steps, after the check of its arguments when TSMPI_CHECK asks for it. */
   #steps<T>(operation: CollectiveOperation, name: string, args: CollectiveArgs, steps: (call: CollectiveCall) => Steps<T>): Steps<T> {
     if (!this.#settings.check) return steps(this.#call(operation, name));
     const check = this.#call('check', `${name} (argument check)`);

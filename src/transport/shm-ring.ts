@@ -192,9 +192,8 @@ export class ShmRing {
    * returning true when the producer was waiting for space (the caller should then wake it).
    */
   release(bodyOffset: number): boolean {
-    this.localTail = (this.localTail + this.recordLengthAt(bodyOffset)) | 0;
-    this.unpublished = 0;
-    return this.storeTail();
+    this.take(bodyOffset);
+    return this.publishTail();
   }
 
   private storeTail(): boolean {

@@ -100,12 +100,19 @@ export function* allgatherv<A extends TypedArray>(call: CollectiveCall, data: A,
 /**
  * A 2-rank allgatherv whose counts are known, as one step: the exchange with the other rank, its
  * requests made now, and the result it fills. Undefined otherwise, or when the rank is traced:
- * run {@link allgatherv} then. (Both exchange variants send the one message each way.)
+ * run {@link allgatherv} then, as for counts its checks refuse (the steps throw the same error,
+ * which rejects the call's promise). (Both exchange variants send the one message each way.)
  */
 export function allgathervStep<A extends TypedArray>(call: CollectiveCall, data: A, knownCounts: readonly number[] | undefined, into?: A): { step: Request<unknown>[]; result: Concatenated<A> } | undefined {
   if (call.size !== 2 || knownCounts === undefined || call.traced) return undefined;
-  const counts = checkedCounts(call, data, knownCounts);
-  const plan = planGather(call, data, counts, into);
+  let counts: number[];
+  let plan: ReturnType<typeof planGather<A>>;
+  try {
+    counts = checkedCounts(call, data, knownCounts);
+    plan = planGather(call, data, counts, into);
+  } catch {
+    return undefined;
+  }
   const peer = 1 - call.rank;
   const step: Request<unknown>[] = [];
   if (counts[peer]! > 0) step.push(call.recvInto(blockBytes(call, plan.outBytes, plan.displs, counts, plan.width, peer), peer));

@@ -108,13 +108,20 @@ export function* alltoallv<A extends TypedArray>(call: CollectiveCall, data: A, 
 /**
  * A 2-rank alltoallv whose receive counts are known, as one step: the exchange with the other
  * rank, its requests made now, and the result it fills. Undefined otherwise, or when the rank is
- * traced: run {@link alltoallv} then. (Both exchange variants send the one message each way.)
+ * traced: run {@link alltoallv} then, as for counts its checks refuse (the steps throw the same
+ * error, which rejects the call's promise). (Both exchange variants send the one message each way.)
  */
 export function alltoallvStep<A extends TypedArray>(call: CollectiveCall, data: A, sendCounts: readonly number[], recvCounts: readonly number[] | undefined, into?: A): { step: Request<unknown>[]; result: Concatenated<A> } | undefined {
   if (call.size !== 2 || recvCounts === undefined || call.traced) return undefined;
-  const sendDispls = checkSendCounts(call, data, sendCounts);
-  checkCounts(recvCounts, 2, call.operation, call.rank, 'recvCounts');
-  const plan = planBlocks(call, data, sendCounts, sendDispls, [...recvCounts], into);
+  let sendDispls: number[];
+  let plan: ReturnType<typeof planBlocks<A>>;
+  try {
+    sendDispls = checkSendCounts(call, data, sendCounts);
+    checkCounts(recvCounts, 2, call.operation, call.rank, 'recvCounts');
+    plan = planBlocks(call, data, sendCounts, sendDispls, [...recvCounts], into);
+  } catch {
+    return undefined;
+  }
   const peer = 1 - call.rank;
   const step: Request<unknown>[] = [];
   if (recvCounts[peer]! > 0) step.push(call.recvInto(blockBytes(call, plan.outBytes, plan.recvDispls, recvCounts, plan.width, peer), peer));
