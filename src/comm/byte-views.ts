@@ -15,6 +15,8 @@ export class ByteViews {
   readonly #views: (ArrayBufferView | undefined)[] = new Array<ArrayBufferView | undefined>(SLOTS).fill(undefined);
   readonly #bytes: Uint8Array[] = new Array<Uint8Array>(SLOTS).fill(new Uint8Array(0));
   #next = 0;
+  #lastView: ArrayBufferView | undefined = undefined;
+  #lastBytes: Uint8Array = new Uint8Array(0);
   // Ranges (a collective's blocks of the program's arrays), the same way.
   readonly #rangeOf: (Uint8Array | undefined)[] = new Array<Uint8Array | undefined>(SLOTS).fill(undefined);
   readonly #rangeBegin = new Int32Array(SLOTS);
@@ -24,10 +26,12 @@ export class ByteViews {
 
   /** `view`'s bytes (no copy): {@link bytesOf}, remembered for small buffers. */
   of(view: ArrayBufferView): Uint8Array {
+    // The view asked for last first: a loop of one collective asks for the same one each call.
+    // A length-tracking view of a resizable buffer may have changed length since.
+    if (view === this.#lastView && this.#lastBytes.byteLength === view.byteLength) return this.#lastBytes;
     if (view instanceof Uint8Array && view.constructor === Uint8Array) return view;
     for (let i = 0; i < SLOTS; i++) {
-      // A length-tracking view of a resizable buffer may have changed length since.
-      if (this.#views[i] === view && this.#bytes[i]!.byteLength === view.byteLength) return this.#bytes[i]!;
+      if (this.#views[i] === view && this.#bytes[i]!.byteLength === view.byteLength) return this.#hit(view, this.#bytes[i]!);
     }
     const bytes = bytesOf(view);
     if (bytes.buffer.byteLength <= MOST_BUFFER_BYTES) {
@@ -35,7 +39,14 @@ export class ByteViews {
       this.#views[slot] = view;
       this.#bytes[slot] = bytes;
       this.#next = (slot + 1) % SLOTS;
+      this.#hit(view, bytes);
     }
+    return bytes;
+  }
+
+  #hit(view: ArrayBufferView, bytes: Uint8Array): Uint8Array {
+    this.#lastView = view;
+    this.#lastBytes = bytes;
     return bytes;
   }
 

@@ -100,6 +100,8 @@ export class Communicator {
   readonly #label: CommunicatorLabel;
   readonly #predefined: boolean;
   #collectiveSeq = 0;
+  /** The call object {@link #oneStepCall} lends. */
+  #reusedCall: CollectiveCall | undefined;
   #self: Communicator | undefined;
   #info: Info;
   #freed = false;
@@ -441,10 +443,10 @@ export class Communicator {
 
   /** Waits until every rank of the communicator has called barrier. */
   barrier(): Promise<void> {
-    const call = this.#uncheckedCall('barrier');
+    const call = this.#oneStepCall('barrier');
     if (call !== undefined) {
       const step = barrierStep(call);
-      return step !== undefined ? runStepFor(step, undefined) : runSteps(barrier(call));
+      return step !== undefined ? runStepFor(step, undefined) : runSteps(barrier(call.own()));
     }
     return runSteps(this.#steps('barrier', 'barrier', {}, (checkedCall) => barrier(checkedCall)));
   }
@@ -471,10 +473,10 @@ export class Communicator {
     if (this.#settings.check) return runStepsFor(this.#steps('bcastInto', 'bcastInto', { root, data: buffer, agree: 'bytes' }, this.#bcastInto(buffer, root, 'bcastInto')), buffer);
     this.#checkBuffer(buffer, 'bcastInto');
     this.#checkMember(root, 'bcastInto');
-    const call = this.#call('bcastInto');
+    const call = this.#oneStepCall('bcastInto')!;
     const bytes = call.bytesOf(buffer);
     const step = bcastBytesStep(call, bytes, root);
-    return step !== undefined ? runStepFor(step, buffer) : runStepsFor(bcastBytes(call, bytes, root), buffer);
+    return step !== undefined ? runStepFor(step, buffer) : runStepsFor(bcastBytes(call.own(), bytes, root), buffer);
   }
 
   /** Starts a {@link bcastInto}; the request's result is `buffer`, filled. */
@@ -636,10 +638,10 @@ export class Communicator {
   allgatherv<A extends TypedArray>(data: A, counts?: readonly number[], into?: A): Promise<Concatenated<A>> {
     this.#checkTyped(data, 'allgatherv');
     if (into !== undefined) this.#checkInto(data, into, 'allgatherv', false);
-    const call = this.#uncheckedCall('allgatherv');
+    const call = this.#oneStepCall('allgatherv');
     if (call !== undefined) {
       const one = allgathervStep(call, data, counts, into);
-      return one !== undefined ? runStepFor(one.step, one.result) : runSteps(allgatherv(call, data, counts, into));
+      return one !== undefined ? runStepFor(one.step, one.result) : runSteps(allgatherv(call.own(), data, counts, into));
     }
     return runSteps(this.#steps('allgatherv', 'allgatherv', { data, agree: 'kind' }, (checkedCall) => allgatherv(checkedCall, data, counts, into)));
   }
@@ -670,10 +672,10 @@ export class Communicator {
   alltoallv<A extends TypedArray>(data: A, sendCounts: readonly number[], recvCounts?: readonly number[], into?: A): Promise<Concatenated<A>> {
     this.#checkTyped(data, 'alltoallv');
     if (into !== undefined) this.#checkInto(data, into, 'alltoallv', false);
-    const call = this.#uncheckedCall('alltoallv');
+    const call = this.#oneStepCall('alltoallv');
     if (call !== undefined) {
       const one = alltoallvStep(call, data, sendCounts, recvCounts, into);
-      return one !== undefined ? runStepFor(one.step, one.result) : runSteps(alltoallv(call, data, sendCounts, recvCounts, into));
+      return one !== undefined ? runStepFor(one.step, one.result) : runSteps(alltoallv(call.own(), data, sendCounts, recvCounts, into));
     }
     return runSteps(this.#steps('alltoallv', 'alltoallv', { data, agree: 'kind' }, (checkedCall) => alltoallv(checkedCall, data, sendCounts, recvCounts, into)));
   }
@@ -1139,11 +1141,37 @@ export class Communicator {
    */
   #call(operation: CollectiveOperation, name: string = operation): CollectiveCall {
     this.#live(name);
-    // The tag holds the call's sequence number and operation, so concurrent calls never match
-    // each other's messages and mismatched calls (rank A in bcast, rank B in reduce) wait visibly
-    // in the hang report instead of delivering one operation's data to the other.
-    const tag = (((this.#collectiveSeq++ & 0x1ffffff) << 5) | operationCode.get(operation)!) & TAG_UB;
-    return new CollectiveCall(this.#endpoint, this.#context + 1, this.#group, this.rank, tag, name, this.#settings, this.#label);
+    return new CollectiveCall(this.#endpoint, this.#context + 1, this.#group, this.rank, this.#nextTag(operation), name, this.#settings, this.#label);
+  }
+
+  /**
+   * The tag of the next call: it holds the call's sequence number and operation, so concurrent
+   * calls never match each other's messages and mismatched calls (rank A in bcast, rank B in
+   * reduce) wait visibly in the hang report instead of delivering one operation's data to the other.
+   */
+  #nextTag(operation: CollectiveOperation): number {
+    return (((this.#collectiveSeq++ & 0x1ffffff) << 5) | operationCode.get(operation)!) & TAG_UB;
+  }
+
+  /**
+   * The next call for a blocking collective that tries its one-step schedule first (TSMPI_CHECK
+   * off), on a call object reused from call to call: a one-step schedule keeps no call, and a
+   * schedule of more steps takes a call of its own (`own()`) for them. An object per call was a
+   * share of a small bcast's time in allocation and collection. Undefined with checks on.
+   */
+  #oneStepCall(operation: CollectiveOperation): CollectiveCall | undefined {
+    if (this.#settings.check) return undefined;
+    this.#live(operation);
+    const tag = this.#nextTag(operation);
+    let call = this.#reusedCall;
+    if (call === undefined) {
+      call = new CollectiveCall(this.#endpoint, this.#context + 1, this.#group, this.rank, tag, operation, this.#settings, this.#label);
+      this.#reusedCall = call;
+    } else {
+      call.tag = tag;
+      call.operation = operation;
+    }
+    return call;
   }
 
   #error(code: (typeof ErrorCode)[keyof typeof ErrorCode], message: string, operation: string, hint: string): TsmpiError {

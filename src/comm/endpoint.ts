@@ -175,6 +175,16 @@ export class Endpoint implements RequestDriver, ProgressHost {
     return this.sends.isend(context, dest, source, tag, encoded.kind, encoded.bytes, operation, peerRank, synchronous);
   }
 
+  /**
+   * Sends a typed array to world rank `dest` at once when its link takes it now: true when sent
+   * (complete; see SendPath.sendNow), false when the caller must start it with {@link isend}.
+   */
+  sendNow(context: number, dest: number, source: number, tag: number, value: ArrayBufferView): boolean {
+    if (this.ended.size > 0 && this.ended.has(dest)) return false;
+    const raw = rawKindOf(value);
+    return raw >= 0 && this.sends.sendNow(context, dest, source, tag, raw, this.byteViews.of(value));
+  }
+
   /** {@link isend} of a value encoded already (collectives encode once and send many times). */
   isendEncoded(context: number, dest: number, source: number, tag: number, encoded: Encoded, operation: string, peerRank: number): Request<void> {
     if (this.ended.size > 0 && this.ended.has(dest)) return this.endedRequest(context, dest, peerRank, tag, operation) as Request<void>;

@@ -135,6 +135,33 @@ export class SendPath {
   }
 
   /**
+   * Writes a small message to world rank `dest` at once, without a request, when its link takes
+   * it now (eager, nothing queued before it, no timeline): true when sent, its send complete;
+   * false when nothing was done (make a request with {@link isend}). A blocking collective's send
+   * that leaves at once needs no request: each was a tenth of a small bcast root's time in
+   * allocation and collection.
+   */
+  sendNow(context: number, dest: number, source: number, tag: number, kind: number, bytes: Uint8Array): boolean {
+    const peer = this.peers[dest];
+    if (peer === undefined || peer.failed !== undefined || peer.backlogged || this.tracer !== undefined) return false;
+    const length = bytes.length;
+    const limits = peer.link.limits;
+    if (length > Math.min(limits.eagerLimit ?? this.host.settings.eagerLimit, limits.maxFramePayload) || length >= (limits.borrowEagerFrom ?? Infinity)) return false;
+    const header = this.header;
+    header[H_TYPE] = typeWord(FrameType.Eager, kind);
+    header[H_CONTEXT] = context;
+    header[H_SOURCE] = source;
+    header[H_TAG] = tag;
+    header[H_SEQ] = peer.sent + 1;
+    header[H_LENGTH] = length;
+    header[H_TOTAL] = length;
+    header[H_AUX] = 0;
+    if (!peer.link.trySend(header, bytes, 0, length)) return false;
+    peer.sent++;
+    return true;
+  }
+
+  /**
    * Starts a send of `bytes` (payload kind `kind`) to world rank `dest`; see Endpoint.isend. A
    * synchronous send always announces itself and waits for the clear-to-send, which the receiver
    * sends once a receive matched: its completion then means the receive has matched.

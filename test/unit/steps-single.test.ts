@@ -71,3 +71,22 @@ test('a pair of requests: resolves once both complete; the first failure in orde
   later(() => failedReceive.fail(failure()));
   await assert.rejects(runStepFor([failedReceive, failedSend], 'never'), (error: TsmpiError) => error.code === ErrorCode.Truncate);
 });
+
+test('calls completed at once into one buffer share a settled promise; another buffer gets its own', async () => {
+  const { driver: d } = driver();
+  const done = (): Request<unknown> => {
+    const r = request(d);
+    r.complete(undefined);
+    return r;
+  };
+  const a = new Uint8Array(8);
+  const b = new Uint8Array(8);
+  const first = runStepFor(done(), a);
+  assert.equal(runStepFor(done(), a), first, 'a loop into one buffer makes no promise per call');
+  const other = runStepFor(done(), b);
+  assert.notEqual(other, first);
+  assert.equal(await first, a);
+  assert.equal(await other, b);
+  assert.equal(await runStepFor(done(), a), a, 'and back to the first buffer');
+  assert.equal(await runStepFor([], undefined), undefined, 'nothing left to wait for (sends that left at once)');
+});

@@ -11,7 +11,7 @@
  */
 import type { TypedArray } from '../codec.js';
 import type { CollectiveCall } from './call.js';
-import type { Steps } from './steps.js';
+import { stepOf, type Awaitable, type Steps } from './steps.js';
 import { blockBytes, checkCounts, checkOwnCount, displacements, resultArray, type Concatenated } from './gather.js';
 import type { Request } from '../request.js';
 import { selectAllgather, selectVectorExchange } from './select.js';
@@ -103,7 +103,7 @@ export function* allgatherv<A extends TypedArray>(call: CollectiveCall, data: A,
  * run {@link allgatherv} then, as for counts its checks refuse (the steps throw the same error,
  * which rejects the call's promise). (Both exchange variants send the one message each way.)
  */
-export function allgathervStep<A extends TypedArray>(call: CollectiveCall, data: A, knownCounts: readonly number[] | undefined, into?: A): { step: Request<unknown>[]; result: Concatenated<A> } | undefined {
+export function allgathervStep<A extends TypedArray>(call: CollectiveCall, data: A, knownCounts: readonly number[] | undefined, into?: A): { step: Awaitable; result: Concatenated<A> } | undefined {
   if (call.size !== 2 || knownCounts === undefined || call.traced) return undefined;
   let counts: number[];
   let plan: ReturnType<typeof planGather<A>>;
@@ -114,10 +114,9 @@ export function allgathervStep<A extends TypedArray>(call: CollectiveCall, data:
     return undefined;
   }
   const peer = 1 - call.rank;
-  const step: Request<unknown>[] = [];
-  if (counts[peer]! > 0) step.push(call.recvInto(blockBytes(call, plan.outBytes, plan.displs, counts, plan.width, peer), peer));
-  if (data.length > 0) step.push(call.send(data, peer));
-  return { step, result: plan.result };
+  const receive = counts[peer]! > 0 ? call.recvInto(blockBytes(call, plan.outBytes, plan.displs, counts, plan.width, peer), peer) : undefined;
+  const send = data.length > 0 && !call.sendNow(data, peer) ? call.send(data, peer) : undefined;
+  return { step: stepOf(receive, send), result: plan.result };
 }
 
 /** The caller's counts, checked (one per rank, this rank's its data's length), as a copy. */

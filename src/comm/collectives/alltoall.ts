@@ -15,7 +15,7 @@ import type { TypedArray } from '../codec.js';
 import { ErrorCode, TsmpiError } from '../../errors.js';
 import { copyBytes } from '../../transport/copy-bytes.js';
 import type { CollectiveCall } from './call.js';
-import type { Steps } from './steps.js';
+import { stepOf, type Awaitable, type Steps } from './steps.js';
 import { blockBytes, checkCounts, displacements, resultArray, type Concatenated } from './gather.js';
 import type { Request } from '../request.js';
 import { selectAlltoall, selectVectorExchange } from './select.js';
@@ -111,7 +111,7 @@ export function* alltoallv<A extends TypedArray>(call: CollectiveCall, data: A, 
  * traced: run {@link alltoallv} then, as for counts its checks refuse (the steps throw the same
  * error, which rejects the call's promise). (Both exchange variants send the one message each way.)
  */
-export function alltoallvStep<A extends TypedArray>(call: CollectiveCall, data: A, sendCounts: readonly number[], recvCounts: readonly number[] | undefined, into?: A): { step: Request<unknown>[]; result: Concatenated<A> } | undefined {
+export function alltoallvStep<A extends TypedArray>(call: CollectiveCall, data: A, sendCounts: readonly number[], recvCounts: readonly number[] | undefined, into?: A): { step: Awaitable; result: Concatenated<A> } | undefined {
   if (call.size !== 2 || recvCounts === undefined || call.traced) return undefined;
   let sendDispls: number[];
   let plan: ReturnType<typeof planBlocks<A>>;
@@ -123,10 +123,13 @@ export function alltoallvStep<A extends TypedArray>(call: CollectiveCall, data: 
     return undefined;
   }
   const peer = 1 - call.rank;
-  const step: Request<unknown>[] = [];
-  if (recvCounts[peer]! > 0) step.push(call.recvInto(blockBytes(call, plan.outBytes, plan.recvDispls, recvCounts, plan.width, peer), peer));
-  if (sendCounts[peer]! > 0) step.push(call.send(blockBytes(call, plan.dataBytes, sendDispls, sendCounts, plan.width, peer), peer));
-  return { step, result: plan.result };
+  const receive = recvCounts[peer]! > 0 ? call.recvInto(blockBytes(call, plan.outBytes, plan.recvDispls, recvCounts, plan.width, peer), peer) : undefined;
+  let send: Request<unknown> | undefined;
+  if (sendCounts[peer]! > 0) {
+    const block = blockBytes(call, plan.dataBytes, sendDispls, sendCounts, plan.width, peer);
+    if (!call.sendNow(block, peer)) send = call.send(block, peer);
+  }
+  return { step: stepOf(receive, send), result: plan.result };
 }
 
 /** The send counts checked against the data; their displacements. */

@@ -25,7 +25,7 @@ export function barrierStep(call: CollectiveCall): Awaitable | undefined {
   if (algorithm !== 'dissemination' || size !== 2) return undefined;
   const peer = 1 - call.rank;
   const receive = call.recvInto(NOTHING, peer);
-  return [receive, call.send(NOTHING, peer)];
+  return call.sendNow(NOTHING, peer) ? receive : [receive, call.send(NOTHING, peer)];
 }
 
 export function* barrier(call: CollectiveCall): Steps<void> {

@@ -11,7 +11,7 @@
 import { decodeEncoded, encodeValue, type Encoded } from '../codec.js';
 import type { Request } from '../request.js';
 import { blockOffsets, type CollectiveCall } from './call.js';
-import type { Steps } from './steps.js';
+import { NOTHING_LEFT, type Awaitable, type Steps } from './steps.js';
 import { selectBcast, selectBcastInto } from './select.js';
 
 import { binomialChildren, binomialParent, ceilPowerOfTwo, hasBinomialChildren } from './tree.js';
@@ -63,13 +63,17 @@ export function bcastBytes(call: CollectiveCall, bytes: Uint8Array, root: number
  * its parent, or the root's send to its one child (2 ranks). Undefined when the part is more or
  * nothing, or the rank is traced: run {@link bcastBytes} then.
  */
-export function bcastBytesStep(call: CollectiveCall, bytes: Uint8Array, root: number): Request<unknown> | undefined {
+export function bcastBytesStep(call: CollectiveCall, bytes: Uint8Array, root: number): Awaitable | undefined {
   const size = call.size;
   if (size === 1 || call.traced) return undefined;
   const algorithm = selectBcastInto(call.settings, size, bytes.length);
   if (algorithm !== 'binomial' && algorithm !== 'binomial-blocking') return undefined;
   const vrank = (call.rank - root + size) % size;
-  if (vrank === 0) return size === 2 ? call.send(bytes, (root + 1) % size) : undefined;
+  if (vrank === 0) {
+    if (size !== 2) return undefined;
+    const child = (root + 1) % size;
+    return call.sendNow(bytes, child) ? NOTHING_LEFT : call.send(bytes, child);
+  }
   return hasBinomialChildren(vrank, size) ? undefined : call.recvInto(bytes, (vrank - (vrank & -vrank) + root) % size);
 }
 

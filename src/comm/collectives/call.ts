@@ -15,12 +15,12 @@ import { runSteps, type Steps } from './steps.js';
 export class CollectiveCall {
   readonly rank: number;
   readonly size: number;
-  readonly operation: string;
+  operation: string;
   readonly settings: Settings;
   private readonly endpoint: Endpoint;
   readonly context: number;
   private readonly group: Int32Array;
-  readonly tag: number;
+  tag: number;
   private readonly label: CommunicatorLabel;
 
   constructor(endpoint: Endpoint, context: number, group: Int32Array, rank: number, tag: number, operation: string, settings: Settings, label: CommunicatorLabel) {
@@ -33,6 +33,15 @@ export class CollectiveCall {
     this.tag = tag;
     this.operation = operation;
     this.settings = settings;
+  }
+
+  /**
+   * A call of its own with this one's fields: a blocking collective tries its one-step schedule
+   * on a call object its communicator reuses (tag and operation set anew each time), and one
+   * that needs its steps keeps a call for them.
+   */
+  own(): CollectiveCall {
+    return new CollectiveCall(this.endpoint, this.context, this.group, this.rank, this.tag, this.operation, this.settings, this.label);
   }
 
   /** What reports call the communicator (`world`, `rows` ...). */
@@ -52,6 +61,14 @@ export class CollectiveCall {
 
   send(value: unknown, dest: number): Request<void> {
     return this.endpoint.isend(this.context, this.group[dest]!, this.rank, this.tag, value, this.operation, dest);
+  }
+
+  /**
+   * Sends `value` (a typed array) to `dest` for a one-step schedule when its link takes it now:
+   * true when it left (nothing to wait for), false when it must be sent with {@link send}.
+   */
+  sendNow(value: ArrayBufferView, dest: number): boolean {
+    return this.endpoint.sendNow(this.context, this.group[dest]!, this.rank, this.tag, value);
   }
 
   sendEncoded(encoded: Encoded, dest: number): Request<void> {

@@ -20,6 +20,15 @@ export type Awaitable = Request<unknown> | readonly Request<unknown>[];
 /** A collective's steps, returning its result. */
 export type Steps<T> = Generator<Awaitable, T, unknown>;
 
+/** A one-step schedule with nothing left to wait for (its sends left at once). */
+export const NOTHING_LEFT: Awaitable = Object.freeze([]);
+
+/** What a one-step schedule waits for: its receive and its send, either of which may be none. */
+export function stepOf(receive: Request<unknown> | undefined, send: Request<unknown> | undefined): Awaitable {
+  if (receive !== undefined && send !== undefined) return [receive, send];
+  return receive ?? send ?? NOTHING_LEFT;
+}
+
 /** The steps, then `result` (a collective that fills a caller's buffer returns the buffer). */
 export function* withResult<T>(steps: Steps<unknown>, result: T): Steps<T> {
   yield* steps;
@@ -41,11 +50,25 @@ export function runStepFor<T>(step: Awaitable, result: T): Promise<T> {
     } catch (error) {
       return Promise.reject(error);
     }
-    return Promise.resolve(result);
+    return resolvedWith(result);
   }
   const settled = settleAllNow(step);
   if (settled === false) return awaitStepFor(step, result);
-  return settled === true ? Promise.resolve(result) : Promise.reject(settled.error);
+  return settled === true ? resolvedWith(result) : Promise.reject(settled.error);
+}
+
+// The promise of the last call that completed at once, for the next one with the same result: a
+// loop of small collectives into one buffer makes no promise per call. (A settled promise may be
+// awaited any number of times.)
+let lastResult: unknown;
+let lastResolved: Promise<unknown> = Promise.resolve(undefined);
+
+function resolvedWith<T>(result: T): Promise<T> {
+  if (result !== lastResult) {
+    lastResult = result;
+    lastResolved = Promise.resolve(result);
+  }
+  return lastResolved as Promise<T>;
 }
 
 /** The rest of {@link runStepFor} once the step's spin is over; an async function (not a `then`), so that a failure's stack reaches the program's await. */

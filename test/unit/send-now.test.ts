@@ -1,0 +1,87 @@
+// A blocking collective's send that its link takes at once goes without a request
+// (Endpoint.sendNow). It must never overtake: not a frame still queued before it, not the first
+// frame that opens the link; and a message it cannot write now is left to isend, whole. Two real
+// endpoints over one shared-memory arena in this thread (nothing here waits: receives are tested).
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { Communicator } from '../../src/comm/communicator.ts';
+import { Endpoint } from '../../src/comm/endpoint.ts';
+import type { Request } from '../../src/comm/request.ts';
+import { readSettings } from '../../src/config/tunables.ts';
+import { ProgressEngine } from '../../src/transport/progress.ts';
+import { allocateShmArena } from '../../src/transport/shm-arena.ts';
+import { ShmTransport } from '../../src/transport/shm-transport.ts';
+
+const RING_BYTES = 16 * 1024;
+
+function pair() {
+  const arena = allocateShmArena(2, RING_BYTES);
+  const settings = readSettings({ TSMPI_SPIN_US: '0' }, { localRanks: 2 });
+  return [0, 1].map((rank) => {
+    const transport = new ShmTransport(arena, rank, [0, 1], 2);
+    const endpoint = new Endpoint(transport, settings, (host) => new ProgressEngine(host, transport.control, transport.slot, 0, { sleepLimitMs: settings.sleepLimitMs }));
+    const comm = new Communicator({ endpoint, context: 0, group: Int32Array.from([0, 1]), rank, settings, selfContext: 2, predefined: true });
+    return { endpoint, comm };
+  });
+}
+
+/** Polls both ranks (through test) until every receive is done; bounded, never waits. */
+function drain(receives: Request<unknown>[], sender: { comm: Communicator }): void {
+  // The sender's iprobe polls it: its queued frames go out as the ring makes room.
+  for (let round = 0; round < 10_000 && !receives.every((r) => r.done); round++) {
+    for (const r of receives) r.test();
+    sender.comm.iprobe(1, 999);
+  }
+}
+
+const message = (value: number, bytes = 8): Uint8Array => new Uint8Array(bytes).fill(value);
+
+test('sendNow: not before the link is opened, then in order with isend, exact payloads', () => {
+  const [a, b] = pair();
+  assert.equal(a!.endpoint.sendNow(0, 1, 0, 5, message(1)), false, 'no link yet: the first send opens it through isend');
+  const sent: boolean[] = [];
+  const first = a!.comm.isend(message(1), 1, 5);
+  assert.ok(first.done, 'a small isend completes at once');
+  for (let v = 2; v <= 6; v++) sent.push(a!.endpoint.sendNow(0, 1, 0, 5, message(v)));
+  assert.deepEqual(sent, [true, true, true, true, true]);
+  const last = a!.comm.isend(message(7), 1, 5);
+  const into = Array.from({ length: 7 }, () => new Uint8Array(8));
+  const receives = into.map((buffer) => b!.comm.irecvInto(buffer, 0, 5));
+  drain(receives, a!);
+  assert.ok(last.done);
+  assert.deepEqual(into.map((buffer) => buffer[0]), [1, 2, 3, 4, 5, 6, 7], 'arrival order is send order');
+  assert.ok(into.every((buffer) => buffer.every((x) => x === buffer[0])), 'payloads whole');
+});
+
+test('sendNow: a full ring or a queue before it leaves the message to isend; nothing lost or reordered', () => {
+  const [a, b] = pair();
+  a!.comm.isend(message(0, 100), 1, 6);
+  let value = 1;
+  // Fill the ring with messages sent now, until the ring refuses one.
+  while (a!.endpoint.sendNow(0, 1, 0, 6, message(value % 256, 100))) value++;
+  const refused = value;
+  assert.ok(refused > 20 && refused < RING_BYTES / 100, `the ring took ${refused - 1} messages`);
+  // The refused one goes through isend: queued (backlogged) behind the full ring.
+  const queued = a!.comm.isend(message(refused % 256, 100), 1, 6);
+  assert.equal(queued.done, false, 'queued behind the full ring');
+  // While a frame is queued, sendNow must not jump ahead, even once the ring has room.
+  const into = Array.from({ length: refused + 3 }, () => new Uint8Array(100));
+  const receives = into.map((buffer) => b!.comm.irecvInto(buffer, 0, 6));
+  for (let i = 0; i < 5; i++) receives[i]!.test();
+  assert.equal(a!.endpoint.sendNow(0, 1, 0, 6, message((refused + 1) % 256, 100)), false, 'a frame is queued before it');
+  a!.comm.isend(message((refused + 1) % 256, 100), 1, 6);
+  drain(receives.slice(0, refused + 2), a!);
+  assert.ok(queued.done);
+  // The queue has drained: sendNow sends again, behind everything.
+  assert.equal(a!.endpoint.sendNow(0, 1, 0, 6, message((refused + 2) % 256, 100)), true);
+  drain(receives, a!);
+  assert.deepEqual(into.map((buffer) => buffer[0]), into.map((_, i) => i % 256), 'every message, in order');
+});
+
+test('sendNow: above the eager limit, or not a typed array, it sends nothing', () => {
+  const [a] = pair();
+  a!.comm.isend(message(0), 1, 7);
+  const big = new Uint8Array(readSettings({}, { localRanks: 2 }).eagerLimit + 1);
+  assert.equal(a!.endpoint.sendNow(0, 1, 0, 7, big), false, 'above the eager limit');
+  assert.equal(a!.endpoint.sendNow(0, 1, 0, 7, new DataView(new ArrayBuffer(8))), true, 'a DataView is raw bytes too');
+});
