@@ -41,6 +41,8 @@ export { ANY_SOURCE, ANY_TAG, PROC_NULL };
 /** What a receive from or a probe of PROC_NULL reports. */
 /** What an operation on PROC_NULL reports (a fresh one each time: a program may set its fields). */
 const nullStatus = (): Status => new Status(PROC_NULL, ANY_TAG, 0);
+/** What a blocking send that left at once returns (a settled promise may be awaited any number of times). */
+const SENT: Promise<void> = Promise.resolve();
 
 /** The largest tag a user may use (MPI_TAG_UB). */
 export const TAG_UB = 0x3fffffff;
@@ -195,7 +197,17 @@ export class Communicator {
    * ```
    */
   send(value: unknown, dest: number, tag = 0): Promise<void> {
+    // A typed array its link takes now leaves without a request (Endpoint.sendNow).
+    if (ArrayBuffer.isView(value) && this.#sentNow(value, dest, tag)) return SENT;
     return this.isend(value, dest, tag).wait();
+  }
+
+  /** True when a blocking send of `value` left at once, its arguments checked as {@link #isend} does. */
+  #sentNow(value: ArrayBufferView, dest: number, tag: number): boolean {
+    this.#live('send');
+    this.#checkRank(dest, false, 'send');
+    this.#checkTag(tag, false, 'send');
+    return dest !== PROC_NULL && this.#endpoint.sendNow(this.#context, this.#group[dest]!, this.rank, tag, value);
   }
 
   /** Starts a send; see {@link send}. */

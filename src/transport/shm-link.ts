@@ -87,7 +87,10 @@ export class ShmLink implements Link {
         break;
       }
       if (this.in.take(at) && this.in.publishTail()) this.control.wake(this.peerSlot);
-      if (verdict === FrameVerdict.Stop) break;
+      // The receive that stopped the poll took its frame: the tail waits for a later poll (or a
+      // sixteenth of the ring), so a loop of receives behind a sender that ran ahead does not
+      // store it once per message on a line the sender reads.
+      if (verdict === FrameVerdict.Stop) return delivered;
     }
     if (this.in.publishTail()) this.control.wake(this.peerSlot);
     return delivered;

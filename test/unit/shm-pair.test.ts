@@ -1,7 +1,10 @@
-// A blocking collective's send that its link takes at once goes without a request
-// (Endpoint.sendNow). It must never overtake: not a frame still queued before it, not the first
-// frame that opens the link; and a message it cannot write now is left to isend, whole. Two real
-// endpoints over one shared-memory arena in this thread (nothing here waits: receives are tested).
+// Two real endpoints over one shared-memory arena in this thread (nothing here waits: receives
+// are tested, and the sender's iprobe polls it).
+// - A blocking collective's send that its link takes at once goes without a request
+//   (Endpoint.sendNow). It must never overtake: not a frame still queued before it, not the first
+//   frame that opens the link; and a message it cannot write now is left to isend, whole.
+// - A receive that takes its frame in its own poll leaves the ring's tail for a later poll to
+//   publish: a sender with more queued than the ring holds still gets every message through.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Communicator } from '../../src/comm/communicator.ts';
@@ -84,4 +87,25 @@ test('sendNow: above the eager limit, or not a typed array, it sends nothing', (
   const big = new Uint8Array(readSettings({}, { localRanks: 2 }).eagerLimit + 1);
   assert.equal(a!.endpoint.sendNow(0, 1, 0, 7, big), false, 'above the eager limit');
   assert.equal(a!.endpoint.sendNow(0, 1, 0, 7, new DataView(new ArrayBuffer(8))), true, 'a DataView is raw bytes too');
+});
+
+test('receives taking one frame each from a full ring: the sender\'s queue drains through, in order', () => {
+  const [a, b] = pair();
+  const count = 600;
+  const sends = Array.from({ length: count }, (_, i) => a!.comm.isend(message(i % 256, 100), 1, 8));
+  assert.ok(!sends.at(-1)!.done, 'more than the ring holds is queued');
+  const got: number[] = [];
+  for (let i = 0; i < count; i++) {
+    const into = new Uint8Array(100);
+    const receive = b!.comm.irecvInto(into, 0, 8);
+    for (let round = 0; round < 100 && !receive.done; round++) {
+      a!.comm.iprobe(1, 999);
+      receive.test();
+    }
+    assert.ok(receive.done, `receive ${i} completed`);
+    got.push(into[0]!);
+  }
+  assert.deepEqual(got, got.map((_, i) => i % 256));
+  a!.comm.iprobe(1, 999);
+  assert.ok(sends.every((s) => s.done), 'every send left');
 });
