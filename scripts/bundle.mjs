@@ -14,6 +14,7 @@ import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import { build } from 'esbuild';
 import { MODULE_URL_IDENTIFIER, writeScriptCache } from '../dist/bootstrap/cached-script.js';
+import { warmUpRuntime } from '../dist/bootstrap/runtime-cache.js';
 
 const HASHED = /-[A-Z0-9]{8}\.js(\.map)?$/;
 
@@ -47,13 +48,9 @@ async function removeStale(dir) {
 
 await bundleScript('dist/index.js', 'dist/runtime.cjs', ['msgpackr-extract']);
 // Warmed by a world of one rank: init, a few calls, finalize, as a program's first steps.
-const names = await writeScriptCache(resolve('dist/runtime.cjs'), async ({ init, finalize, Op }) => {
-  const comm = await init();
-  await comm.barrier();
-  await comm.allreduce(1, Op.sum);
-  await comm.bcast(new Float64Array(4), 0);
-  await finalize();
-});
+// Caches for other V8 flags (runtime-cache.ts) were made from the runtime this build replaces.
+for (const name of await readdir('dist')) if (/^runtime\.cjs\.[0-9a-f]{16}\.cache$/.test(name)) await rm(`dist/${name}`);
+const names = await writeScriptCache(resolve('dist/runtime.cjs'), warmUpRuntime);
 await build({
   stdin: {
     contents: [

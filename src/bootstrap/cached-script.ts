@@ -61,8 +61,7 @@ export interface LoadedScript {
  * these scripts in ASCII (writeScriptCache checks), where Latin-1 reads the same text and skips
  * UTF-8 decoding (~1 ms per fresh thread for the runtime's 0.6 MB).
  */
-export function runCachedScript(node: ScriptLoaderModules, scriptPath: string, copy?: string, useCache = true): LoadedScript {
-  const cachePath = `${scriptPath}.cache`;
+export function runCachedScript(node: ScriptLoaderModules, scriptPath: string, copy?: string, useCache = true, cachePath = `${scriptPath}.cache`): LoadedScript {
   const cachedData = useCache && node.fs.existsSync(cachePath) ? node.fs.readFileSync(cachePath) : undefined;
   const source = node.fs.readFileSync(scriptPath, 'latin1');
   const script = new node.vm.Script(`(function (exports, require, module, __filename, __dirname, __tsmpi_module_url) {${source}\n})`, {
@@ -83,17 +82,18 @@ const NODE_MODULES: ScriptLoaderModules = { fs: { existsSync, readFileSync }, vm
  * A named `copy` is a separate instance that shares no compiled code with the others (the
  * simulator's per-rank runtimes).
  */
-export function loadCachedScript(scriptPath: string, copy?: string): { exports: Record<string, unknown>; cache: ScriptCache } {
-  const { exports, cache } = runCachedScript(NODE_MODULES, scriptPath, copy);
+export function loadCachedScript(scriptPath: string, copy?: string, cachePath?: string): { exports: Record<string, unknown>; cache: ScriptCache } {
+  const { exports, cache } = runCachedScript(NODE_MODULES, scriptPath, copy, true, cachePath);
   return { exports, cache };
 }
 
 /**
  * Build step: runs the script, then `warmUp` on its exports (what its users do first, so that the
- * functions they compile are in the cache too), and writes V8's code cache for it beside it.
+ * functions they compile are in the cache too), and writes V8's code cache for it beside it (or
+ * to `cachePath`).
  * Returns the export names (dist/tsmpi.js re-exports the runtime's).
  */
-export async function writeScriptCache(scriptPath: string, warmUp: (exports: Record<string, unknown>) => Promise<void> = async () => {}): Promise<string[]> {
+export async function writeScriptCache(scriptPath: string, warmUp: (exports: Record<string, unknown>) => Promise<void> = async () => {}, cachePath = cachePathOf(scriptPath)): Promise<string[]> {
   const text = readFileSync(scriptPath, 'utf8');
   const wide = /[^\x00-\x7f]/.exec(text);
   if (wide !== null) {
@@ -102,6 +102,6 @@ export async function writeScriptCache(scriptPath: string, warmUp: (exports: Rec
   }
   const { exports, script } = runCachedScript(NODE_MODULES, scriptPath, undefined, false);
   await warmUp(exports);
-  writeFileSync(cachePathOf(scriptPath), script.createCachedData());
+  writeFileSync(cachePath, script.createCachedData());
   return Object.keys(exports);
 }

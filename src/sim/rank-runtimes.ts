@@ -15,19 +15,25 @@
  */
 import { loadCachedScript } from '../bootstrap/cached-script.js';
 import { RANK_RUNTIME_KEY } from '../bootstrap/rank-runtime-key.js';
+import { runtimeCacheFor } from '../bootstrap/runtime-cache.js';
 
 type Provider = () => Record<string, unknown>;
 
 export class RankRuntimes {
   private readonly copies = new Map<number, Record<string, unknown>>();
 
-  constructor(private readonly scriptPath: string) {}
+  /** The code cache the copies load from: the one this process's V8 flags take (runtime-cache.ts). */
+  private readonly cachePath: string | undefined;
+
+  constructor(private readonly scriptPath: string) {
+    this.cachePath = runtimeCacheFor(scriptPath);
+  }
 
   /** The runtime's exports for `rank` (loaded the first time it is asked for). */
   exportsOf(rank: number): Record<string, unknown> {
     let copy = this.copies.get(rank);
     if (copy === undefined) {
-      copy = loadCachedScript(this.scriptPath, `rank-${rank}`).exports;
+      copy = loadCachedScript(this.scriptPath, `rank-${rank}`, this.cachePath).exports;
       this.copies.set(rank, copy);
     }
     return copy;
