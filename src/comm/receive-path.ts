@@ -11,7 +11,7 @@ import { copyBytes, copyInto, copyOut } from '../transport/copy-bytes.js';
 import { FrameVerdict, type InboundFrame, type Link } from '../transport/link.js';
 import type { Progress } from '../transport/progress.js';
 import { PayloadKind, decodeValue, isRawKind, kindName, viewAs, type Encoded } from './codec.js';
-import { CANCEL_REPLY_WORD, CTS_DISCARD, FRAME_HEADER_WORDS, CTS_WORD, H_AUX, H_CONTEXT, H_LENGTH, H_SEQ, H_SOURCE, H_TAG, H_TOTAL, H_TYPE, frameKind } from './frame-header.js';
+import { CANCEL_REPLY_WORD, CTS_DISCARD, FRAME_HEADER_WORDS, CTS_WORD, FrameType, H_AUX, H_CONTEXT, H_LENGTH, H_SEQ, H_SOURCE, H_TAG, H_TOTAL, H_TYPE, frameKind, frameType } from './frame-header.js';
 import { MatchQueues, ReceiveRequest, type IncomingMessage, type RendezvousReceive, type UnexpectedMessage } from './matching.js';
 import type { Request, RequestDriver } from './request.js';
 import type { ScratchPool } from './scratch-pool.js';
@@ -70,6 +70,8 @@ export class ReceivePath {
    * receive posted there keeps nothing, since the poll's caller may be about to sleep.
    */
   insidePoll = 0;
+  /** Receives {@link receiveNow} was asked for (every eighth goes the posted way). */
+  private receivedNow = 0;
 
   constructor(host: ReceivePathHost) {
     this.host = host;
@@ -105,6 +107,33 @@ export class ReceivePath {
       this.posting = null;
     }
     return posted;
+  }
+
+  /**
+   * A collective's receive of a small message from `source` into `into`, taken straight from
+   * `link` when it is the next frame there and nothing else could take it (no receive posted
+   * for that source, no earlier message of it waiting, no timeline): true when done, the bytes
+   * in `into`; false when it must be posted ({@link irecv}). A bcast leaf's receive made a
+   * request, a status and a poll of every link for a message that was there already. One call
+   * in eight goes the posted way, so that the rank's other links are still polled in a loop of
+   * such receives.
+   */
+  receiveNow(link: Link, context: number, source: number, tag: number, into: Uint8Array): boolean {
+    if (this.tracer !== undefined || link.peekFrame === undefined || (++this.receivedNow & 7) === 0) return false;
+    const queues = this.contexts[context];
+    if (queues !== undefined && (queues.posted.pendingFrom(source) || queues.findUnexpected(source, tag) >= 0)) return false;
+    const frame = link.peekFrame();
+    if (frame === undefined) return false;
+    const w = frame.words;
+    const h = frame.headerIndex;
+    const word0 = w[h + H_TYPE]!;
+    const length = frame.payloadLength;
+    if (frameType(word0) !== FrameType.Eager || w[h + H_CONTEXT] !== context || w[h + H_SOURCE] !== source || w[h + H_TAG] !== tag || w[h + H_TOTAL] !== length) return false;
+    if (!isRawKind(frameKind(word0)) || length > into.length) return false;
+    copyInto(into, 0, frame.bytes, frame.payloadOffset, length);
+    link.takePeeked!();
+    this.host.engine.countCompletion();
+    return true;
   }
 
   /**

@@ -122,6 +122,11 @@ export class SendPath {
     return n;
   }
 
+  /** The link to world rank `rank` if one is made. */
+  linkTo(rank: number): Link | undefined {
+    return this.peers[rank]?.link;
+  }
+
   /** The state of world rank `rank`, its link made on first use. */
   peer(rank: number): PeerState {
     let peer = this.peers[rank];

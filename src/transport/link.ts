@@ -150,6 +150,13 @@ export interface Link {
   poll(): number;
   /** Frees the frame the handler kept (`limits.keepsFrames`): the frames behind it come again. */
   releaseKept?(): void;
+  /**
+   * The next frame from the peer, not delivered (links that leave frames in place): undefined
+   * when none is there or one is kept. It stays until {@link takePeeked} or the next poll.
+   */
+  peekFrame?(): InboundFrame | undefined;
+  /** Frees the frame {@link peekFrame} gave, its receiver done with it. */
+  takePeeked?(): void;
   /** Bytes sent and not yet taken by the peer (queue depth for policies). */
   bytesInFlight(): number;
   close(reason?: string): void;

@@ -28,6 +28,8 @@ export class ShmLink implements Link {
   private closed = false;
   /** Where the frame its handler kept lies (-1: none); nothing behind it is delivered meanwhile. */
   private keptAt = -1;
+  /** Where the frame {@link peekFrame} gave lies. */
+  private peekedAt = -1;
 
   constructor(arena: ShmArenaDescriptor, control: ControlArea, mySlot: number, peerSlot: number, peer: number, events: LinkEvents) {
     const out = ringRegion(arena, mySlot, peerSlot);
@@ -94,6 +96,23 @@ export class ShmLink implements Link {
     }
     if (this.in.publishTail()) this.control.wake(this.peerSlot);
     return delivered;
+  }
+
+  peekFrame(): InboundFrame | undefined {
+    if (this.keptAt >= 0) return undefined;
+    const at = this.in.peek();
+    if (at < 0) return undefined;
+    const frame = this.frame;
+    frame.headerIndex = at >> 2;
+    frame.payloadOffset = at + FRAME_HEADER_BYTES;
+    frame.payloadLength = this.in.bodyLengthAt(at) - FRAME_HEADER_BYTES;
+    this.peekedAt = at;
+    return frame;
+  }
+
+  takePeeked(): void {
+    // Its tail is published by a later poll, or now once a sixteenth of the ring is taken (see poll).
+    if (this.in.take(this.peekedAt) && this.in.publishTail()) this.control.wake(this.peerSlot);
   }
 
   releaseKept(): void {

@@ -5,6 +5,8 @@
 //   frame that opens the link; and a message it cannot write now is left to isend, whole.
 // - A receive that takes its frame in its own poll leaves the ring's tail for a later poll to
 //   publish: a sender with more queued than the ring holds still gets every message through.
+// - A collective's receive whose message is the next frame of its link, and that no posted
+//   receive or earlier message could take, is taken at once (Endpoint.receiveNow).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Communicator } from '../../src/comm/communicator.ts';
@@ -108,4 +110,63 @@ test('receives taking one frame each from a full ring: the sender\'s queue drain
   assert.deepEqual(got, got.map((_, i) => i % 256));
   a!.comm.iprobe(1, 999);
   assert.ok(sends.every((s) => s.done), 'every send left');
+});
+
+test('receiveNow takes a message that is the next frame and that nothing else could take; otherwise it leaves it', async () => {
+  const [a, b] = pair();
+  const got = new Uint8Array(8);
+  // No link yet on the receiving side: nothing to take.
+  assert.equal(b!.endpoint.receiveNow(0, 0, 0, 5, got), false);
+  a!.comm.isend(message(1), 1, 5);
+  b!.comm.iprobe(0, 999); // the receiver finds its writer (the link is made)
+  assert.equal(b!.endpoint.receiveNow(0, 0, 0, 5, got), false, 'it was polled into the unexpected queue by that probe');
+  const first = b!.comm.irecvInto(got, 0, 5);
+  assert.ok(first.done && got[0] === 1);
+
+  // Next frame has another tag: not taken, and order holds for both.
+  a!.comm.isend(message(2), 1, 5);
+  a!.comm.isend(message(3), 1, 6);
+  assert.equal(b!.endpoint.receiveNow(0, 0, 0, 6, got), false, 'the next frame is tag 5');
+  assert.equal(b!.endpoint.receiveNow(0, 0, 0, 5, got), true);
+  assert.equal(got[0], 2);
+  assert.equal(b!.endpoint.receiveNow(0, 0, 0, 6, got), true);
+  assert.equal(got[0], 3);
+
+  // A receive posted for that source comes first, whatever its tag.
+  const pending = b!.comm.irecvInto(new Uint8Array(8), 0, 7);
+  a!.comm.isend(message(4), 1, 5);
+  assert.equal(b!.endpoint.receiveNow(0, 0, 0, 5, got), false, 'a receive is posted for that source');
+  a!.comm.isend(message(5), 1, 7);
+  const later = b!.comm.irecvInto(got, 0, 5);
+  drain([pending, later], a!);
+  assert.equal(got[0], 4);
+
+  // Too long for the buffer, or an encoded value: left for the posted receive and its error.
+  a!.comm.isend(message(6, 16), 1, 5);
+  assert.equal(b!.endpoint.receiveNow(0, 0, 0, 5, got), false, 'does not fit');
+  await assert.rejects(b!.comm.irecvInto(got, 0, 5).wait(), /does not fit/);
+  a!.comm.isend({ not: 'bytes' }, 1, 5);
+  assert.equal(b!.endpoint.receiveNow(0, 0, 0, 5, got), false, 'an encoded value');
+});
+
+test('receiveNow: one call in eight goes the posted way, and every message still arrives in order', () => {
+  const [a, b] = pair();
+  a!.comm.isend(message(0), 1, 5);
+  b!.comm.irecvInto(new Uint8Array(8), 0, 5).test();
+  for (let i = 1; i <= 32; i++) a!.comm.isend(message(i), 1, 5);
+  const got: number[] = [];
+  let posted = 0;
+  const into = new Uint8Array(8);
+  for (let i = 1; i <= 32; i++) {
+    if (b!.endpoint.receiveNow(0, 0, 0, 5, into)) got.push(into[0]!);
+    else {
+      posted++;
+      const r = b!.comm.irecvInto(into, 0, 5);
+      r.test();
+      assert.ok(r.done);
+      got.push(into[0]!);
+    }
+  }
+  assert.deepEqual(got, Array.from({ length: 32 }, (_, i) => i + 1));
+  assert.equal(posted, 4, 'the 8th, 16th, 24th and 32nd');
 });

@@ -123,7 +123,11 @@ export function alltoallvStep<A extends TypedArray>(call: CollectiveCall, data: 
     return undefined;
   }
   const peer = 1 - call.rank;
-  const receive = recvCounts[peer]! > 0 ? call.recvInto(blockBytes(call, plan.outBytes, plan.recvDispls, recvCounts, plan.width, peer), peer) : undefined;
+  let receive: Request<unknown> | undefined;
+  if (recvCounts[peer]! > 0) {
+    const block = blockBytes(call, plan.outBytes, plan.recvDispls, recvCounts, plan.width, peer);
+    if (!call.recvIntoNow(block, peer)) receive = call.recvInto(block, peer);
+  }
   let send: Request<unknown> | undefined;
   if (sendCounts[peer]! > 0) {
     const block = blockBytes(call, plan.dataBytes, sendDispls, sendCounts, plan.width, peer);

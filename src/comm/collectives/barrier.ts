@@ -5,7 +5,7 @@
  * linear): everyone reports to rank 0, which, with all their reports in, releases everyone at once.
  */
 import type { CollectiveCall } from './call.js';
-import type { Awaitable, Steps } from './steps.js';
+import { stepOf, type Awaitable, type Steps } from './steps.js';
 import { selectBarrier } from './select.js';
 
 // A barrier's messages carry nothing: empty raw bytes, received into an empty buffer, are
@@ -24,8 +24,8 @@ export function barrierStep(call: CollectiveCall): Awaitable | undefined {
   if (algorithm === 'shared') return call.sharedBarrier();
   if (algorithm !== 'dissemination' || size !== 2) return undefined;
   const peer = 1 - call.rank;
-  const receive = call.recvInto(NOTHING, peer);
-  return call.sendNow(NOTHING, peer) ? receive : [receive, call.send(NOTHING, peer)];
+  const receive = call.recvIntoNow(NOTHING, peer) ? undefined : call.recvInto(NOTHING, peer);
+  return stepOf(receive, call.sendNow(NOTHING, peer) ? undefined : call.send(NOTHING, peer));
 }
 
 export function* barrier(call: CollectiveCall): Steps<void> {

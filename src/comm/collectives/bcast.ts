@@ -74,7 +74,9 @@ export function bcastBytesStep(call: CollectiveCall, bytes: Uint8Array, root: nu
     const child = (root + 1) % size;
     return call.sendNow(bytes, child) ? NOTHING_LEFT : call.send(bytes, child);
   }
-  return hasBinomialChildren(vrank, size) ? undefined : call.recvInto(bytes, (vrank - (vrank & -vrank) + root) % size);
+  if (hasBinomialChildren(vrank, size)) return undefined;
+  const parent = (vrank - (vrank & -vrank) + root) % size;
+  return call.recvIntoNow(bytes, parent) ? NOTHING_LEFT : call.recvInto(bytes, parent);
 }
 
 // The algorithms are generators of their own: a generator keeps every local of its function, so

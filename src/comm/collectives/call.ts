@@ -87,6 +87,15 @@ export class CollectiveCall {
     return this.endpoint.irecv(this.context, source, this.group[source]!, this.tag, bytes, this.operation) as Request<Status>;
   }
 
+  /**
+   * Receives into `bytes` from `source` for a one-step schedule when the message is there
+   * already (Endpoint.receiveNow): true when done (nothing to wait for), false when it must be
+   * received with {@link recvInto}.
+   */
+  recvIntoNow(bytes: Uint8Array, source: number): boolean {
+    return this.endpoint.receiveNow(this.context, source, this.group[source]!, this.tag, bytes);
+  }
+
   /** True when this call's communicator can use the shared-memory barrier (the world, every rank in this process). */
   get sharedBarrierAvailable(): boolean {
     return this.endpoint.sharedBarrierAvailable(this.context, this.group);
