@@ -207,13 +207,14 @@ export class Endpoint implements RequestDriver, ProgressHost {
   }
 
   /**
-   * A collective's receive from world rank `sourceWorld` (comm rank `source`) into `into`, done
-   * now when its message is the next frame of their link (ReceivePath.receiveNow): true when
-   * done; false when it must be posted with {@link irecv}.
+   * A receive from world rank `sourceWorld` (comm rank `source`) into `into`, done now when its
+   * message is the next frame of their link (ReceivePath.receiveNow): the message's length in
+   * bytes, or -1 when it must be posted with {@link irecv}.
    */
-  receiveNow(context: number, source: number, sourceWorld: number, tag: number, into: Uint8Array): boolean {
+  receiveNow(context: number, source: number, sourceWorld: number, tag: number, into: Uint8Array): number {
     const link = this.sends.linkTo(sourceWorld);
-    return link !== undefined && !(this.ended.size > 0 && this.ended.has(sourceWorld)) && this.receives.receiveNow(link, context, source, tag, into);
+    if (link === undefined || (this.ended.size > 0 && this.ended.has(sourceWorld))) return -1;
+    return this.receives.receiveNow(link, context, source, tag, into);
   }
 
   /** The status of the earliest unexpected message matching (source, tag), after one poll. */

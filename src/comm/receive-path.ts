@@ -110,30 +110,30 @@ export class ReceivePath {
   }
 
   /**
-   * A collective's receive of a small message from `source` into `into`, taken straight from
-   * `link` when it is the next frame there and nothing else could take it (no receive posted
-   * for that source, no earlier message of it waiting, no timeline): true when done, the bytes
-   * in `into`; false when it must be posted ({@link irecv}). A bcast leaf's receive made a
-   * request, a status and a poll of every link for a message that was there already. One call
-   * in eight goes the posted way, so that the rank's other links are still polled in a loop of
-   * such receives.
+   * A receive of a small message from `source` with `tag` (neither a wildcard) into `into`, taken
+   * straight from `link` when it is the next frame there and nothing else could take it (no
+   * receive posted for that source, no earlier message of it waiting, no timeline): its length in
+   * bytes, the bytes in `into`; -1 when it must be posted ({@link irecv}). A bcast leaf's receive
+   * made a request, a status and a poll of every link for a message that was there already. One
+   * call in eight goes the posted way, so that the rank's other links are still polled in a loop
+   * of such receives.
    */
-  receiveNow(link: Link, context: number, source: number, tag: number, into: Uint8Array): boolean {
-    if (this.tracer !== undefined || link.peekFrame === undefined || (++this.receivedNow & 7) === 0) return false;
+  receiveNow(link: Link, context: number, source: number, tag: number, into: Uint8Array): number {
+    if (this.tracer !== undefined || link.peekFrame === undefined || (++this.receivedNow & 7) === 0) return -1;
     const queues = this.contexts[context];
-    if (queues !== undefined && (queues.posted.pendingFrom(source) || queues.findUnexpected(source, tag) >= 0)) return false;
+    if (queues !== undefined && (queues.posted.pendingFrom(source) || queues.findUnexpected(source, tag) >= 0)) return -1;
     const frame = link.peekFrame();
-    if (frame === undefined) return false;
+    if (frame === undefined) return -1;
     const w = frame.words;
     const h = frame.headerIndex;
     const word0 = w[h + H_TYPE]!;
     const length = frame.payloadLength;
-    if (frameType(word0) !== FrameType.Eager || w[h + H_CONTEXT] !== context || w[h + H_SOURCE] !== source || w[h + H_TAG] !== tag || w[h + H_TOTAL] !== length) return false;
-    if (!isRawKind(frameKind(word0)) || length > into.length) return false;
+    if (frameType(word0) !== FrameType.Eager || w[h + H_CONTEXT] !== context || w[h + H_SOURCE] !== source || w[h + H_TAG] !== tag || w[h + H_TOTAL] !== length) return -1;
+    if (!isRawKind(frameKind(word0)) || length > into.length) return -1;
     copyInto(into, 0, frame.bytes, frame.payloadOffset, length);
     link.takePeeked!();
     this.host.engine.countCompletion();
-    return true;
+    return length;
   }
 
   /**

@@ -93,7 +93,7 @@ export class CollectiveCall {
    * received with {@link recvInto}.
    */
   recvIntoNow(bytes: Uint8Array, source: number): boolean {
-    return this.endpoint.receiveNow(this.context, source, this.group[source]!, this.tag, bytes);
+    return this.endpoint.receiveNow(this.context, source, this.group[source]!, this.tag, bytes) >= 0;
   }
 
   /** True when this call's communicator can use the shared-memory barrier (the world, every rank in this process). */
