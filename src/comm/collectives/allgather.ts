@@ -114,12 +114,8 @@ export function allgathervStep<A extends TypedArray>(call: CollectiveCall, data:
     return undefined;
   }
   const peer = 1 - call.rank;
-  let receive: Request<unknown> | undefined;
-  if (counts[peer]! > 0) {
-    const block = blockBytes(call, plan.outBytes, plan.displs, counts, plan.width, peer);
-    if (!call.recvIntoNow(block, peer)) receive = call.recvInto(block, peer);
-  }
-  const send = data.length > 0 && !call.sendNow(data, peer) ? call.send(data, peer) : undefined;
+  const receive = counts[peer]! > 0 ? call.recvIntoStep(blockBytes(call, plan.outBytes, plan.displs, counts, plan.width, peer), peer) : undefined;
+  const send = data.length > 0 ? call.sendStep(data, peer) : undefined;
   return { step: stepOf(receive, send), result: plan.result };
 }
 

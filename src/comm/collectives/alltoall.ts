@@ -123,16 +123,8 @@ export function alltoallvStep<A extends TypedArray>(call: CollectiveCall, data: 
     return undefined;
   }
   const peer = 1 - call.rank;
-  let receive: Request<unknown> | undefined;
-  if (recvCounts[peer]! > 0) {
-    const block = blockBytes(call, plan.outBytes, plan.recvDispls, recvCounts, plan.width, peer);
-    if (!call.recvIntoNow(block, peer)) receive = call.recvInto(block, peer);
-  }
-  let send: Request<unknown> | undefined;
-  if (sendCounts[peer]! > 0) {
-    const block = blockBytes(call, plan.dataBytes, sendDispls, sendCounts, plan.width, peer);
-    if (!call.sendNow(block, peer)) send = call.send(block, peer);
-  }
+  const receive = recvCounts[peer]! > 0 ? call.recvIntoStep(blockBytes(call, plan.outBytes, plan.recvDispls, recvCounts, plan.width, peer), peer) : undefined;
+  const send = sendCounts[peer]! > 0 ? call.sendStep(blockBytes(call, plan.dataBytes, sendDispls, sendCounts, plan.width, peer), peer) : undefined;
   return { step: stepOf(receive, send), result: plan.result };
 }
 

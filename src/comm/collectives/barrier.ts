@@ -24,8 +24,8 @@ export function barrierStep(call: CollectiveCall): Awaitable | undefined {
   if (algorithm === 'shared') return call.sharedBarrier();
   if (algorithm !== 'dissemination' || size !== 2) return undefined;
   const peer = 1 - call.rank;
-  const receive = call.recvIntoNow(NOTHING, peer) ? undefined : call.recvInto(NOTHING, peer);
-  return stepOf(receive, call.sendNow(NOTHING, peer) ? undefined : call.send(NOTHING, peer));
+  const receive = call.recvIntoStep(NOTHING, peer);
+  return stepOf(receive, call.sendStep(NOTHING, peer));
 }
 
 export function* barrier(call: CollectiveCall): Steps<void> {

@@ -72,11 +72,11 @@ export function bcastBytesStep(call: CollectiveCall, bytes: Uint8Array, root: nu
   if (vrank === 0) {
     if (size !== 2) return undefined;
     const child = (root + 1) % size;
-    return call.sendNow(bytes, child) ? NOTHING_LEFT : call.send(bytes, child);
+    return call.sendStep(bytes, child) ?? NOTHING_LEFT;
   }
   if (hasBinomialChildren(vrank, size)) return undefined;
   const parent = (vrank - (vrank & -vrank) + root) % size;
-  return call.recvIntoNow(bytes, parent) ? NOTHING_LEFT : call.recvInto(bytes, parent);
+  return call.recvIntoStep(bytes, parent) ?? NOTHING_LEFT;
 }
 
 // The algorithms are generators of their own: a generator keeps every local of its function, so

@@ -64,11 +64,11 @@ export class CollectiveCall {
   }
 
   /**
-   * Sends `value` (a typed array) to `dest` for a one-step schedule when its link takes it now:
-   * true when it left (nothing to wait for), false when it must be sent with {@link send}.
+   * A one-step schedule's send of `value` (a typed array) to `dest`: undefined when its link took
+   * it at once (Endpoint.sendNow: nothing to wait for), else its request ({@link send}).
    */
-  sendNow(value: ArrayBufferView, dest: number): boolean {
-    return this.endpoint.sendNow(this.context, this.group[dest]!, this.rank, this.tag, value);
+  sendStep(value: ArrayBufferView, dest: number): Request<void> | undefined {
+    return this.endpoint.sendNow(this.context, this.group[dest]!, this.rank, this.tag, value) ? undefined : this.send(value, dest);
   }
 
   sendEncoded(encoded: Encoded, dest: number): Request<void> {
@@ -88,12 +88,12 @@ export class CollectiveCall {
   }
 
   /**
-   * Receives into `bytes` from `source` for a one-step schedule when the message is there
-   * already (Endpoint.receiveNow): true when done (nothing to wait for), false when it must be
-   * received with {@link recvInto}.
+   * A one-step schedule's receive into `bytes` from `source`: undefined when its message was there
+   * already and is in `bytes` (Endpoint.receiveNow: nothing to wait for), else its request
+   * ({@link recvInto}).
    */
-  recvIntoNow(bytes: Uint8Array, source: number): boolean {
-    return this.endpoint.receiveNow(this.context, source, this.group[source]!, this.tag, bytes) >= 0;
+  recvIntoStep(bytes: Uint8Array, source: number): Request<Status> | undefined {
+    return this.endpoint.receiveNow(this.context, source, this.group[source]!, this.tag, bytes) >= 0 ? undefined : this.recvInto(bytes, source);
   }
 
   /** True when this call's communicator can use the shared-memory barrier (the world, every rank in this process). */
