@@ -269,6 +269,7 @@ async function buildRuntime(context: RankContext, channel: LauncherChannel | und
       socketTurnMicros: context.tcp !== undefined ? settings.socketSpinMicros : 0,
       syncSleepMs,
       handOff,
+      yieldSpinMicros: shared ? 0 : settings.yieldSpinMicros,
     }),
   );
   endpoint.nodeOfWorld = job.nodeOfRank;

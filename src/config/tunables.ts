@@ -115,6 +115,14 @@ export const tunables = {
     defaultValue: (ctx) => (ctx.remotePeers && (ctx.hostRanks ?? ctx.localRanks) <= ctx.cores ? 50 : 0),
     parse: (text) => parseNonNegative('TSMPI_SOCKET_SPIN_US', text),
   } satisfies Tunable<number>,
+  yieldSpinMicros: {
+    env: 'TSMPI_YIELD_US',
+    description:
+      'Most microseconds a waiting rank polls its rings with sched_yield between polls before it sleeps, when its process runs more rank threads than cores. A rank it waits for that is queued on the same CPU then runs at once, where a sleep would cost both a wake-up; Open MPI\'s ranks yield so when oversubscribed. 4 ranks on 2 cores: an 8-byte barrier took ~8 us with it against ~80 us sleeping (`RANKS=4 npm run bench -- collectives`). 0: such ranks spin briefly (TSMPI_SPIN_US) and sleep, as before.',
+    defaultText: '1000 if threads per process > cores and the rank has no TCP peers, else 0 (a rank with sockets must let its event loop turn)',
+    defaultValue: (ctx) => (!ctx.remotePeers && Math.ceil(ctx.localRanks / (ctx.threadRanks ?? 1)) > ctx.cores ? 1000 : 0),
+    parse: (text) => parseNonNegative('TSMPI_YIELD_US', text),
+  } satisfies Tunable<number>,
   ringBytes: {
     env: 'TSMPI_SHM_RING_BYTES',
     description:

@@ -255,3 +255,30 @@ test('ranks that fit the cores spin even after waking a sleeper: two such ranks 
   assert.ok(spunMs >= (SPIN_US / 1000) * 0.9, `spun ${spunMs.toFixed(2)} ms of ${SPIN_US / 1000}`);
   engine.finish();
 });
+
+test('with more rank threads than cores a wait polls, yielding between polls, for the yield budget, then sleeps; a waker does not skip it', { timeout: 10_000 }, async () => {
+  const YIELD_US = 20_000;
+  const host = countingHost();
+  const control = new ControlArea(allocateControlArea(2), 2);
+  const engine = new ProgressEngine(host, control, 0, 10, { sleepLimitMs: 50, handOff: true, yieldSpinMicros: YIELD_US });
+  // The condition holds at its 50th look (the first before any poll): the wait ends there, without sleeping.
+  let looks = 0;
+  await engine.waitUntil(() => ++looks >= 50, description);
+  assert.equal(host.polls, 49);
+  assert.equal(host.fullPolls, 0, 'no sleep loop');
+  // A rank that has just woken a sleeper still yields in place (handing its core over is what the
+  // yield does) rather than sleeping at once.
+  control.setSleeping(1, true);
+  control.wake(1);
+  host.polls = 0;
+  host.first = -1;
+  let done = false;
+  const waiting = engine.waitUntil(() => done, description);
+  const spunMs = host.last - host.first;
+  assert.ok(spunMs >= (YIELD_US / 1000) * 0.9, `yielded ${spunMs.toFixed(2)} ms of a ${YIELD_US / 1000} ms budget, not the 10 us spin`);
+  done = true;
+  engine.kick();
+  await waiting;
+  assert.ok(host.fullPolls > 0, 'then slept');
+  engine.finish();
+});

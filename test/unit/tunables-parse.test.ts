@@ -13,6 +13,11 @@ test('tunables: defaults depend on ranks per process and cores', () => {
   assert.equal(readSettings({}, { localRanks: 1, cores: 2, remotePeers: true, hostRanks: 4 }).socketSpinMicros, 0);
   assert.equal(readSettings({}, { localRanks: 2, cores: 2, remotePeers: false }).socketSpinMicros, 0);
   assert.equal(readSettings({}, { localRanks: 4, cores: 2, remotePeers: true }).socketSpinMicros, 0, 'without hostRanks, the process\'s own ranks count');
+  // Yielding between polls only for rank threads that outnumber the cores, and without sockets.
+  assert.equal(readSettings({}, { localRanks: 4, cores: 2, remotePeers: false }).yieldSpinMicros, 1000);
+  assert.equal(readSettings({}, { localRanks: 2, cores: 2, remotePeers: false }).yieldSpinMicros, 0);
+  assert.equal(readSettings({}, { localRanks: 4, cores: 2, remotePeers: true }).yieldSpinMicros, 0);
+  assert.equal(readSettings({}, { localRanks: 4, cores: 2, remotePeers: false, threadRanks: 2 }).yieldSpinMicros, 0);
   assert.equal(readSettings({}, { localRanks: 8, cores: 2 }).ringBytes, 1 << 20);
   assert.equal(readSettings({}, { localRanks: 64, cores: 2 }).ringBytes, 256 << 10);
   assert.equal(readSettings({}, { localRanks: 128, cores: 2 }).ringBytes, 64 << 10);
@@ -23,6 +28,8 @@ const valid: [string, string, string, unknown][] = [
   ['TSMPI_SPIN_US', '12.5', 'spinMicros', 12.5],
   ['TSMPI_SOCKET_SPIN_US', '0', 'socketSpinMicros', 0],
   ['TSMPI_SOCKET_SPIN_US', '300', 'socketSpinMicros', 300],
+  ['TSMPI_YIELD_US', '0', 'yieldSpinMicros', 0],
+  ['TSMPI_YIELD_US', '250', 'yieldSpinMicros', 250],
   ['TSMPI_SHM_RING_BYTES', '64k', 'ringBytes', 65536],
   ['TSMPI_SHM_RING_BYTES', '100000', 'ringBytes', 131072],
   ['TSMPI_SHM_RING_BYTES', '2MiB', 'ringBytes', 2097152],
