@@ -29,7 +29,10 @@ test("tsmpi's rules are the runtime's defaults", () => {
   assert.equal(selectScatter(tsmpi), 'binomial');
   assert.equal(selectAllgather(tsmpi), 'bruck');
   assert.equal(selectAlltoall(tsmpi, 64, pairs(64, 4)), 'pairwise');
-  assert.equal(selectVectorExchange(tsmpi), 'rounds');
+  // allgatherv and alltoallv: small blocks all at once, larger ones in rounds.
+  assert.equal(selectVectorExchange(tsmpi, 8), 'linear');
+  assert.equal(selectVectorExchange(tsmpi, 1024), 'linear');
+  assert.equal(selectVectorExchange(tsmpi, 1025), 'rounds');
 });
 
 test("SimGrid's rules pick SimGrid 3.32's algorithms", () => {
@@ -42,7 +45,7 @@ test("SimGrid's rules pick SimGrid 3.32's algorithms", () => {
   assert.equal(selectGather(simgrid), 'linear');
   assert.equal(selectScatter(simgrid), 'linear');
   assert.equal(selectAllgather(simgrid), 'linear');
-  assert.equal(selectVectorExchange(simgrid), 'linear');
+  assert.equal(selectVectorExchange(simgrid, 1 << 20), 'linear');
   // Open MPI's alltoall decision, by ranks and bytes per pair of typed arrays.
   assert.equal(selectAlltoall(simgrid, 16, pairs(16, 262144)), 'linear');
   assert.equal(selectAlltoall(simgrid, 16, pairs(16, 4)), 'bruck');

@@ -7,7 +7,8 @@
  * - linear (SimGrid's): to and from every rank at once, a send then a receive per rank in rank
  *   order.
  * allgatherv (typed arrays of any length): counts by Bruck (unless given), then a ring that
- * receives every block straight into its place in the result (linear under SimGrid's rules).
+ * receives every block straight into its place in the result; blocks up to 1 KiB (and any under
+ * SimGrid's rules) to and from every rank at once (select.ts).
  */
 import type { TypedArray } from '../codec.js';
 import type { CollectiveCall } from './call.js';
@@ -73,7 +74,7 @@ export function* allgatherv<A extends TypedArray>(call: CollectiveCall, data: A,
   const counts = knownCounts !== undefined ? checkedCounts(call, data, knownCounts) : yield* allgather(call, data.length);
   const plan = planGather(call, data, counts, into);
   const { displs, width, outBytes } = plan;
-  if (selectVectorExchange(call.settings) === 'linear') {
+  if (selectVectorExchange(call.settings, Math.max(...counts) * width) === 'linear') {
     const requests: Request<unknown>[] = [];
     for (let r = 0; r < size; r++) {
       if (r === rank) continue;

@@ -8,8 +8,8 @@
  * - linear (Open MPI's basic linear): post every receive (from r + 1 on) and every send (from
  *   r - 1 down) at once.
  * alltoallv (a typed array cut by send counts): receive counts by a pairwise exchange (unless
- * given), then pairwise rounds that receive every block straight into its place, or (SimGrid's
- * rules) every block posted at once.
+ * given), then pairwise rounds that receive every block straight into its place, or, for blocks
+ * up to 1 KiB (and any under SimGrid's rules), every block posted at once (select.ts).
  */
 import type { TypedArray } from '../codec.js';
 import { ErrorCode, TsmpiError } from '../../errors.js';
@@ -86,7 +86,7 @@ export function* alltoallv<A extends TypedArray>(call: CollectiveCall, data: A, 
   }
   const plan = planBlocks(call, data, sendCounts, sendDispls, recvCounts, into);
   const { out, recvDispls, width, outBytes, dataBytes } = plan;
-  if (selectVectorExchange(call.settings) === 'linear') {
+  if (selectVectorExchange(call.settings, Math.max(...sendCounts, ...recvCounts) * width) === 'linear') {
     // Every receive, then every send, in rank order, all at once.
     const requests: Request<unknown>[] = [];
     for (let r = 0; r < size; r++) if (r !== rank && recvCounts[r]! > 0) requests.push(call.recvInto(blockBytes(call, outBytes, recvDispls, recvCounts, width, r), r));

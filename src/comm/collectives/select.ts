@@ -91,9 +91,25 @@ export function selectAllgather(settings: Settings): 'bruck' | 'ring' | 'recursi
   return simgridRules(settings) ? 'linear' : 'bruck';
 }
 
-/** allgatherv's and alltoallv's data: a ring / pairwise rounds, or every message posted at once (SimGrid). */
-export function selectVectorExchange(settings: Settings): 'rounds' | 'linear' {
-  return simgridRules(settings) ? 'linear' : 'rounds';
+/**
+ * Blocks of allgatherv and alltoallv up to this many bytes go all at once. Ranks that wait for
+ * each round paid for every round in scheduling: 8-byte blocks on 8 ranks on 2 cores took 76 us
+ * (allgatherv) and 93 us (alltoallv) in rounds against 41 and 45 us posted at once, and 16 ranks
+ * 310 and 599 us against 173 and 188 (`tsmpi run -n N bench/ranks/collectives.ts 8` with
+ * TSMPI_COLL_RULES=tsmpi and simgrid, whose vector exchanges are linear); at 16 and 8 KiB blocks
+ * neither won throughout.
+ */
+const VECTOR_LINEAR_MAX_BLOCK_BYTES = 1024;
+
+/**
+ * allgatherv's and alltoallv's data: a ring / pairwise rounds, or every message posted at once
+ * (small blocks, and always under SimGrid's rules). `largestBlockBytes`: allgatherv's from counts
+ * every rank has; alltoallv's from this rank's own counts, which other ranks do not know, and may
+ * be: both of its variants send one message per ordered pair with the call's tag, so ranks that
+ * chose differently still match.
+ */
+export function selectVectorExchange(settings: Settings, largestBlockBytes: number): 'rounds' | 'linear' {
+  return simgridRules(settings) || largestBlockBytes <= VECTOR_LINEAR_MAX_BLOCK_BYTES ? 'linear' : 'rounds';
 }
 
 /**
