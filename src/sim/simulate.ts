@@ -211,8 +211,8 @@ export function calibratedWakeModel(calibration: MachineCalibration, hostOf: rea
     onHost.set(hostOf[r]!, (onHost.get(hostOf[r]!) ?? 0) + 1);
   });
   // Ranks of one placement share a budget: read the settings once per kind of placement.
-  const budgets = new Map<string, number>();
-  const spinSeconds = procOf.map((p, r) => {
+  const budgets = new Map<string, { spin: number; yielding: number }>();
+  const budgetOf = procOf.map((p, r) => {
     const local = inProc.get(p)!;
     const cores = coresOf(hostOf[r]!);
     const hostRanks = onHost.get(hostOf[r]!)!;
@@ -221,15 +221,18 @@ export function calibratedWakeModel(calibration: MachineCalibration, hostOf: rea
     if (budget === undefined) {
       const remotePeers = local < procOf.length;
       const settings = readSettings(env, { localRanks: local, cores, remotePeers, hostRanks });
-      budget = (settings.spinMicros + (remotePeers ? settings.socketSpinMicros : 0)) / 1e6;
+      budget = { spin: (settings.spinMicros + (remotePeers ? settings.socketSpinMicros : 0)) / 1e6, yielding: settings.yieldSpinMicros / 1e6 };
       budgets.set(key, budget);
     }
     return budget;
   });
+  const spinSeconds = budgetOf.map((b) => b.spin);
+  const yieldSeconds = budgetOf.map((b) => b.yielding);
   const points = calibration.wake;
   const alone = wakeSeconds(points, 1);
   return {
     spinSeconds,
+    ...(yieldSeconds.some((y) => y > 0) ? { yieldSeconds } : {}),
     wake: (host, linkClass) => {
       const w = wakeSeconds(points, onHost.get(host)! / coresOf(host));
       if (linkClass === 'intra-process') return w;

@@ -154,6 +154,14 @@ export interface WakeModel {
    * {@link wakeShare}). Undefined: all of them, however short the sleep.
    */
   fullWakeAfter?(host: number, linkClass: LinkClass): number | undefined;
+  /**
+   * Seconds each rank polls with sched_yield before it sleeps (TSMPI_YIELD_US: rank threads that
+   * outnumber the cores), 0 for a rank that spins. Such a rank takes a frame from another thread
+   * of its process when the ranks queued on its CPU have had their turn: `wake` of its host then,
+   * whatever it waited, as a delay that takes no core of its own (the others' turns are their
+   * work); a wait beyond the budget is a sleep, as for a rank that spins.
+   */
+  readonly yieldSeconds?: readonly number[];
 }
 
 /**
@@ -409,7 +417,13 @@ export class SimWorld {
    */
   resumeTime(rank: SimRank, time: number): number {
     const model = this.options.wakeModel;
-    const slept = model === undefined ? 0 : time - rank.waitingSince - model.spinSeconds[rank.rank]!;
+    const yielding = model?.yieldSeconds?.[rank.rank] ?? 0;
+    if (yielding > 0 && rank.lastArrival === 'intra-process') {
+      const waited = time - rank.waitingSince;
+      if (waited <= 0) return time;
+      if (waited <= yielding) return Math.max(time, rank.readyAt) + model!.wake(rank.host, 'intra-process');
+    }
+    const slept = model === undefined ? 0 : time - rank.waitingSince - Math.max(yielding, model.spinSeconds[rank.rank]!);
     if (model === undefined || slept <= 0) return time;
     // The frame's receive cost (charged at its arrival) is the woken rank's work: after the wake-up.
     const share = wakeShare(slept, model.fullWakeAfter?.(rank.host, rank.lastArrival));

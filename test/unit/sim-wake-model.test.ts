@@ -100,3 +100,55 @@ test('a simulated process that slept a little past its budget pays a little of t
   assert.ok(justPast - turning > 0 && justPast - turning < 0.3 * wake, `just past the budget: ${(justPast - turning) * 1e6} us more than turning, of a ${wake * 1e6} us wake-up`);
   assert.ok(Math.abs(long - turning - wake) < 0.1 * wake, `a long sleep: ${(long - turning) * 1e6} us more, the wake-up is ${wake * 1e6} us`);
 });
+
+test('rank threads that outnumber the cores yield for 100 us before they sleep, as the runtime picks it; others do not', () => {
+  const threads = (n: number, env: NodeJS.ProcessEnv = {}): readonly number[] | undefined =>
+    calibratedWakeModel(machine, new Array(n).fill(0), new Array(n).fill(0), twoCores, env).yieldSeconds;
+  assert.deepEqual(threads(4), [100e-6, 100e-6, 100e-6, 100e-6]);
+  assert.equal(threads(2), undefined, 'ranks that fit the cores spin');
+  assert.equal(threads(4, { TSMPI_YIELD_US: '0' }), undefined);
+  assert.equal(calibratedWakeModel(machine, [0, 0, 0, 0], [0, 1, 2, 3], twoCores, {}).yieldSeconds, undefined, 'processes have sockets to serve');
+});
+
+test("a yielding rank takes a frame after the others' turns (the calibrated hand-off), however short its wait; a spinning one catches it within its budget", async () => {
+  const withRing = machineFrom(
+    new Map([['threads', { figures: figures(1e-6), speed: 1e9, eagerLimit: 65536, tcpEagerLimit: 65536 }]]),
+    1,
+    undefined,
+    { sleepingOneWay: 20e-6, rings: [{ ranksPerCore: 2, hop: 6e-6 }] },
+    2,
+  );
+  const platform = platformFromCalibration(withRing, 'test machine');
+  // 4 threads on 2 cores: rank 0 computes 1 us and sends to rank 1, which waits meanwhile; the
+  // frame arrives within the 10 us spin budget of TSMPI_YIELD_US=0.
+  const waitedWith = async (env: NodeJS.ProcessEnv): Promise<number> => {
+    let waited = Number.NaN;
+    await simulate({
+      np: 4,
+      platform,
+      ranksPerProc: 4,
+      computeMode: 'declared',
+      env,
+      program: {
+        name: 'yield-hand-off',
+        run: async (rank) => {
+          const comm = await init();
+          if (rank === 0) {
+            await comm.compute(1e-6);
+            await comm.send(new Uint8Array(16), 1);
+          } else if (rank === 1) {
+            const t0 = wtime();
+            await comm.recvInto(new Uint8Array(16), 0);
+            waited = wtime() - t0;
+          }
+        },
+      },
+    });
+    return waited;
+  };
+  const wake = calibratedWakeModel(withRing, [0, 0, 0, 0], [0, 0, 0, 0], twoCores, {}).wake(0, 'intra-process');
+  assert.ok(wake > 0);
+  const yielding = await waitedWith({});
+  const spinning = await waitedWith({ TSMPI_YIELD_US: '0' });
+  near(yielding - spinning, wake);
+});
