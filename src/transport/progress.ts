@@ -110,6 +110,14 @@ interface Waiter {
 }
 
 const resolved = Promise.resolve();
+/**
+ * The part of the yield budget a wait spends in place, its event loop held (ms); the rest it
+ * yields between turns of the event loop. In place the rank sees a frame soonest, but its timers
+ * and other promises wait: with 1 ms in place the exchange example on 4 ranks on 2 cores took
+ * 0.35 s, with 0.1 ms 0.24-0.26 s; and with 0.1 ms and no turning after, 64 KiB and 1 MiB
+ * collectives on 8 ranks slept between frames, 1.5-3x slower (docs/guide.md).
+ */
+const YIELD_IN_PLACE_MS = 0.3;
 /** The adaptive spin budget's floor: a wake-up costs 20-40 us here, a round trip ~2 us. */
 const MIN_SPIN_MICROS = 10;
 /**
@@ -157,8 +165,9 @@ export interface ProgressOptions {
   /**
    * > 0: a wait polls with sched_yield between polls for this long before it sleeps, in place of
    * the spin budget (ranks that outnumber the cores: the rank waited for may be queued on this
-   * CPU, and yielding runs it without a wake-up). Where the yield is not available, the spin
-   * budget and handOff apply.
+   * CPU, and yielding runs it without a wake-up): up to YIELD_IN_PLACE_MS of it in place, the rest
+   * between turns of the event loop. Where the yield is not available, the spin budget and handOff
+   * apply.
    */
   yieldSpinMicros?: number;
 }
@@ -203,7 +212,9 @@ export class ProgressEngine implements Progress {
   private sleepsPending = 0;
   private readonly handsOff: boolean;
   private readonly yieldNow: (() => number) | undefined;
+  /** How long a wait yields in place, then between turns of the event loop, before it sleeps (ms). */
   private readonly yieldSpinMillis: number;
+  private readonly yieldTurnMillis: number;
   /** The event loop is kept turning for a wait that joined a parked sleep loop, until turnUntil. */
   private turning = false;
   private turnUntil = 0;
@@ -213,7 +224,8 @@ export class ProgressEngine implements Progress {
     this.syncSleepMs = syncSleepMs;
     this.handsOff = handOff;
     this.yieldNow = yieldSpinMicros > 0 ? processorYield() : undefined;
-    this.yieldSpinMillis = yieldSpinMicros / 1000;
+    this.yieldSpinMillis = Math.min(YIELD_IN_PLACE_MS, yieldSpinMicros / 1000);
+    this.yieldTurnMillis = Math.max(0, yieldSpinMicros / 1000 - this.yieldSpinMillis);
     this.sharesThread = yieldMicros > 0;
     this.yieldMillis = Math.max(yieldMicros, socketTurnMicros) / 1000;
     this.host = host;
@@ -519,6 +531,7 @@ export class ProgressEngine implements Progress {
     const control = this.control;
     const index = control.doorbellIndex(this.slot);
     let yieldUntil = this.yieldMillis > 0 ? performance.now() + this.yieldMillis : 0;
+    let yieldTurnUntil = this.yieldNow !== undefined && this.yieldTurnMillis > 0 ? performance.now() + this.yieldTurnMillis : 0;
     /** When the last sleep began (-1: the loop has not slept since it last looked). */
     let sleptAt = -1;
     // A wait first sleeps in blocking slices, up to SYNC_SLICES of them with a turn of the event
@@ -546,9 +559,16 @@ export class ProgressEngine implements Progress {
           // retaining the loop, held a finished wait back for a whole blocking slice.
           await new Promise<void>((resolve) => setImmediate(resolve));
           if (yieldUntil > 0) yieldUntil = performance.now() + this.yieldMillis;
+          if (yieldTurnUntil > 0) yieldTurnUntil = performance.now() + this.yieldTurnMillis;
           continue;
         }
         if (this.keepAliveRefs === 0) break;
+        if (yieldTurnUntil > 0 && performance.now() < yieldTurnUntil) {
+          // Still yielding, now with the event loop turning between polls (timers, other promises).
+          this.yieldNow!();
+          await new Promise<void>((resolve) => setImmediate(resolve));
+          continue;
+        }
         if (yieldUntil > 0 && performance.now() < yieldUntil) {
           // The thread's other ranks take their turn; what they send is here at the next poll.
           await new Promise<void>((resolve) => setImmediate(resolve));

@@ -256,7 +256,7 @@ test('ranks that fit the cores spin even after waking a sleeper: two such ranks 
   engine.finish();
 });
 
-test('with more rank threads than cores a wait polls, yielding between polls, for the yield budget, then sleeps; a waker does not skip it', { timeout: 10_000 }, async () => {
+test('with more rank threads than cores a wait yields between polls, in place for 0.3 ms, then between turns of the event loop, then sleeps; a waker does not skip it', { timeout: 10_000 }, async () => {
   const YIELD_US = 20_000;
   const host = countingHost();
   const control = new ControlArea(allocateControlArea(2), 2);
@@ -273,12 +273,28 @@ test('with more rank threads than cores a wait polls, yielding between polls, fo
   host.polls = 0;
   host.first = -1;
   let done = false;
+  const bell = control.doorbell(0);
   const waiting = engine.waitUntil(() => done, description);
-  const spunMs = host.last - host.first;
-  assert.ok(spunMs >= (YIELD_US / 1000) * 0.9, `yielded ${spunMs.toFixed(2)} ms of a ${YIELD_US / 1000} ms budget, not the 10 us spin`);
-  done = true;
-  engine.kick();
+  const inPlaceMs = host.last - host.first;
+  assert.ok(inPlaceMs >= 0.27 && inPlaceMs < 5, `yielded ${inPlaceMs.toFixed(2)} ms in place: 0.3 ms, not the 10 us spin nor the whole budget`);
+  // Then the event loop turns (this timer runs) and each turn polls: what the timer did is seen
+  // without a doorbell, long before the 50 ms sleep limit.
+  const turnPolls = host.fullPolls;
+  const begun = performance.now();
+  setTimeout(() => (done = true), 5);
   await waiting;
-  assert.ok(host.fullPolls > 0, 'then slept');
+  assert.ok(host.fullPolls > turnPolls + 1, 'polled at each turn');
+  assert.ok(performance.now() - begun < 40, 'not woken by the sleep limit');
+  assert.equal(control.doorbell(0), bell, 'nobody rang');
+  assert.equal(engine.timeoutWakeups, 0);
+  // A wait that outlasts the whole budget sleeps: a peer's wake finds it asleep.
+  let late = false;
+  const sleeping = engine.waitUntil(() => late, description);
+  await new Promise((resolve) => setTimeout(resolve, 40));
+  const peer = new ControlArea(control.i32.buffer as SharedArrayBuffer, 2);
+  late = true;
+  peer.wake(0);
+  assert.equal(peer.wokeSleeper, true, 'asleep once the 20 ms had passed');
+  await sleeping;
   engine.finish();
 });

@@ -101,10 +101,10 @@ test('a simulated process that slept a little past its budget pays a little of t
   assert.ok(Math.abs(long - turning - wake) < 0.1 * wake, `a long sleep: ${(long - turning) * 1e6} us more, the wake-up is ${wake * 1e6} us`);
 });
 
-test('rank threads that outnumber the cores yield for 100 us before they sleep, as the runtime picks it; others do not', () => {
+test('rank threads that outnumber the cores yield for 2 ms before they sleep, as the runtime picks it; others do not', () => {
   const threads = (n: number, env: NodeJS.ProcessEnv = {}): readonly number[] | undefined =>
     calibratedWakeModel(machine, new Array(n).fill(0), new Array(n).fill(0), twoCores, env).yieldSeconds;
-  assert.deepEqual(threads(4), [100e-6, 100e-6, 100e-6, 100e-6]);
+  assert.deepEqual(threads(4), [2e-3, 2e-3, 2e-3, 2e-3]);
   assert.equal(threads(2), undefined, 'ranks that fit the cores spin');
   assert.equal(threads(4, { TSMPI_YIELD_US: '0' }), undefined);
   assert.equal(calibratedWakeModel(machine, [0, 0, 0, 0], [0, 1, 2, 3], twoCores, {}).yieldSeconds, undefined, 'processes have sockets to serve');

@@ -14,7 +14,7 @@ test('tunables: defaults depend on ranks per process and cores', () => {
   assert.equal(readSettings({}, { localRanks: 2, cores: 2, remotePeers: false }).socketSpinMicros, 0);
   assert.equal(readSettings({}, { localRanks: 4, cores: 2, remotePeers: true }).socketSpinMicros, 0, 'without hostRanks, the process\'s own ranks count');
   // Yielding between polls only for rank threads that outnumber the cores, and without sockets.
-  assert.equal(readSettings({}, { localRanks: 4, cores: 2, remotePeers: false }).yieldSpinMicros, 100);
+  assert.equal(readSettings({}, { localRanks: 4, cores: 2, remotePeers: false }).yieldSpinMicros, 2000);
   assert.equal(readSettings({}, { localRanks: 2, cores: 2, remotePeers: false }).yieldSpinMicros, 0);
   assert.equal(readSettings({}, { localRanks: 4, cores: 2, remotePeers: true }).yieldSpinMicros, 0);
   assert.equal(readSettings({}, { localRanks: 4, cores: 2, remotePeers: false, threadRanks: 2 }).yieldSpinMicros, 0);
