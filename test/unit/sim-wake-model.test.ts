@@ -62,34 +62,40 @@ test('a sleep past the budget costs its share of the wake-up, all of it once as 
   assert.equal(model.fullWakeAfter!(0, 'intra-process'), undefined, 'threads keep their measured wake-up points whole');
 });
 
+/**
+ * How long rank 1 waits for a 16-byte frame that rank 0 sends after computing `seconds` (declared),
+ * beyond those seconds; `np` ranks, `ranksPerProc` to a process (the others do nothing).
+ */
+async function waitedForFrame(platform: Parameters<typeof simulate>[0]['platform'], np: number, ranksPerProc: number, env: NodeJS.ProcessEnv, seconds: number): Promise<number> {
+  let waited = Number.NaN;
+  await simulate({
+    np,
+    platform,
+    ranksPerProc,
+    computeMode: 'declared',
+    env,
+    program: {
+      name: 'waited-for-frame',
+      run: async (rank) => {
+        const comm = await init();
+        if (rank === 0) {
+          await comm.compute(seconds);
+          await comm.send(new Uint8Array(16), 1);
+        } else if (rank === 1) {
+          const t0 = wtime();
+          await comm.recvInto(new Uint8Array(16), 0);
+          waited = wtime() - t0 - seconds;
+        }
+      },
+    },
+  });
+  return waited;
+}
+
 test('a simulated process that slept a little past its budget pays a little of the wake-up, one that slept long all of it', async () => {
   const platform = platformFromCalibration(machine, 'test machine');
   // Rank 0 computes `seconds`, then sends; rank 1 waits for it from the start.
-  const waitFor = async (seconds: number): Promise<number> => {
-    let waited = Number.NaN;
-    await simulate({
-      np: 2,
-      platform,
-      ranksPerProc: 1,
-      computeMode: 'declared',
-      env: {},
-      program: {
-        name: 'wake-share',
-        run: async (rank) => {
-          const comm = await init();
-          if (rank === 0) {
-            await comm.compute(seconds);
-            await comm.send(new Uint8Array(16), 1);
-          } else {
-            const t0 = wtime();
-            await comm.recvInto(new Uint8Array(16), 0);
-            waited = wtime() - t0 - seconds;
-          }
-        },
-      },
-    });
-    return waited;
-  };
+  const waitFor = (seconds: number): Promise<number> => waitedForFrame(platform, 2, 1, {}, seconds);
   const model = calibratedWakeModel(machine, [0, 0], [0, 1], twoCores, {});
   const budget = model.spinSeconds[1]!;
   const wake = model.wake(0, 'inter-process');
@@ -121,31 +127,7 @@ test("a yielding rank takes a frame after the others' turns (the calibrated hand
   const platform = platformFromCalibration(withRing, 'test machine');
   // 4 threads on 2 cores: rank 0 computes 1 us and sends to rank 1, which waits meanwhile; the
   // frame arrives within the 10 us spin budget of TSMPI_YIELD_US=0.
-  const waitedWith = async (env: NodeJS.ProcessEnv): Promise<number> => {
-    let waited = Number.NaN;
-    await simulate({
-      np: 4,
-      platform,
-      ranksPerProc: 4,
-      computeMode: 'declared',
-      env,
-      program: {
-        name: 'yield-hand-off',
-        run: async (rank) => {
-          const comm = await init();
-          if (rank === 0) {
-            await comm.compute(1e-6);
-            await comm.send(new Uint8Array(16), 1);
-          } else if (rank === 1) {
-            const t0 = wtime();
-            await comm.recvInto(new Uint8Array(16), 0);
-            waited = wtime() - t0;
-          }
-        },
-      },
-    });
-    return waited;
-  };
+  const waitedWith = (env: NodeJS.ProcessEnv): Promise<number> => waitedForFrame(platform, 4, 4, env, 1e-6);
   const wake = calibratedWakeModel(withRing, [0, 0, 0, 0], [0, 0, 0, 0], twoCores, {}).wake(0, 'intra-process');
   assert.ok(wake > 0);
   const yielding = await waitedWith({});
