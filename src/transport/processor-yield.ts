@@ -3,7 +3,7 @@
  *
  * Node has no such call, but its WASI implementation forwards `sched_yield` to the system call.
  * A WASI instance runs its calls only once started on a module that exports memory, so a module of
- * 45 bytes (one import, one page of memory, nothing else) is instantiated for it. Ranks that
+ * 72 bytes (one import, one page of memory, nothing else) is instantiated for it. Ranks that
  * outnumber the cores poll and yield between polls, as Open MPI's do when oversubscribed: the
  * rank they wait for, queued on the same CPU, runs at once, where a sleep would cost both a
  * wake-up (20-40 us on these VMs).
