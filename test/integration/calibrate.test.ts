@@ -251,14 +251,15 @@ if (comm.rank === 0) {
   await comm.recvInto(sentAt, 0, 1);
 }
 `;
-test("a woken thread's own part of the wake-up (the lone thread's) waits for a core while the others compute; the rest is a delay", async () => {
+test("a woken thread's own part of the wake-up (the lone thread's) waits for a core while the others compute; the rest is a delay; a yielding thread's hand-off is all delay", async () => {
   // Frames that cost no CPU to speak of and no warm-up: what moves is the wake-up alone.
   const bare = knownMachine({ threads: { send: 1e-9, recv: 1e-9, latency: 20e-6, perByte: 0 }, procs: KNOWN.procs }, 2);
   const platform = write('runtime-busy.json', { ...bare, wake: RUNTIME.wake });
   const program = join(dir, 'wake-among-busy.ts');
   writeFileSync(program, WAKE_AMONG_BUSY);
-  const woken = async (mode: string): Promise<number> => {
-    const r = await tsmpi(['sim', '--quiet', '--compute', 'declared', '--platform', platform, '-n', '8', program, mode], { env: { TSMPI_SPIN_US: '0' } });
+  // Threads that sleep at once (no spin, no yield): the sleeping path.
+  const woken = async (mode: string, env: Record<string, string> = { TSMPI_SPIN_US: '0', TSMPI_YIELD_US: '0' }): Promise<number> => {
+    const r = await tsmpi(['sim', '--quiet', '--compute', 'declared', '--platform', platform, '-n', '8', program, mode], { env });
     assert.equal(r.code, 0, explain(r));
     return Number(/^woken ([\d.eE+-]+)$/m.exec(r.stdout)?.[1]);
   };
@@ -268,6 +269,9 @@ test("a woken thread's own part of the wake-up (the lone thread's) waits for a c
   near(await woken('idle'), frame + 100e-6, 'the others asleep');
   // Six ranks compute meanwhile: that work shares 2 cores with them (7 busy ranks: 3.5 times as long).
   near(await woken('busy'), frame + 70e-6 + 3.5 * 30e-6, 'the others computing');
+  // Threads that yield (the default when they outnumber the cores) and waited within the yield
+  // budget: the hand-off is a delay, however busy the others are.
+  near(await woken('busy', {}), frame + 100e-6, 'yielding, the others computing');
 });
 
 test('tsmpi calibrate measures this machine in both launch modes and writes JSON and SimGrid XML', async () => {
