@@ -4,6 +4,8 @@
  * Open MPI in the same invocation.   npm run bench -- collectives [--with-openmpi]
  * With --check: the cost of collective argument checking, tsmpi with TSMPI_CHECK=1 against
  * tsmpi without it, in the same invocation (no Open MPI rows).
+ * With --alloc-mem: 64 KiB and 1 MiB with every array from allocMem (one copy between rank
+ * threads) instead, against Open MPI and against ordinary arrays, in the same invocation.
  */
 import { availableParallelism } from 'node:os';
 import { compare, sizeLabel } from './lib/compare.ts';
@@ -37,6 +39,23 @@ for (const ranks of rankList) {
       runTsmpi: () => tsmpiRun(ranks, 'bench/ranks/collectives.ts', sizes, { TSMPI_CHECK: '1' }),
       peers: [{ name: 'no check', run: () => tsmpiRun(ranks, 'bench/ranks/collectives.ts', sizes, { TSMPI_CHECK: '0' }) }],
       extra: { ranks, check: true },
+    });
+    continue;
+  }
+  if (process.argv.includes('--alloc-mem')) {
+    const large = sizes.filter((b) => b >= 64 << 10);
+    const largeFigures = figures.filter((f) => large.some((b) => f.label.endsWith(sizeLabel(b))));
+    compare({
+      name: `collectives-${ranks}-alloc-mem`,
+      title: `Collectives on ${ranks} ranks, arrays from allocMem, us per call (slowest rank)`,
+      subject: 'tsmpi allocMem',
+      unit: 'us',
+      better: 'lower',
+      reps,
+      figures: largeFigures,
+      runTsmpi: () => tsmpiRun(ranks, 'bench/ranks/collectives.ts', large, { BENCH_ALLOC_MEM: '1' }),
+      peers: [...(mpi ? [{ name: 'Open MPI', run: () => mpi.run(ranks, 'coll', large) }] : []), { name: 'ordinary arrays', run: () => tsmpiRun(ranks, 'bench/ranks/collectives.ts', large) }],
+      extra: { ranks, allocMem: true, peerVersion: mpi?.version },
     });
     continue;
   }

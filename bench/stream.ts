@@ -1,23 +1,44 @@
 /**
  * Streaming bandwidth (a window of 64 non-blocking sends, then an ack; osu_bw style), 64 KiB to
- * 16 MiB, against Open MPI's shared memory.   npm run bench -- stream [--with-openmpi]
+ * 16 MiB, against Open MPI's shared memory and against a bare ring of two JavaScript threads
+ * (bench/lib/bare-ring.mjs: the copy-in, copy-out pipeline alone, the ceiling of ordinary arrays
+ * here).   npm run bench -- stream [--with-openmpi] [--alloc-mem]
+ * With --alloc-mem: tsmpi with its buffers from allocMem (one copy, by the receiver), against the
+ * same peers and against ordinary arrays, in the same invocation.
  */
-import { compare, sizeLabel } from './lib/compare.ts';
-import { openMpi, tsmpiRun, wantsOpenMpi } from './lib/jobs.ts';
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { compare, sizeLabel, type Peer } from './lib/compare.ts';
+import { openMpi, tsmpiRun, wantsOpenMpi, type Record } from './lib/jobs.ts';
 import { param } from './lib/report.ts';
 
 const reps = param('REPS', 3, 'interleaved repetitions');
 const sizes = [64 << 10, 1 << 20, 16 << 20];
 const mpi = openMpi(wantsOpenMpi(process.argv));
+const allocMem = process.argv.includes('--alloc-mem');
+const bareRing = fileURLToPath(new URL('./lib/bare-ring.mjs', import.meta.url));
+
+function bare(): Record[] {
+  return sizes.map((bytes) => {
+    const result = spawnSync(process.execPath, [bareRing, String(bytes)], { encoding: 'utf8' });
+    if (result.status !== 0) throw new Error(`bare-ring failed: ${result.stderr}`);
+    return JSON.parse(result.stdout.trim()) as Record;
+  });
+}
+
+const ordinary = (): Record[] => tsmpiRun(2, 'bench/ranks/p2p.ts', ['stream', ...sizes]);
+const peers: Peer[] = [...(mpi ? [{ name: 'Open MPI', run: () => mpi.run(2, 'p2p', ['stream', ...sizes]) }] : []), { name: 'bare ring', run: bare }];
+if (allocMem) peers.push({ name: 'ordinary arrays', run: ordinary });
 
 compare({
-  name: 'stream',
-  title: 'Streaming bandwidth, window of 64, 2 ranks',
+  name: allocMem ? 'stream-alloc-mem' : 'stream',
+  title: `Streaming bandwidth, window of 64, 2 ranks${allocMem ? ', buffers from allocMem' : ''}`,
+  ...(allocMem ? { subject: 'tsmpi allocMem' } : {}),
   unit: 'GB/s',
   better: 'higher',
   reps,
   figures: sizes.map((b) => ({ label: sizeLabel(b), pick: (r) => r.find((x) => x.bench === 'stream' && x.bytes === b)?.gbps as number | undefined })),
-  runTsmpi: () => tsmpiRun(2, 'bench/ranks/p2p.ts', ['stream', ...sizes]),
-  ...(mpi ? { runPeer: () => mpi.run(2, 'p2p', ['stream', ...sizes]) } : {}),
-  extra: { peerVersion: mpi?.version },
+  runTsmpi: allocMem ? () => tsmpiRun(2, 'bench/ranks/p2p.ts', ['stream', ...sizes], { BENCH_ALLOC_MEM: '1' }) : ordinary,
+  peers,
+  extra: { peerVersion: mpi?.version, allocMem },
 });

@@ -19,6 +19,7 @@ export { Message, MESSAGE_NULL, MESSAGE_NO_PROC } from './comm/message.js';
 export { COMM_TYPE_SHARED, COMM_TYPE_HW_GUIDED, COMM_TYPE_HW_UNGUIDED, COMM_TYPE_RESOURCE_GUIDED, type SplitType } from './comm/placement.js';
 export { BSEND_OVERHEAD, BUFFER_AUTOMATIC, type AttachedBuffer } from './comm/send-buffer.js';
 export { attachBuffer, detachBuffer, flushBuffer, iflushBuffer } from './bootstrap/send-buffer-api.js';
+export { allocMem, freeMem, type TypedArrayType } from './comm/alloc-mem.js';
 export { Win, type LockType } from './comm/window/win.js';
 export { Request, REQUEST_NULL, waitAll, waitAny, waitSome, testAll, testAny, testSome, getStatusAny, getStatusAll, getStatusSome, type Some } from './comm/request.js';
 export { Status, UNDEFINED, SUCCESS, type ElementKind } from './comm/status.js';

@@ -3,21 +3,31 @@
  * barrier, bcast, allreduce (sum of doubles), allgather and alltoall, as bench/peers/coll.c: the
  * arrays are allocated once and results land in receive arrays, as the C program's buffers.
  *   tsmpi run -n N bench/ranks/collectives.ts <bytes>...
+ * With BENCH_ALLOC_MEM=1 the arrays come from allocMem.
  */
-import { Op, init } from 'tsmpi';
+import { Op, allocMem, freeMem, init } from 'tsmpi';
 
 const comm = await init();
 const sizes = process.argv.slice(2).map(Number);
+// BENCH_ALLOC_MEM=1: every array from allocMem (memory the process's rank threads share).
+const shared = process.env.BENCH_ALLOC_MEM === '1';
+const made: Float64Array[] = [];
+const doubles = (length: number): Float64Array => {
+  if (!shared) return new Float64Array(length);
+  const array = allocMem(Float64Array, length);
+  made.push(array);
+  return array;
+};
 
 async function timed(op: string, bytes: number): Promise<number> {
   const count = Math.max(1, Math.floor(bytes / 8));
   const per = Math.max(1, Math.floor(count / comm.size));
-  const data = new Float64Array(count).fill(comm.rank);
-  const part = new Float64Array(per).fill(comm.rank);
+  const data = doubles(count).fill(comm.rank);
+  const part = doubles(per).fill(comm.rank);
   const counts = Array.from({ length: comm.size }, () => part.length);
-  const sendAll = new Float64Array(per * comm.size).fill(comm.rank);
-  const reduced = new Float64Array(count);
-  const gathered = new Float64Array(per * comm.size);
+  const sendAll = doubles(per * comm.size).fill(comm.rank);
+  const reduced = doubles(count);
+  const gathered = doubles(per * comm.size);
   // Calls are timed 20,000 times at 8 B, 1,000 at 64 KiB and 100 at 1 MiB, as by the C peer: over
   // a few ms, one collection, one late wake-up or one stall of the machine (it now and then stops
   // a thread for milliseconds) swung a figure several times over between runs.
@@ -55,7 +65,9 @@ async function timed(op: string, bytes: number): Promise<number> {
   const t0 = performance.now();
   for (let i = 0; i < iters; i++) await call();
   const us = ((performance.now() - t0) / iters) * 1000;
-  return comm.allreduce(us, Op.max);
+  const slowestUs = await comm.allreduce(us, Op.max);
+  for (const array of made.splice(0)) freeMem(array);
+  return slowestUs;
 }
 
 // The schedule runs once untimed first, to let V8 compile the hot paths (see bench/ranks/p2p.ts),

@@ -1,14 +1,16 @@
 /**
  * Rank program of the point-to-point benchmarks; the same schedule as bench/peers/p2p.c.
  *   tsmpi run -n 2 bench/ranks/p2p.ts pingpong|stream|rate|exchange <bytes>...
- * Rank 0 prints one JSON line per size. The C peer needs no JIT warm-up and skips the untimed pass.
+ * Rank 0 prints one JSON line per size. With BENCH_ALLOC_MEM=1 the buffers come from allocMem. The C peer needs no JIT warm-up and skips the untimed pass.
  */
-import { init, waitAll, type Request } from 'tsmpi';
+import { allocMem, init, waitAll, type Request } from 'tsmpi';
 
 const comm = await init();
 const mode = process.argv[2] ?? 'pingpong';
 const sizes = process.argv.slice(3).map(Number);
-const buffer = new Uint8Array(Math.max(1, ...sizes)).fill(1);
+// BENCH_ALLOC_MEM=1: the message buffers from allocMem (memory the process's rank threads share).
+const bytesOf = (length: number): Uint8Array => (process.env.BENCH_ALLOC_MEM === '1' ? allocMem(Uint8Array, length) : new Uint8Array(length));
+const buffer = bytesOf(Math.max(1, ...sizes)).fill(1);
 const ack = new Uint8Array(4);
 const WINDOW = 64;
 
@@ -88,7 +90,7 @@ async function rate(bytes: number): Promise<number> {
 async function exchange(bytes: number): Promise<number> {
   const iters = bytes >= 64 << 10 ? 2000 : 20_000;
   const view = buffer.subarray(0, bytes);
-  const into = new Uint8Array(Math.max(1, bytes));
+  const into = bytesOf(Math.max(1, bytes));
   const peer = 1 - comm.rank;
   const warm = bytes <= 1024 ? iters : Math.floor(iters / 10) + 1;
   let us = 0;

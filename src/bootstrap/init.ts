@@ -58,6 +58,11 @@ export interface CommunicationState {
   arenaBytes: number;
   /** Whether the rank listens for TCP peers. */
   listening: boolean;
+  /**
+   * Large messages this rank received by copying them straight out of their sender's memory (sent
+   * from an allocMem array by a rank thread of this process: one copy), and their bytes.
+   */
+  pulled: { messages: number; bytes: number };
   /** With several rails (TSMPI_RAILS): what each rail carried and what went wrong. */
   rails?: RailState;
 }
@@ -325,7 +330,13 @@ export function jobInfo(): JobInfo {
 export function communicationState(): CommunicationState {
   const runtime = currentRank().cache.get(RUNTIME) as Runtime | undefined;
   if (runtime === undefined) throw new TsmpiError(ErrorCode.Init, 'communicationState() before init()', { operation: 'communicationState', hint: 'await init() first' });
-  const state: CommunicationState = { member: runtime.endpoint !== undefined, links: runtime.endpoint?.linkCount() ?? 0, arenaBytes: runtime.arenaBytes, listening: runtime.tcp };
+  const state: CommunicationState = {
+    member: runtime.endpoint !== undefined,
+    links: runtime.endpoint?.linkCount() ?? 0,
+    arenaBytes: runtime.arenaBytes,
+    listening: runtime.tcp,
+    pulled: runtime.endpoint?.pulled() ?? { messages: 0, bytes: 0 },
+  };
   if (runtime.rails !== undefined) state.rails = { policy: runtime.railPolicy ?? '', ...runtime.rails.report() };
   return state;
 }

@@ -18,6 +18,11 @@
  * whose eager limit exceeds one frame, such as TCP). RTS announces a large message; the receiver
  * answers with CTS once a receive matches (receiver request id -1: the receive failed, complete
  * without data); the sender then streams DATA frames straight into the matched receive's buffer.
+ * An RTS sent from a shared allocation (transport/shared-memory.ts) on a link whose peer shares
+ * this process's memory carries a payload of PULL_REFERENCE_BYTES: the allocation's key (two
+ * Uint32 words, low first) and the message's byte offset in it. A receiver that knows the
+ * allocation copies the message out of it and answers CTS with receiver id CTS_PULLED: no DATA
+ * follows; one that does not answers an ordinary CTS.
  * DATA and EAGER_DATA are FRAME_SPLITTABLE: a link may deliver them in pieces. CTS and DATA are
  * FRAME_UNORDERED: found by request id, they need not keep the link's order (a multi-rail link
  * spreads DATA over its rails; the simulator lets them overtake). RTS and CTS are
@@ -85,6 +90,24 @@ export function rtsWord(kind: number): number {
 
 /** CTS receiver id meaning "the receive failed; complete the send without data". */
 export const CTS_DISCARD = -1;
+/** CTS receiver id meaning "the receiver copied the message out of the sender's shared memory". */
+export const CTS_PULLED = -2;
+/** Payload bytes of an RTS that names the shared memory its message lies in. */
+export const PULL_REFERENCE_BYTES = 12;
+
+/** Writes the reference to `key`'s allocation at `byteOffset` into an RTS payload. */
+export function writePullReference(out: Uint8Array, key: number, byteOffset: number): void {
+  const view = new DataView(out.buffer, out.byteOffset, PULL_REFERENCE_BYTES);
+  view.setUint32(0, key % 4294967296, true);
+  view.setUint32(4, Math.floor(key / 4294967296), true);
+  view.setUint32(8, byteOffset, true);
+}
+
+/** The allocation key and byte offset an RTS payload names. */
+export function readPullReference(bytes: Uint8Array, at: number): { key: number; byteOffset: number } {
+  const view = new DataView(bytes.buffer, bytes.byteOffset + at, PULL_REFERENCE_BYTES);
+  return { key: view.getUint32(0, true) + view.getUint32(4, true) * 4294967296, byteOffset: view.getUint32(8, true) };
+}
 
 /** Word 0 of a request to withdraw an announced send: in the link's order, behind its RTS. */
 export const CANCEL_WORD = FrameType.Cancel;

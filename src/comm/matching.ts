@@ -88,6 +88,9 @@ export interface UnexpectedMessage {
   readonly sequence: number;
   /** Set while a pipelined eager message is still arriving into `data`. */
   incoming?: IncomingMessage | undefined;
+  /** An announcement naming the sender's shared memory: the allocation's key and the message's offset in it. */
+  pullKey?: number;
+  pullOffset?: number;
 }
 
 function matches(wantSource: number, wantTag: number, source: number, tag: number): boolean {

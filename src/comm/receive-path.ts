@@ -11,7 +11,8 @@ import { copyBytes, copyInto, copyOut } from '../transport/copy-bytes.js';
 import { FrameVerdict, type InboundFrame, type Link } from '../transport/link.js';
 import type { Progress } from '../transport/progress.js';
 import { PayloadKind, decodeValue, isRawKind, kindName, viewAs, type Encoded } from './codec.js';
-import { CANCEL_REPLY_WORD, CTS_DISCARD, FRAME_HEADER_WORDS, CTS_WORD, FrameType, H_AUX, H_CONTEXT, H_LENGTH, H_SEQ, H_SOURCE, H_TAG, H_TOTAL, H_TYPE, frameKind, frameType } from './frame-header.js';
+import { sharedAllocation } from '../transport/shared-memory.js';
+import { CANCEL_REPLY_WORD, CTS_DISCARD, CTS_PULLED, PULL_REFERENCE_BYTES, readPullReference, FRAME_HEADER_WORDS, CTS_WORD, FrameType, H_AUX, H_CONTEXT, H_LENGTH, H_SEQ, H_SOURCE, H_TAG, H_TOTAL, H_TYPE, frameKind, frameType } from './frame-header.js';
 import { MatchQueues, ReceiveRequest, type IncomingMessage, type RendezvousReceive, type UnexpectedMessage } from './matching.js';
 import type { Request, RequestDriver } from './request.js';
 import type { ScratchPool } from './scratch-pool.js';
@@ -50,6 +51,9 @@ export class ReceivePath {
   private readonly incoming = new Map<number, IncomingMessage>();
   private readonly header = new Int32Array(FRAME_HEADER_WORDS);
   private nextReceiveId = 1;
+  /** Messages (and their bytes) copied straight out of a sender's shared allocation. */
+  pulledMessages = 0;
+  pulledBytes = 0;
   /** Unexpected messages whose frames their links keep in place (at most one per link). */
   private readonly kept: UnexpectedMessage[] = [];
   /**
@@ -176,7 +180,7 @@ export class ReceivePath {
       this.deliverEager(posted, message.source, message.tag, message.kind, message.data, 0, message.bytes);
       if (message.keptBy !== undefined) this.releaseKeptOne(message);
       else if (message.pooled === true) this.host.scratch.give(message.data.buffer as ArrayBuffer);
-    } else this.matchRendezvous(posted, message.source, message.tag, message.kind, message.bytes, message.peer, message.senderRequest);
+    } else this.matchRendezvous(posted, message.source, message.tag, message.kind, message.bytes, message.peer, message.senderRequest, message.pullKey ?? -1, message.pullOffset ?? 0);
   }
 
   /** The status of the earliest unexpected message matching (source, tag), after one poll. */
@@ -327,12 +331,21 @@ export class ReceivePath {
     const total = w[h + H_TOTAL]!;
     const senderRequest = w[h + H_AUX]!;
     const kind = frameKind(w[h + H_TYPE]!);
+    // The sender's shared memory the message lies in, when it names it.
+    const pull = frame.payloadLength >= PULL_REFERENCE_BYTES ? readPullReference(frame.bytes, frame.payloadOffset) : undefined;
     const queues = this.queues(context);
     const posted = queues.takePosted(source, tag);
     if (posted !== undefined) {
       this.tracer?.matched(link.peer, w[h + H_SEQ]!, total);
-      this.matchRendezvous(posted, source, tag, kind, total, link.peer, senderRequest);
-    } else queues.unexpected.push({ source, tag, kind, bytes: total, data: null, peer: link.peer, senderRequest, sequence: w[h + H_SEQ]! });
+      this.matchRendezvous(posted, source, tag, kind, total, link.peer, senderRequest, pull?.key ?? -1, pull?.byteOffset ?? 0);
+    } else {
+      const entry: UnexpectedMessage = { source, tag, kind, bytes: total, data: null, peer: link.peer, senderRequest, sequence: w[h + H_SEQ]! };
+      if (pull !== undefined) {
+        entry.pullKey = pull.key;
+        entry.pullOffset = pull.byteOffset;
+      }
+      queues.unexpected.push(entry);
+    }
   }
 
   /**
@@ -434,8 +447,12 @@ export class ReceivePath {
     return undefined;
   }
 
-  /** A rendezvous matched: answer with a clear-to-send naming where its data goes. */
-  private matchRendezvous(posted: ReceiveRequest, source: number, tag: number, kind: number, total: number, peer: number, senderRequest: number): void {
+  /**
+   * A rendezvous matched: copy the message out of the sender's shared memory when the
+   * announcement names an allocation this thread knows (`pullKey`, -1: none), else answer with a
+   * clear-to-send naming where its data goes.
+   */
+  private matchRendezvous(posted: ReceiveRequest, source: number, tag: number, kind: number, total: number, peer: number, senderRequest: number, pullKey: number, pullOffset: number): void {
     const header = this.header;
     // A clear-to-send is found by the sender's request id: it need not queue behind other frames.
     header[H_TYPE] = CTS_WORD;
@@ -454,6 +471,17 @@ export class ReceivePath {
     posted.peerWorld = peer;
     const receive: RendezvousReceive = { request: posted, source, tag, kind, total, received: 0, dest: posted.into ?? new Uint8Array(total) };
     const id = this.nextReceiveId++;
+    const memory = pullKey >= 0 ? sharedAllocation(pullKey) : undefined;
+    if (memory !== undefined && pullOffset + total <= memory.byteLength) {
+      copyInto(receive.dest, 0, new Uint8Array(memory, pullOffset, total), 0, total);
+      receive.received = total;
+      this.pulledMessages++;
+      this.pulledBytes += total;
+      header[H_SEQ] = CTS_PULLED;
+      this.host.control(peer, header);
+      this.finishRendezvousReceive(id, receive);
+      return;
+    }
     this.receives.set(id, receive);
     header[H_SEQ] = id;
     this.host.control(peer, header);

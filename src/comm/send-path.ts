@@ -10,11 +10,12 @@
 import type { RankTrace } from '../trace/rank-trace.js';
 import type { Settings } from '../config/tunables.js';
 import { ErrorCode, TsmpiError } from '../errors.js';
-import { FRAME_HEADER_WORDS, FRAME_SPLITTABLE, FRAME_UNORDERED, type InboundFrame, type Link, type LinkEvents } from '../transport/link.js';
+import { FRAME_HEADER_WORDS, FRAME_SPLITTABLE, FRAME_UNORDERED, type InboundFrame, type Link, type LinkEvents, type LinkLimits } from '../transport/link.js';
 import type { Progress } from '../transport/progress.js';
 import type { Transport } from '../transport/transport.js';
 import { copyOut, isUnchanging } from '../transport/copy-bytes.js';
-import { CANCEL_WORD, CTS_DISCARD, FrameType, GOODBYE_WORD, rtsWord, H_AUX, H_CONTEXT, H_LENGTH, H_SEQ, H_SOURCE, H_TAG, H_TOTAL, H_TYPE, typeWord } from './frame-header.js';
+import { sharedReference } from '../transport/shared-memory.js';
+import { CANCEL_WORD, CTS_DISCARD, CTS_PULLED, FrameType, PULL_REFERENCE_BYTES, writePullReference, GOODBYE_WORD, rtsWord, H_AUX, H_CONTEXT, H_LENGTH, H_SEQ, H_SOURCE, H_TAG, H_TOTAL, H_TYPE, typeWord } from './frame-header.js';
 import { Request, type RequestDriver } from './request.js';
 
 /** A frame waiting for room in its link. */
@@ -152,6 +153,7 @@ export class SendPath {
     const length = bytes.length;
     const limits = peer.link.limits;
     if (length > Math.min(limits.eagerLimit ?? this.host.settings.eagerLimit, limits.maxFramePayload) || length >= (limits.borrowEagerFrom ?? Infinity)) return false;
+    if (this.pulledFrom(limits, bytes)) return false;
     const header = this.header;
     header[H_TYPE] = typeWord(FrameType.Eager, kind);
     header[H_CONTEXT] = context;
@@ -190,7 +192,8 @@ export class SendPath {
     header[H_SEQ] = sequence;
     this.tracer?.sent(dest, sequence, tag, length);
     const limits = peer.link.limits;
-    const eagerLimit = synchronous ? -1 : (limits.eagerLimit ?? settings.eagerLimit);
+    // From an allocMem array to a rank of this process, the receiver copies it out: no eager copy.
+    const eagerLimit = synchronous || this.pulledFrom(limits, bytes) ? -1 : (limits.eagerLimit ?? settings.eagerLimit);
     if (length <= Math.min(eagerLimit, limits.maxFramePayload)) {
       header[H_TYPE] = typeWord(FrameType.Eager, kind);
       header[H_LENGTH] = length;
@@ -238,12 +241,28 @@ export class SendPath {
     this.sends.set(id, { id, request, bytes: data, peer: dest, dataType: FrameType.Data, receiverId: 0, offset: 0, ...(detached ? { detached } : {}) });
     engine.retain();
     header[H_TYPE] = rtsWord(kind);
-    header[H_LENGTH] = 0;
     header[H_TOTAL] = length;
     header[H_AUX] = id;
-    this.write(peer, header, null, 0, null);
+    // From a shared allocation to a rank of this process: name the memory, the receiver may copy
+    // the message straight out of it (one copy instead of two through the ring).
+    const shared = limits.sharesMemory === true && !detached ? sharedReference(bytes) : undefined;
+    if (shared !== undefined && shared.byteOffset <= 0xffffffff) {
+      // A payload of its own: a backlogged frame keeps its payload by reference.
+      const reference = new Uint8Array(PULL_REFERENCE_BYTES);
+      writePullReference(reference, shared.key, shared.byteOffset);
+      header[H_LENGTH] = PULL_REFERENCE_BYTES;
+      this.write(peer, header, reference, PULL_REFERENCE_BYTES, null);
+    } else {
+      header[H_LENGTH] = 0;
+      this.write(peer, header, null, 0, null);
+    }
     if (detached) request.complete(undefined);
     return request;
+  }
+
+  /** True when `bytes` goes by the receiver's copy out of this rank's shared allocation (TSMPI_PULL_FROM). */
+  private pulledFrom(limits: LinkLimits, bytes: Uint8Array): boolean {
+    return limits.sharesMemory === true && bytes.length >= this.host.settings.pullFrom && sharedReference(bytes) !== undefined;
   }
 
   /**
@@ -341,7 +360,8 @@ export class SendPath {
     const send = this.sends.get(w[h + H_AUX]!);
     if (send === undefined) return;
     const receiverId = w[h + H_SEQ]!;
-    if (receiverId === CTS_DISCARD) {
+    // The receive failed, or it copied the message out of this rank's shared memory: no DATA.
+    if (receiverId === CTS_DISCARD || receiverId === CTS_PULLED) {
       this.finishSend(send);
       return;
     }

@@ -87,6 +87,12 @@ export interface LinkLimits {
    * receive that takes it, instead of into a buffer first.
    */
   readonly keepsFrames?: boolean;
+  /**
+   * The peer runs in this process: it can read the process's shared allocations
+   * (transport/shared-memory.ts), so a large message sent from one may be copied straight out of
+   * the sender's memory by the receiver instead of streaming through the link.
+   */
+  readonly sharesMemory?: boolean;
 }
 
 /** A received frame. Reused by the link for every frame: valid only inside `events.frame`. */

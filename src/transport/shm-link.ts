@@ -47,6 +47,7 @@ export class ShmLink implements Link {
       bandwidth: 15e9,
       polled: true,
       keepsFrames: true,
+      sharesMemory: true,
     };
     this.frame = { words: this.in.i32, headerIndex: 0, bytes: this.in.u8, payloadOffset: 0, payloadLength: 0, pieceOffset: 0 };
   }

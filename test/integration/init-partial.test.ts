@@ -17,7 +17,7 @@ interface Line {
   resources?: number[];
   sum?: number;
   job?: { size: number; nodeOfRank: number; pids: number };
-  state: { member: boolean; links: number; arenaBytes: number; listening: boolean };
+  state: { member: boolean; links: number; arenaBytes: number; listening: boolean; pulled: { messages: number; bytes: number } };
 }
 
 function lines(stdout: string): Line[] {
@@ -50,7 +50,7 @@ for (const mode of [[], ['--procs']] as const) {
         assert.deepStrictEqual(l.job, { size: 3, nodeOfRank: 3, pids: 3 }, 'job lists compacted to the members');
         assert.ok(l.state.arenaBytes > 0 && l.state.links >= 1);
       } else {
-        assert.deepStrictEqual(l.state, { member: false, links: 0, arenaBytes: 0, listening: false });
+        assert.deepStrictEqual(l.state, { member: false, links: 0, arenaBytes: 0, listening: false, pulled: { messages: 0, bytes: 0 } });
       }
     }
   });

@@ -91,6 +91,7 @@ export function* alltoallv<A extends TypedArray>(call: CollectiveCall, data: A, 
     const requests: Request<unknown>[] = [];
     for (let r = 0; r < size; r++) if (r !== rank && recvCounts[r]! > 0) requests.push(call.recvInto(blockBytes(call, outBytes, recvDispls, recvCounts, width, r), r));
     for (let r = 0; r < size; r++) if (r !== rank && sendCounts[r]! > 0) requests.push(call.send(blockBytes(call, dataBytes, sendDispls, sendCounts, width, r), r));
+    placeOwnBlock(plan, sendDispls, sendCounts, rank);
     yield requests;
     return plan.result;
   }
@@ -99,9 +100,11 @@ export function* alltoallv<A extends TypedArray>(call: CollectiveCall, data: A, 
     const source = (rank - step + size) % size;
     const receive = recvCounts[source]! > 0 ? call.recvInto(blockBytes(call, outBytes, recvDispls, recvCounts, width, source), source) : undefined;
     const send = sendCounts[dest]! > 0 ? call.send(blockBytes(call, dataBytes, sendDispls, sendCounts, width, dest), dest) : undefined;
+    if (step === 1) placeOwnBlock(plan, sendDispls, sendCounts, rank);
     if (receive) yield receive;
     if (send) yield send;
   }
+  if (size === 1) placeOwnBlock(plan, sendDispls, sendCounts, rank);
   return plan.result;
 }
 
@@ -125,6 +128,7 @@ export function alltoallvStep<A extends TypedArray>(call: CollectiveCall, data: 
   const peer = 1 - call.rank;
   const receive = recvCounts[peer]! > 0 ? call.recvIntoStep(blockBytes(call, plan.outBytes, plan.recvDispls, recvCounts, plan.width, peer), peer) : undefined;
   const send = sendCounts[peer]! > 0 ? call.sendStep(blockBytes(call, plan.dataBytes, sendDispls, sendCounts, plan.width, peer), peer) : undefined;
+  placeOwnBlock(plan, sendDispls, sendCounts, call.rank);
   return { step: stepOf(receive, send), result: plan.result };
 }
 
@@ -145,8 +149,7 @@ function checkSendCounts(call: CollectiveCall, data: TypedArray, sendCounts: rea
 }
 
 /**
- * The result array and the byte views blocks are cut from, with this rank's own block copied in
- * already. Blocks are cut from one byte view of each array: a typed-array view costs tens of
+ * The result array and the byte views blocks are cut from. Blocks are cut from one byte view of each array: a typed-array view costs tens of
  * nanoseconds to make, and a block cut as elements would need a second, of bytes.
  */
 function planBlocks<A extends TypedArray>(call: CollectiveCall, data: A, sendCounts: readonly number[], sendDispls: readonly number[], recvCounts: number[], into: A | undefined) {
@@ -163,7 +166,15 @@ function planBlocks<A extends TypedArray>(call: CollectiveCall, data: A, sendCou
       hint: `pass recvCounts[${rank}] equal to sendCounts[${rank}]`,
     });
   }
-  copyBytes(outBytes, recvDispls[rank]! * width, dataBytes, sendDispls[rank]! * width, sendCounts[rank]! * width);
   const result: Concatenated<A> = { data: out, counts: recvCounts, displs: recvDispls };
   return { out, recvDispls, width, outBytes, dataBytes, result };
+}
+
+/**
+ * Copies the block this rank sends itself into its result: once the first transfers are posted,
+ * so that a large block's copy overlaps the peers' handshakes instead of delaying them.
+ */
+function placeOwnBlock(plan: { recvDispls: number[]; width: number; outBytes: Uint8Array; dataBytes: Uint8Array }, sendDispls: readonly number[], sendCounts: readonly number[], rank: number): void {
+  const { width } = plan;
+  copyBytes(plan.outBytes, plan.recvDispls[rank]! * width, plan.dataBytes, sendDispls[rank]! * width, sendCounts[rank]! * width);
 }
