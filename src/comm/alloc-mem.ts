@@ -8,6 +8,7 @@
 import { ErrorCode, TsmpiError } from '../errors.js';
 import { allocateShared, freeShared } from '../transport/shared-memory.js';
 import type { TypedArray } from './codec.js';
+import type { Info } from './info.js';
 
 /** A typed array's constructor, as allocMem takes it: `Float64Array`, `Uint8Array` ... */
 export interface TypedArrayType<A extends TypedArray> {
@@ -17,10 +18,12 @@ export interface TypedArrayType<A extends TypedArray> {
 }
 
 /**
- * A new zeroed array of `length` elements of `type` in memory the rank threads of this process
- * share: messages above the eager limit sent from it to a rank of this process take one copy
- * instead of two. Give it back with {@link freeMem} when done (it is also collected as any array
- * once nothing refers to it, here and in the threads it was sent to).
+ * A new zeroed array in memory the rank threads of this process share: `allocMem(bytes)` gives a
+ * Uint8Array of that many bytes (mpi4py's `MPI.Alloc_mem(size)`), `allocMem(Float64Array, n)` an
+ * array of `n` elements of that kind. Messages from it of at least TSMPI_PULL_FROM bytes to a
+ * rank of this process take one copy instead of two. `info` (MPI's hints) is accepted and not
+ * read. Give the array back with {@link freeMem} when done (it is also collected as any array once
+ * nothing refers to it, here and in the threads it was sent to).
  *
  * @example
  * ```ts
@@ -29,21 +32,27 @@ export interface TypedArrayType<A extends TypedArray> {
  * freeMem(data);
  * ```
  */
-export function allocMem<A extends TypedArray>(type: TypedArrayType<A>, length: number): A {
+export function allocMem(bytes: number, info?: Info | null): Uint8Array;
+export function allocMem<A extends TypedArray>(type: TypedArrayType<A>, length: number, info?: Info | null): A;
+export function allocMem<A extends TypedArray>(typeOrBytes: TypedArrayType<A> | number, length?: number | Info | null, _info?: Info | null): A | Uint8Array {
+  if (typeof typeOrBytes === 'number') return allocateArray(Uint8Array, typeOrBytes);
+  return allocateArray(typeOrBytes, length as number);
+}
+
+function allocateArray<A extends TypedArray>(type: TypedArrayType<A>, length: number): A {
+  if (typeof type !== 'function' || typeof type.BYTES_PER_ELEMENT !== 'number' || !(type.BYTES_PER_ELEMENT > 0)) {
+    throw new TsmpiError(ErrorCode.Type, `${String((type as { name?: unknown } | undefined)?.name ?? type)} is not a typed array type`, {
+      operation: 'allocMem',
+      hint: 'pass a byte count, or a typed array constructor such as Float64Array and a length',
+    });
+  }
   if (!Number.isSafeInteger(length) || length < 0) {
     throw new TsmpiError(ErrorCode.Arg, `cannot allocate ${String(length)} elements`, {
       operation: 'allocMem',
       hint: 'pass a non-negative integer length',
     });
   }
-  const width = type.BYTES_PER_ELEMENT;
-  if (typeof width !== 'number' || !(width > 0)) {
-    throw new TsmpiError(ErrorCode.Type, `${type.name ?? String(type)} is not a typed array type`, {
-      operation: 'allocMem',
-      hint: 'pass a typed array constructor such as Float64Array or Uint8Array',
-    });
-  }
-  return new type(allocateShared(length * width), 0, length);
+  return new type(allocateShared(length * type.BYTES_PER_ELEMENT), 0, length);
 }
 
 /** Gives back an array that {@link allocMem} made (MPI_Free_mem): later messages from its memory take the ordinary path. */

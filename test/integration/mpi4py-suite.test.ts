@@ -1,5 +1,5 @@
 // Issue 20: mpi4py's own test files (test_p2p_obj, test_p2p_obj_matched, test_cco_obj, test_comm,
-// test_group, test_request, test_status), written anew in test/fixtures/mpi4py/, on world, self
+// test_group, test_request, test_status, test_mpimem), written anew in test/fixtures/mpi4py/, on world, self
 // and a dup of each, at 1 to 5 ranks in threads, processes, both mixed and the simulator. Every
 // check of every file must report on every communicator: nothing skipped.
 import assert from 'node:assert/strict';
@@ -20,9 +20,9 @@ const expected = suites.flatMap((suite) => {
 test('the ported suite covers every mpi4py test method of the files it ports', () => {
   // On every communicator: test_p2p_obj 23, test_p2p_obj_matched 2, test_cco_obj 10, test_comm 24,
   // test_group 16, test_request 2 (on messages); once: TestMessage 2, TestCommNull 1, the empty
-  // and null groups 2, TestRequest(Array) 12, test_status 10. A check dropped from a file fails here.
+  // and null groups 2, TestRequest(Array) 12, test_status 10, test_mpimem 2. A check dropped from a file fails here.
   assert.equal(new Set(expected).size, expected.length);
-  assert.equal(expected.length, (23 + 2 + 10 + 24 + 16 + 2) * COMMUNICATOR_NAMES.length + 2 + 1 + 2 + 12 + 10);
+  assert.equal(expected.length, (23 + 2 + 10 + 24 + 16 + 2) * COMMUNICATOR_NAMES.length + 2 + 1 + 2 + 12 + 10 + 2);
 });
 
 for (const mode of Object.keys(modes) as (keyof typeof modes)[]) {
