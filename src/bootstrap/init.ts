@@ -278,6 +278,9 @@ async function buildRuntime(context: RankContext, channel: LauncherChannel | und
     }),
   );
   endpoint.nodeOfWorld = job.nodeOfRank;
+  // From what every rank of the process sees alike (its own thread may hold fewer ranks than the
+  // others: 5 ranks 4 per thread): collectives choose by it, and ranks must not disagree.
+  endpoint.threadsOutnumberCores = Math.ceil(context.localSize / settings.ranksPerThread) > cores;
   if ((settings.trace !== '' || settings.profile !== '') && channel !== undefined) {
     const trace = startTrace(endpoint, context.rank, settings, (chunk) => channel.post({ type: 'trace', chunk }));
     if (rails !== undefined && settings.trace !== '') rails.segmentObserver = (rail, peer, bytes) => trace.segment(rail, peer, bytes);

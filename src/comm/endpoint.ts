@@ -58,6 +58,8 @@ export class Endpoint implements RequestDriver, ProgressHost {
   readonly names = new ContextNames();
   /** Node of each world rank (the job's node map), for topology-aware planners; empty: one node. */
   nodeOfWorld: ArrayLike<number> = [];
+  /** This process runs more rank threads than cores (set by init; the simulator leaves it false). */
+  threadsOutnumberCores = false;
   /** Nonblocking collectives' schedules and windows' targets: advanced by every poll and wait. */
   readonly background = new BackgroundTasks();
   /** Scratch buffers the collectives reuse from call to call. */
@@ -293,6 +295,14 @@ export class Endpoint implements RequestDriver, ProgressHost {
   private sharedBarrierHost: SharedBarrierHost | undefined;
   /** This rank's latest barrier of the world (a later one enters after it). */
   private sharedBarrierLast: SharedBarrierRequest | undefined;
+
+  /**
+   * True when every world rank is a thread of this process and the process runs more rank threads
+   * than cores: every rank of every communicator then sees the same, so collectives may choose by it.
+   */
+  get crowded(): boolean {
+    return this.threadsOutnumberCores && this.transport.worldBarrier !== undefined;
+  }
 
   /** True when a collective on `context` over `group` can use the shared-memory barrier: the world's, every rank in this process. */
   sharedBarrierAvailable(context: number, group: Int32Array): boolean {

@@ -23,6 +23,13 @@ test("tsmpi's rules are the runtime's defaults", () => {
   assert.equal(selectBarrier(readSettings({ TSMPI_SHARED_BARRIER_RANKS: '4' }), 4, true), 'shared');
   assert.equal(selectBcast(tsmpi), 'binomial');
   assert.equal(selectBcastInto(tsmpi, 8, 1 << 20), 'scatter-allgather');
+  // Scatter-allgather from 512 KiB on more than 2 ranks; a binomial tree below, on 2 ranks, and
+  // where every rank is a thread of one process with more rank threads than cores.
+  assert.equal(selectBcastInto(tsmpi, 8, 512 * 1024), 'scatter-allgather');
+  assert.equal(selectBcastInto(tsmpi, 8, 512 * 1024 - 1), 'binomial');
+  assert.equal(selectBcastInto(tsmpi, 2, 1 << 20), 'binomial');
+  assert.equal(selectBcastInto(tsmpi, 8, 1 << 20, true), 'binomial');
+  assert.equal(selectBcastInto(readSettings({ TSMPI_COLL_BCAST: 'scatter-allgather' }), 8, 1 << 20, true), 'scatter-allgather');
   assert.equal(selectReduce(tsmpi), 'binomial');
   assert.equal(selectAllreduce(tsmpi, 8, 1, Op.sum), 'recursive-doubling');
   assert.equal(selectGather(tsmpi), 'binomial');

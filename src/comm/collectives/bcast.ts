@@ -52,7 +52,7 @@ export function* bcast<T>(call: CollectiveCall, value: T, root: number): Steps<T
 export function bcastBytes(call: CollectiveCall, bytes: Uint8Array, root: number): Steps<void> {
   const size = call.size;
   if (size === 1) return noSteps();
-  const algorithm = selectBcastInto(call.settings, size, bytes.length);
+  const algorithm = selectBcastInto(call.settings, size, bytes.length, call.crowded);
   if (algorithm === 'linear') return linearBcast(call, bytes, root);
   if (algorithm === 'binomial' || algorithm === 'binomial-blocking') return binomialBcast(call, bytes, root, algorithm === 'binomial-blocking');
   return scatterAllgather(call, bytes, root);
@@ -66,7 +66,7 @@ export function bcastBytes(call: CollectiveCall, bytes: Uint8Array, root: number
 export function bcastBytesStep(call: CollectiveCall, bytes: Uint8Array, root: number): Awaitable | undefined {
   const size = call.size;
   if (size === 1 || call.traced) return undefined;
-  const algorithm = selectBcastInto(call.settings, size, bytes.length);
+  const algorithm = selectBcastInto(call.settings, size, bytes.length, call.crowded);
   if (algorithm !== 'binomial' && algorithm !== 'binomial-blocking') return undefined;
   const vrank = (call.rank - root + size) % size;
   if (vrank === 0) {

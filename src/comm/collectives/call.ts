@@ -96,6 +96,11 @@ export class CollectiveCall {
     return this.endpoint.receiveNow(this.context, source, this.group[source]!, this.tag, bytes) >= 0 ? undefined : this.recvInto(bytes, source);
   }
 
+  /** True when every rank of this call's communicator is a thread of one process that runs more rank threads than cores. */
+  get crowded(): boolean {
+    return this.endpoint.crowded;
+  }
+
   /** True when this call's communicator can use the shared-memory barrier (the world, every rank in this process). */
   get sharedBarrierAvailable(): boolean {
     return this.endpoint.sharedBarrierAvailable(this.context, this.group);

@@ -43,12 +43,26 @@ export function selectBarrier(settings: Settings, size = 0, sharedAvailable = fa
   return sharedAvailable && settings.sharedBarrierRanks > 0 && size >= settings.sharedBarrierRanks ? 'shared' : 'dissemination';
 }
 
-export function selectBcastInto(settings: Settings, size: number, bytes: number): 'binomial' | 'binomial-blocking' | 'scatter-allgather' | 'linear' {
+/**
+ * bcastInto of at least this many bytes on more than 2 ranks scatters and allgathers: below it a
+ * binomial tree's log p whole messages cost less than the 2 (p - 1) rounds (on 2 cores, 4 and 8
+ * rank threads: binomial 31 and 88 us at 64 KiB against 37 and 145, 97 and 213 at 256 KiB
+ * against 108 and 352, `TSMPI_COLL_BCAST=binomial` against auto on bench/ranks/collectives.ts).
+ */
+export const BCAST_SCATTER_FROM = 512 * 1024;
+
+/**
+ * `crowded`: every rank of the communicator is a thread of one process that runs more rank
+ * threads than cores (the same for all of them). There each round of scatter-allgather waits for
+ * ranks without a core, and a binomial tree wins at every size (4 ranks on 2 cores, 1 MiB: 258 us
+ * against 556).
+ */
+export function selectBcastInto(settings: Settings, size: number, bytes: number, crowded = false): 'binomial' | 'binomial-blocking' | 'scatter-allgather' | 'linear' {
   const choice = settings.collBcast;
   if (choice === 'binomial' || choice === 'binomial-blocking' || choice === 'linear') return choice;
   if (choice === 'scatter-allgather') return size > 1 && bytes >= size ? 'scatter-allgather' : 'binomial';
   if (simgridRules(settings)) return 'binomial-blocking';
-  return size > 2 && bytes >= LARGE_MESSAGE_BYTES ? 'scatter-allgather' : 'binomial';
+  return size > 2 && bytes >= BCAST_SCATTER_FROM && !crowded ? 'scatter-allgather' : 'binomial';
 }
 
 export function selectBcast(settings: Settings): 'binomial' | 'binomial-blocking' | 'linear' {
