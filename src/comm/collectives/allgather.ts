@@ -78,7 +78,9 @@ export function* allgatherv<A extends TypedArray>(call: CollectiveCall, data: A,
     const requests: Request<unknown>[] = [];
     for (let r = 0; r < size; r++) {
       if (r === rank) continue;
-      if (data.length > 0) requests.push(call.send(data, r));
+      // A send its link takes at once needs no request (sendStep).
+      const send = data.length > 0 ? call.sendStep(data, r) : undefined;
+      if (send !== undefined) requests.push(send);
       if (counts[r]! > 0) requests.push(call.recvInto(blockBytes(call, outBytes, displs, counts, width, r), r));
     }
     placeOwnBlock(plan, data, rank);

@@ -102,11 +102,15 @@ function* binomialBcast(call: CollectiveCall, bytes: Uint8Array, root: number, b
   if (!hasBinomialChildren(vrank, size)) return;
   const children = binomialChildren(vrank, size);
   if (blocking) for (const child of children) yield call.send(bytes, (child + root) % size);
-  else if (children.length === 1) yield call.send(bytes, (children[0]! + root) % size);
   else {
-    const sends: Request<void>[] = [];
-    for (const child of children) sends.push(call.send(bytes, (child + root) % size));
-    yield sends;
+    // A send its link takes at once needs no request (sendStep): a small bcast's root and inner
+    // ranks made one per child, a tenth of their time with the collection it caused.
+    let sends: Request<void>[] | undefined;
+    for (const child of children) {
+      const send = call.sendStep(bytes, (child + root) % size);
+      if (send !== undefined) (sends ??= []).push(send);
+    }
+    if (sends !== undefined) yield sends.length === 1 ? sends[0]! : sends;
   }
 }
 
