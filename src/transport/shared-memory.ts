@@ -28,8 +28,16 @@ type Notice =
   | { readonly hello: true };
 
 class SharedMemoryRegistry {
-  private readonly byKey = new Map<number, SharedArrayBuffer>();
+  /**
+   * This thread's allocations, held weakly: one the program no longer refers to is collected, and
+   * its notice tells the other threads to let go of theirs (else every thread would keep every
+   * allocation alive for ever).
+   */
+  private readonly own = new Map<number, WeakRef<SharedArrayBuffer>>();
+  /** Other threads' allocations, held until their owner frees them or lets them be collected. */
+  private readonly others = new Map<number, SharedArrayBuffer>();
   private readonly keyOf = new WeakMap<ArrayBufferLike, number>();
+  private readonly collected = new FinalizationRegistry<number>((key) => this.forgetOwn(key));
   private readonly channel: BroadcastChannel;
   private counter = 0;
 
@@ -37,7 +45,7 @@ class SharedMemoryRegistry {
     this.channel = new BroadcastChannel(`tsmpi-shared-memory:${process.pid}`);
     this.channel.onmessage = (event: unknown) => this.noticed((event as { data: Notice }).data);
     // The channel must not keep a finished rank's thread alive.
-    (this.channel as BroadcastChannel & { unref?: () => void }).unref?.();
+    this.channel.unref();
     this.channel.postMessage({ hello: true } satisfies Notice);
   }
 
@@ -45,8 +53,9 @@ class SharedMemoryRegistry {
     if (this.counter + 1 >= KEY_SPAN) throw new RangeError(`more than ${KEY_SPAN - 1} shared allocations in one thread`);
     const key = threadId * KEY_SPAN + ++this.counter;
     const buffer = new SharedArrayBuffer(bytes);
-    this.byKey.set(key, buffer);
+    this.own.set(key, new WeakRef(buffer));
     this.keyOf.set(buffer, key);
+    this.collected.register(buffer, key, buffer);
     this.channel.postMessage({ key, buffer } satisfies Notice);
     return buffer;
   }
@@ -54,11 +63,15 @@ class SharedMemoryRegistry {
   /** Forgets an allocation of this thread's; false when `buffer` is not one. */
   free(buffer: ArrayBufferLike): boolean {
     const key = this.keyOf.get(buffer);
-    if (key === undefined || Math.floor(key / KEY_SPAN) !== threadId) return false;
-    this.byKey.delete(key);
+    if (key === undefined || !this.own.has(key)) return false;
     this.keyOf.delete(buffer);
-    this.channel.postMessage({ key, freed: true } satisfies Notice);
+    this.collected.unregister(buffer);
+    this.forgetOwn(key);
     return true;
+  }
+
+  private forgetOwn(key: number): void {
+    if (this.own.delete(key)) this.channel.postMessage({ key, freed: true } satisfies Notice);
   }
 
   reference(bytes: Uint8Array): SharedReference | undefined {
@@ -67,22 +80,27 @@ class SharedMemoryRegistry {
   }
 
   lookup(key: number): SharedArrayBuffer | undefined {
-    return this.byKey.get(key);
+    return this.others.get(key) ?? this.own.get(key)?.deref();
+  }
+
+  /** Allocations this thread holds: its own still alive, and the others' it was told of. */
+  get size(): { own: number; others: number } {
+    return { own: this.own.size, others: this.others.size };
   }
 
   private noticed(notice: Notice): void {
     if ('hello' in notice) {
-      for (const [key, buffer] of this.byKey) if (Math.floor(key / KEY_SPAN) === threadId) this.channel.postMessage({ key, buffer } satisfies Notice);
+      for (const [key, ref] of this.own) {
+        const buffer = ref.deref();
+        if (buffer !== undefined) this.channel.postMessage({ key, buffer } satisfies Notice);
+      }
       return;
     }
     if ('freed' in notice) {
-      const buffer = this.byKey.get(notice.key);
-      this.byKey.delete(notice.key);
-      if (buffer !== undefined) this.keyOf.delete(buffer);
+      this.others.delete(notice.key);
       return;
     }
-    this.byKey.set(notice.key, notice.buffer);
-    this.keyOf.set(notice.buffer, notice.key);
+    this.others.set(notice.key, notice.buffer);
   }
 }
 
@@ -106,6 +124,11 @@ export function freeShared(buffer: ArrayBufferLike): boolean {
 /** Where `bytes` lies when it lies in an allocation this thread knows; undefined otherwise (at once when nothing was allocated). */
 export function sharedReference(bytes: Uint8Array): SharedReference | undefined {
   return registry === undefined ? undefined : registry.reference(bytes);
+}
+
+/** How many allocations this thread's registry holds (its own alive, the others' it was told of). */
+export function sharedAllocationCounts(): { own: number; others: number } {
+  return registry?.size ?? { own: 0, others: 0 };
 }
 
 /** The allocation of `key` when this thread knows it; undefined otherwise. */
