@@ -6,6 +6,7 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { withAllocatorDefaults } from './allocator-env.js';
+import { rankProcessFlags } from './node-flags.js';
 import { superviseJob, type SupervisedProcess } from './job-supervisor.js';
 
 export interface ProcessJobOptions {
@@ -48,7 +49,7 @@ export async function runProcessJob(options: ProcessJobOptions): Promise<number>
         TSMPI_JOB_SECRET: job.secret,
         TSMPI_JOB_ID: job.jobId,
       };
-      const command = [process.execPath, cliPath, 'exec', ...(options.tagOutput ? ['--tag-output'] : []), options.program, ...options.args];
+      const command = [process.execPath, ...rankProcessFlags(process.execArgv), cliPath, 'exec', ...(options.tagOutput ? ['--tag-output'] : []), options.program, ...options.args];
       const namespace = options.namespaces?.length ? options.namespaces[index % options.namespaces.length] : undefined;
       // `ip netns exec` execs the command: the child's pid is the rank process's.
       return namespace === undefined ? spawn(command[0]!, command.slice(1), { env, stdio: 'inherit' }) : spawn('ip', ['netns', 'exec', namespace, ...command], { env, stdio: 'inherit' });
