@@ -397,12 +397,12 @@ export class Endpoint implements RequestDriver, ProgressHost {
 
   // ---- the rank's state -----------------------------------------------------------------------
 
-  /** Links this rank has created (one per peer it has talked to, itself included). */
   /** Messages received by copying them out of their sender's shared allocation (allocMem), and their bytes. */
   pulled(): { messages: number; bytes: number } {
     return { messages: this.receives.pulledMessages, bytes: this.receives.pulledBytes };
   }
 
+  /** Links this rank has created (one per peer it has talked to, itself included). */
   linkCount(): number {
     return this.sends.linkCount();
   }

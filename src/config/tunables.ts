@@ -36,6 +36,11 @@ export interface Tunable<T> {
 const KIB = 1024;
 const MIB = 1024 * 1024;
 
+/** True when the rank's process runs more threads of ranks than the machine has cores. */
+function threadsOutnumberCores(ctx: TunableContext): boolean {
+  return Math.ceil(ctx.localRanks / (ctx.threadRanks ?? 1)) > ctx.cores;
+}
+
 /** Parses `4096`, `64k`, `1M`, `2G` (binary multiples). */
 export function parseByteSize(env: string, text: string): number {
   const match = /^\s*(\d+(?:\.\d+)?)\s*([kKmMgG]?)[iI]?[bB]?\s*$/.exec(text);
@@ -104,7 +109,7 @@ export const tunables = {
     description:
       'Most microseconds a waiting rank polls its rings before it sleeps on its doorbell. Polling makes a small message cost ~0.2 us instead of a 20-40 us wake-up; 0 sleeps at once (the fast path off). The budget adapts down to 10 us while spins find nothing (a peer without a core) and back up when sleeps turn out short.',
     defaultText: '200 if threads per process <= cores, else 10; 0 for a lone rank with remote peers (a socket is not polled). Ranks that share a thread poll between turns of the thread instead of in place',
-    defaultValue: (ctx) => (ctx.localRanks === 1 && ctx.remotePeers ? 0 : Math.ceil(ctx.localRanks / (ctx.threadRanks ?? 1)) <= ctx.cores ? 200 : 10),
+    defaultValue: (ctx) => (ctx.localRanks === 1 && ctx.remotePeers ? 0 : threadsOutnumberCores(ctx) ? 10 : 200),
     parse: (text) => parseNonNegative('TSMPI_SPIN_US', text),
   } satisfies Tunable<number>,
   socketSpinMicros: {
@@ -120,7 +125,7 @@ export const tunables = {
     description:
       'Most microseconds a waiting rank polls with sched_yield between polls before it sleeps, when its process runs more rank threads than cores: the first 300 of them in place, the rest between turns of its event loop (its timers and other promises run). A rank it waits for that is queued on the same CPU then runs at once, where a sleep would cost both a wake-up; Open MPI\'s ranks yield so when oversubscribed. 4 ranks on 2 cores: an 8-byte barrier took ~8 us with it against ~80 us sleeping (`RANKS=4 npm run bench -- collectives`). 0: such ranks spin briefly (TSMPI_SPIN_US) and sleep.',
     defaultText: '2000 if threads per process > cores and the rank has no TCP peers, else 0 (a rank with sockets turns its event loop instead, TSMPI_SOCKET_SPIN_US)',
-    defaultValue: (ctx) => (!ctx.remotePeers && Math.ceil(ctx.localRanks / (ctx.threadRanks ?? 1)) > ctx.cores ? 2000 : 0),
+    defaultValue: (ctx) => (!ctx.remotePeers && threadsOutnumberCores(ctx) ? 2000 : 0),
     parse: (text) => parseNonNegative('TSMPI_YIELD_US', text),
   } satisfies Tunable<number>,
   ringBytes: {
@@ -166,7 +171,7 @@ export const tunables = {
     description:
       "A message of at least this many bytes sent from an allocMem array to a rank thread of the same process announces itself, and the receiver copies it straight out of the sender's array once a receive matches (one copy, as Open MPI's CMA): the send completes then, not before, even below the eager limit. Smaller ones, and messages from ordinary arrays, go through the ring (two copies). 2 ranks, arrays from allocMem, 64 KiB: alltoall 5.5-5.8 us with it against 6.2-9.0 without (`TSMPI_PULL_FROM=65537`).",
     defaultText: '16k if threads per process <= cores, else none below the eager limit (a thread that waits for its receiver to copy costs a context switch where rank threads outnumber the cores); above the eager limit such messages always go this way',
-    defaultValue: (ctx) => (Math.ceil(ctx.localRanks / (ctx.threadRanks ?? 1)) <= ctx.cores ? 16 * KIB : Number.POSITIVE_INFINITY),
+    defaultValue: (ctx) => (threadsOutnumberCores(ctx) ? Number.POSITIVE_INFINITY : 16 * KIB),
     parse: (text) => parseByteSize('TSMPI_PULL_FROM', text),
   } satisfies Tunable<number>,
   chunkBytes: {
