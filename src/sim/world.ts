@@ -380,11 +380,15 @@ export class SimWorld {
   }
 
   /**
-   * Restarts the CPU meter of the running segment (the rank called init(): loading and compiling
-   * its module is the simulator's cost, not the program's).
+   * Restarts the CPU meter of the running segment: what came before was the simulator's (the rank
+   * called init(): loading and compiling its module; or the runner, resuming it, has done its own
+   * part and is about to yield to the rank's code).
    */
   restartMeter(rank: SimRank): void {
-    if (rank.running) rank.realStart = performance.now();
+    if (!rank.running) return;
+    rank.realStart = performance.now();
+    // A meter stopped inside a call stays stopped, from here.
+    if (rank.callDepth > 0) rank.pausedAt = rank.realStart;
   }
 
   /**

@@ -66,3 +66,33 @@ test('a turn longer than the segment never ends it before it began, nor a turn o
   const end = again.endSegmentAfterTurn(r, 0);
   assert.ok(end >= (before - started.after) / 1000, `ended at ${end} s`);
 });
+
+test("what the runner does between resuming a rank and yielding to it is not the rank's compute", () => {
+  const world = measuredWorld();
+  const rank = world.ranks[0]!;
+  begin(world);
+  busy(6);
+  const restarted = performance.now();
+  world.restartMeter(rank);
+  busy(2);
+  const end = world.endSegment(rank);
+  const after = performance.now();
+  // From the restart on: the 6 ms before it are not counted.
+  assert.ok(end >= 0.002 && end <= (after - restarted) / 1000, `ended at ${end} s`);
+});
+
+test('a meter restarted inside a call stays stopped until the call returns', () => {
+  const world = measuredWorld();
+  const rank = world.ranks[0]!;
+  begin(world);
+  assert.equal(world.enterCall(), rank);
+  busy(4);
+  world.restartMeter(rank);
+  busy(4);
+  const left = performance.now();
+  world.leaveCall(rank);
+  busy(2);
+  const end = world.endSegment(rank);
+  const after = performance.now();
+  assert.ok(end >= 0.002 && end <= (after - left) / 1000, `ended at ${end} s: only what followed the call counts`);
+});
