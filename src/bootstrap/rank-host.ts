@@ -27,7 +27,7 @@ import { availableParallelism, hostname } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { allowedCpus, cpuForThread } from './cpu-binding.js';
 import { ErrorCode, TsmpiError } from '../errors.js';
-import type { Settings } from '../config/tunables.js';
+import { readSettings, type Settings } from '../config/tunables.js';
 import { ControlArea, RankState } from '../transport/control-block.js';
 import { allocateShmArena, type ArenaLayout } from '../transport/shm-arena.js';
 import type { PreparedApp } from './app-loader.js';
@@ -36,6 +36,7 @@ import type { RendezvousServer } from './launcher-rendezvous.js';
 import { nodeLocal, type JobInfo } from './job-info.js';
 import { compact, whyNotMember, type Participation } from './participation.js';
 import type { HostToRank, PeerGoneNotice, RankContext, RankToHost } from './rank-context.js';
+import { compileOnRankThreads } from './rank-jit.js';
 import { rankThreadSource, type RankThreadData } from './rank-thread.js';
 import { decodeRecord, encodeRecord, rankKey, type RankRecord, type Rendezvous } from './rendezvous.js';
 
@@ -148,6 +149,10 @@ export class RankHost {
     const perThread = Math.max(1, settings.ranksPerThread);
     const cpus = settings.bind === 'none' ? [] : allowedCpus();
     const cores = availableParallelism();
+    // The ranks' threads compile in place when the job's ranks on this machine fill its cores
+    // (rank-jit.ts); their isolates take the flags as they are created.
+    const hostRanks = localMembers.length > 0 ? onNode.localSize[worldOfSlot[0]!]! : localIds.length;
+    compileOnRankThreads(readSettings(this.options.env, { localRanks: Math.max(1, localMembers.length), cores, hostRanks }).jitOnRank);
     const groups: number[][] = [];
     for (const id of localIds) {
       const last = groups.at(-1);

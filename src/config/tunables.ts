@@ -128,6 +128,14 @@ export const tunables = {
     defaultValue: (ctx) => (!ctx.remotePeers && threadsOutnumberCores(ctx) ? 2000 : 0),
     parse: (text) => parseNonNegative('TSMPI_YIELD_US', text),
   } satisfies Tunable<number>,
+  jitOnRank: {
+    env: 'TSMPI_JIT_ON_RANK',
+    description:
+      "on: V8 optimises a rank's hot functions and running loops on the rank's own thread (no background compiler thread). When the ranks fill the machine's cores, a background compiler waits for a core while the rank runs its loop in the interpreter: a stencil's first step on 2 and 4 rank threads of 2 cores took 0.52x and 0.28x the time in place, the heat example 0.91x and 0.80x (`npm run bench -- jit`). off: V8's default. Set for the rank threads a process starts (a process per rank included); the simulator runs its ranks so (TSMPI_SIM_SERIAL_V8).",
+    defaultText: 'on if the ranks on the machine (all processes) >= cores, else off',
+    defaultValue: (ctx) => (ctx.hostRanks ?? ctx.localRanks) >= ctx.cores,
+    parse: (text) => parseChoice('TSMPI_JIT_ON_RANK', text, ['on', 'off'] as const) === 'on',
+  } satisfies Tunable<boolean>,
   ringBytes: {
     env: 'TSMPI_SHM_RING_BYTES',
     description:

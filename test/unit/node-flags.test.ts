@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { rankProcessFlags } from '../../src/bootstrap/node-flags.ts';
+import { jitFlags } from '../../src/bootstrap/rank-jit.ts';
 
 test('rank processes get the launcher\'s Node flags, less the inspector, evaluation, tests and watch mode', () => {
   assert.deepEqual(rankProcessFlags(['--cpu-prof', '--cpu-prof-dir', '/tmp/p', '--max-old-space-size=4096', '--trace-deopt']), ['--cpu-prof', '--cpu-prof-dir', '/tmp/p', '--max-old-space-size=4096', '--trace-deopt']);
@@ -9,4 +10,12 @@ test('rank processes get the launcher\'s Node flags, less the inspector, evaluat
   assert.deepEqual(rankProcessFlags(['--watch', '--watch-path', 'src', '--test', '--test-name-pattern', 'x', '--import', 'tsx']), ['--import', 'tsx']);
   assert.deepEqual(rankProcessFlags(['-e', 'code', '--input-type=module', '--no-warnings']), ['--no-warnings']);
   assert.deepEqual(rankProcessFlags([]), []);
+});
+
+test('in-place compiling turns V8\'s background compiling off, or back on, less what the user gave Node', () => {
+  assert.deepEqual(jitFlags(true, []), ['--no-concurrent-recompilation', '--no-concurrent-osr']);
+  assert.deepEqual(jitFlags(false, []), ['--concurrent-recompilation', '--concurrent-osr']);
+  assert.deepEqual(jitFlags(true, ['--concurrent_osr', '--cpu-prof']), ['--no-concurrent-recompilation']);
+  assert.deepEqual(jitFlags(false, ['--no-concurrent-recompilation']), ['--concurrent-osr']);
+  assert.deepEqual(jitFlags(true, ['--no-concurrent-osr', '--concurrent-recompilation']), []);
 });
