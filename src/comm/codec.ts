@@ -7,7 +7,7 @@
  */
 import { createRequire } from 'node:module';
 import type { Packr } from 'msgpackr';
-import { copyOut } from '../transport/copy-bytes.js';
+import { copyBytes, copyOut } from '../transport/copy-bytes.js';
 import { ErrorCode, TsmpiError } from '../errors.js';
 
 /** Every typed array kind JavaScript has. */
@@ -241,12 +241,12 @@ export function decodeValue(kind: number, bytes: Uint8Array, offset: number, len
       return getPackr().unpack(bytes.subarray(offset, offset + length));
     case PayloadKind.NodeBuffer: {
       const out = Buffer.allocUnsafe(length);
-      out.set(bytes.subarray(offset, offset + length));
+      copyBytes(out, 0, bytes, offset, length);
       return out;
     }
     case PayloadKind.DataView: {
       const ab = new ArrayBuffer(length);
-      new Uint8Array(ab).set(bytes.subarray(offset, offset + length));
+      copyBytes(new Uint8Array(ab), 0, bytes, offset, length);
       return new DataView(ab);
     }
     default: {
@@ -260,8 +260,10 @@ export function decodeValue(kind: number, bytes: Uint8Array, offset: number, len
         for (let i = 0; i < count; i++) out[i] = staged[i]!;
         return out;
       }
+      // Out of a ring (a SharedArrayBuffer) `set` is a relaxed atomic copy, many times slower than
+      // copyBytes' memcpy into fresh memory (a 64 KiB array: ~31-70 us against ~8, allocation included).
       const ab = new ArrayBuffer(length);
-      new Uint8Array(ab).set(bytes.subarray(offset, offset + length));
+      copyBytes(new Uint8Array(ab), 0, bytes, offset, length);
       return new ctor(ab, 0, count);
     }
   }

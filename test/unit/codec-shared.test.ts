@@ -33,13 +33,14 @@ const typedKinds = [Uint8Array, Int8Array, Uint8ClampedArray, Int16Array, Uint16
 
 test('typed arrays of every kind and size decode from any offset of a ring into arrays that own their bytes', () => {
   fc.assert(
-    fc.property(fc.integer({ min: 0, max: typedKinds.length - 1 }), fc.integer({ min: 0, max: 40 }), fc.integer({ min: 0, max: 15 }), fc.integer(), (which, count, offset, seed) => {
+    // Counts past a few hundred bytes take the large copy's path (memcpy from 2 KiB, copy-bytes.ts).
+    fc.property(fc.integer({ min: 0, max: typedKinds.length - 1 }), fc.oneof(fc.integer({ min: 0, max: 40 }), fc.integer({ min: 200, max: 5000 })), fc.integer({ min: 0, max: 15 }), fc.integer(), (which, count, offset, seed) => {
       const Ctor = typedKinds[which]!;
       const sent = new Ctor(count);
       const sentBytes = new Uint8Array(sent.buffer);
       for (let i = 0; i < sentBytes.length; i++) sentBytes[i] = (seed + i * 37) & 255;
       const { kind, bytes } = encodeValue(sent, 0, 'test');
-      const ring = new Uint8Array(new SharedArrayBuffer(1024));
+      const ring = new Uint8Array(new SharedArrayBuffer(64 * 1024));
       ring.set(bytes, offset);
       const got = decodeValue(kind, ring, offset, bytes.length) as InstanceType<typeof Ctor>;
       ring.fill(0xee);
@@ -51,5 +52,23 @@ test('typed arrays of every kind and size decode from any offset of a ring into 
       assert.deepEqual([...new Uint8Array(got.buffer)], [...sentBytes]);
     }),
     { numRuns: 600 },
+  );
+});
+
+test('Buffers and DataViews decode from any offset of a ring, at every length, into memory of their own', () => {
+  fc.assert(
+    fc.property(fc.boolean(), fc.oneof(fc.integer({ min: 0, max: 64 }), fc.integer({ min: 200, max: 9000 })), fc.integer({ min: 0, max: 15 }), fc.integer(), (asBuffer, length, offset, seed) => {
+      const sentBytes = Uint8Array.from({ length }, (_, i) => (seed + i * 29) & 255);
+      const sent = asBuffer ? Buffer.from(sentBytes) : new DataView(sentBytes.slice().buffer);
+      const { kind, bytes } = encodeValue(sent, 0, 'test');
+      const ring = new Uint8Array(new SharedArrayBuffer(16 * 1024));
+      ring.set(bytes, offset);
+      const got = decodeValue(kind, ring, offset, bytes.length) as Buffer | DataView;
+      ring.fill(0xee);
+      assert.equal(Buffer.isBuffer(got), asBuffer);
+      assert.ok(!(got.buffer instanceof SharedArrayBuffer), 'not the ring');
+      assert.deepEqual([...new Uint8Array(got.buffer, got.byteOffset, got.byteLength)], [...sentBytes]);
+    }),
+    { numRuns: 300 },
   );
 });

@@ -22,6 +22,7 @@ import { ANY_SOURCE, ANY_TAG, PROC_NULL } from '../matching.js';
 import type { AnyOp } from '../ops.js';
 import { processPlace } from '../placement.js';
 import { Request } from '../request.js';
+import { copyBytes } from '../../transport/copy-bytes.js';
 import { applyOp, payloadOf, readHeader, RmaKind, rmaMessage, windowOpCode } from './rma-wire.js';
 
 export type LockType = 'exclusive' | 'shared';
@@ -144,7 +145,7 @@ export class Win {
     if (!this.#checkAccess(targetRank, targetOffset, bytes.byteLength, 'put')) return;
     const segments = this.#segments;
     if (segments !== undefined) {
-      segments[targetRank]!.set(bytes, targetOffset);
+      copyBytes(segments[targetRank]!, targetOffset, bytes, 0, bytes.byteLength);
       return;
     }
     this.#send(targetRank, rmaMessage(RmaKind.Put, targetOffset, 0, 0, bytes));
@@ -156,10 +157,10 @@ export class Win {
     if (!this.#checkAccess(targetRank, targetOffset, bytes.byteLength, 'get')) return;
     const segments = this.#segments;
     if (segments !== undefined) {
-      bytes.set(segments[targetRank]!.subarray(targetOffset, targetOffset + bytes.byteLength));
+      copyBytes(bytes, 0, segments[targetRank]!, targetOffset, bytes.byteLength);
       return;
     }
-    const id = this.#expectReply((payload) => bytes.set(payload));
+    const id = this.#expectReply((payload) => copyBytes(bytes, 0, payload, 0, payload.byteLength));
     this.#send(targetRank, rmaMessage(RmaKind.Get, targetOffset, id, bytes.byteLength));
   }
 
@@ -396,7 +397,7 @@ class WindowTarget implements BackgroundTask {
     const payload = payloadOf(message);
     switch (kind) {
       case RmaKind.Put:
-        memory.set(payload, offset);
+        copyBytes(memory, offset, payload, 0, payload.byteLength);
         return this.#reply(origin, RmaKind.Ack, id);
       case RmaKind.Get:
         return this.#reply(origin, RmaKind.Data, id, memory.subarray(offset, offset + extra));
