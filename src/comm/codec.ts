@@ -260,8 +260,8 @@ export function decodeValue(kind: number, bytes: Uint8Array, offset: number, len
         for (let i = 0; i < count; i++) out[i] = staged[i]!;
         return out;
       }
-      // Out of a ring (a SharedArrayBuffer) `set` is a relaxed atomic copy, many times slower than
-      // copyBytes' memcpy into fresh memory (a 64 KiB array: ~31-70 us against ~8, allocation included).
+      // Out of a ring (a SharedArrayBuffer) `set` is a relaxed atomic copy, slower than copyBytes'
+      // memcpy (`npm run bench -- copy`).
       const ab = new ArrayBuffer(length);
       copyBytes(new Uint8Array(ab), 0, bytes, offset, length);
       return new ctor(ab, 0, count);
