@@ -38,6 +38,11 @@ export interface ReceivePathHost {
  * time of a 2-rank exchange of 32 KiB messages (`npm run bench -- exchange`).
  */
 const POOLED_UNEXPECTED_BYTES = 64;
+/**
+ * Values from this many bytes on are built through the engine's `building` (the simulator times
+ * them): a smaller one costs about what the link's receive cost already holds.
+ */
+const BUILT_FROM = 4096;
 
 export class ReceivePath {
   private readonly host: ReceivePathHost;
@@ -415,7 +420,8 @@ export class ReceivePath {
       return;
     }
     try {
-      request.complete(decodeValue(kind, bytes, offset, length), status);
+      const engine = this.host.engine;
+      request.complete(engine.building !== undefined && length >= BUILT_FROM ? engine.building(() => decodeValue(kind, bytes, offset, length)) : decodeValue(kind, bytes, offset, length), status);
     } catch (cause) {
       request.fail(
         new TsmpiError(ErrorCode.Encode, `cannot decode a ${kindName(kind)} message of ${length} bytes`, {

@@ -225,6 +225,14 @@ export class SimProgress implements Progress {
     this.world.wake(this.rank, this.world.resumeTime(this.rank, this.world.sim.now()));
   }
 
+  building<T>(build: () => T): T {
+    if (this.world.computeMode !== 'measured') return build();
+    const started = performance.now();
+    const value = build();
+    this.world.chargeBuilding(this.rank, (performance.now() - started) / 1000);
+    return value;
+  }
+
   countCompletion(): void {}
   retain(): void {}
   release(): void {}

@@ -227,6 +227,8 @@ export class SimWorld {
   private resumeSeq = 0;
   /** The rank whose segment is running, if any. */
   current: SimRank | null = null;
+  /** > 0 while network events run inside a rank's segment (its meter stopped, advanceNetwork). */
+  private inNetwork = 0;
   /** Timeline spans, when a trace was asked for. */
   spans: Span[] | null = null;
   /** Ranks' clock timers scheduled and not yet fired or cancelled (conveyor flushes, rail watchdogs, ...). */
@@ -466,6 +468,16 @@ export class SimWorld {
     else this.addOutside(rank, 'compute', seconds * this.shareAt(rank, Math.max(rank.readyAt, this.sim.now())));
   }
 
+  /**
+   * `rank` spent `realSeconds` of this process's time building a received value (Progress.building):
+   * computing, unless its meter was running and counted it already.
+   */
+  chargeBuilding(rank: SimRank, realSeconds: number): void {
+    if (this.computeMode !== 'measured' || realSeconds <= 0) return;
+    if (rank.running && this.current === rank && rank.callDepth === 0 && this.inNetwork === 0) return;
+    this.declareCompute(rank, realSeconds * this.options.cpuScale(rank.host, Math.max(rank.readyAt, this.sim.now())));
+  }
+
   /** Time a rank spends while not running (its segment over): from its ready time on (or `from`, if later). */
   private addOutside(rank: SimRank, kind: 'compute' | 'overhead', seconds: number, from = 0): void {
     const start = Math.max(rank.readyAt, this.sim.now(), from);
@@ -566,7 +578,12 @@ export class SimWorld {
     const running = this.current;
     const started = running !== null && this.computeMode === 'measured' ? performance.now() : 0;
     // An event may wake a rank: the bound is read again after each one.
-    while (this.sim.peekTime() <= Math.min(time, heap.length > 0 ? heap[0]!.time : Infinity)) this.sim.step();
+    this.inNetwork++;
+    try {
+      while (this.sim.peekTime() <= Math.min(time, heap.length > 0 ? heap[0]!.time : Infinity)) this.sim.step();
+    } finally {
+      this.inNetwork--;
+    }
     // (A rank inside a metered call has its meter stopped already: leaveCall covers this time.)
     if (running !== null && running.running && running.callDepth === 0 && this.computeMode === 'measured') running.realStart += performance.now() - started;
   }

@@ -91,6 +91,14 @@ export interface Progress {
   idlePoll?(rank: number, eventDriven: boolean): void;
   /** Virtual seconds `flops` take on this rank's host (the simulator only). */
   flopsSeconds?(flops: number): number;
+  /**
+   * Runs `build`, the making of a value a receive returns as a new array or object (an
+   * allocation, a copy, its garbage later): work of the receiving rank's CPU that a link's
+   * receive cost, measured into a buffer the receiver reuses, does not cover. The runtime just
+   * runs it; the simulator times it and charges it to the receiving rank when it runs outside
+   * that rank's metered time (a frame handed over by a network event).
+   */
+  building?<T>(build: () => T): T;
 }
 
 /** The kinds of program poll, each with its own virtual cost under the simulator. */
