@@ -4,7 +4,7 @@
  */
 import type { Command } from 'commander';
 import { availableParallelism, cpus } from 'node:os';
-import { collectiveAlgorithms, readSettings, tunables, type TunableName } from '../config/tunables.js';
+import { collectiveAlgorithms, readSettings, tunables, type Tunable, type TunableName } from '../config/tunables.js';
 import { nodeAddresses, parseRails } from '../rails/rail-config.js';
 import { packageVersion } from './version.js';
 import { positiveInteger } from './options.js';
@@ -19,8 +19,9 @@ export function registerInfo(program: Command): void {
       const cores = availableParallelism();
       const settings = readSettings(process.env, { localRanks: flags.np, cores });
       const rows = (Object.keys(tunables) as TunableName[]).map((name) => {
-        const t = tunables[name];
-        return { name, env: t.env, value: settings[name], fromEnv: process.env[t.env] !== undefined, default: t.defaultText, description: t.description };
+        const t = tunables[name] as Tunable<unknown>;
+        const value: unknown = settings[name];
+        return { name, env: t.env, value, text: t.format?.(value) ?? String(value), fromEnv: process.env[t.env] !== undefined, default: t.defaultText, description: t.description };
       });
       let rails: { configured: { name: string; address: string; rateBytesPerSecond: number }[]; error?: string };
       try {
@@ -52,7 +53,7 @@ export function registerInfo(program: Command): void {
       else out.push('rails: none (set TSMPI_RAILS to two or more of the interfaces above for multi-rail TCP)');
       out.push(`tunables (defaults for ${flags.np} rank${flags.np === 1 ? '' : 's'} per process):`);
       for (const row of rows) {
-        out.push(`  ${row.env} = ${String(row.value)}${row.fromEnv ? ' (from the environment)' : ''}`);
+        out.push(`  ${row.env} = ${row.text}${row.fromEnv ? ' (from the environment)' : ''}`);
         out.push(`      ${row.description} Default: ${row.default}.`);
       }
       process.stdout.write(`${out.join('\n')}\n`);

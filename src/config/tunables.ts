@@ -31,6 +31,13 @@ export interface Tunable<T> {
   readonly defaultText: string;
   readonly defaultValue: (ctx: TunableContext) => T;
   readonly parse: (text: string) => T;
+  /** The value as the variable spells it, when `String(value)` would not parse back (a switch). */
+  readonly format?: (value: T) => string;
+}
+
+/** A switch's parser and printer, so that `tsmpi info` prints what the variable accepts. */
+function switchTunable(env: string, off: string, on: string): Pick<Tunable<boolean>, 'parse' | 'format'> {
+  return { parse: (text) => parseChoice(env, text, [off, on] as const) === on, format: (value) => (value ? on : off) };
 }
 
 const KIB = 1024;
@@ -134,7 +141,7 @@ export const tunables = {
       "on: V8 optimises a rank's hot functions and running loops on the rank's own thread (no background compiler thread). When the ranks fill the machine's cores, a background compiler waits for a core while the rank runs its loop in the interpreter: a stencil's first step on 2 and 4 rank threads of 2 cores took 0.52x and 0.28x the time in place, the heat example 0.91x and 0.80x (`npm run bench -- jit`). off: V8's default. Set for the rank threads a process starts (a process per rank included); the simulator runs its ranks so (TSMPI_SIM_SERIAL_V8).",
     defaultText: 'on if the ranks on the machine (all processes) >= cores, else off',
     defaultValue: (ctx) => (ctx.hostRanks ?? ctx.localRanks) >= ctx.cores,
-    parse: (text) => parseChoice('TSMPI_JIT_ON_RANK', text, ['on', 'off'] as const) === 'on',
+    ...switchTunable('TSMPI_JIT_ON_RANK', 'off', 'on'),
   } satisfies Tunable<boolean>,
   ringBytes: {
     env: 'TSMPI_SHM_RING_BYTES',
@@ -177,10 +184,12 @@ export const tunables = {
   pullFrom: {
     env: 'TSMPI_PULL_FROM',
     description:
-      "A message of at least this many bytes sent from an allocMem array to a rank thread of the same process announces itself, and the receiver copies it straight out of the sender's array once a receive matches (one copy, as Open MPI's CMA): the send completes then, not before, even below the eager limit. Smaller ones, and messages from ordinary arrays, go through the ring (two copies). 2 ranks, arrays from allocMem, 64 KiB: alltoall 5.5-5.8 us with it against 6.2-9.0 without (`TSMPI_PULL_FROM=65537`).",
+      "A message of at least this many bytes sent from an allocMem array to a rank thread of the same process announces itself, and the receiver copies it straight out of the sender's array once a receive matches (one copy, as Open MPI's CMA): the send completes then, not before, even below the eager limit. Smaller ones, and messages from ordinary arrays, go through the ring (two copies). 2 ranks, arrays from allocMem, 64 KiB: alltoall 5.5-5.8 us with it against 6.2-9.0 without (`TSMPI_PULL_FROM=65537`). none: only messages above the eager limit.",
     defaultText: '16k if threads per process <= cores, else none below the eager limit (a thread that waits for its receiver to copy costs a context switch where rank threads outnumber the cores); above the eager limit such messages always go this way',
     defaultValue: (ctx) => (threadsOutnumberCores(ctx) ? Number.POSITIVE_INFINITY : 16 * KIB),
-    parse: (text) => parseByteSize('TSMPI_PULL_FROM', text),
+    // 'none' (what the default is where threads outnumber the cores) is accepted and printed.
+    parse: (text) => (text.trim() === 'none' ? Number.POSITIVE_INFINITY : parseByteSize('TSMPI_PULL_FROM', text)),
+    format: (bytes) => (bytes === Number.POSITIVE_INFINITY ? 'none' : String(bytes)),
   } satisfies Tunable<number>,
   chunkBytes: {
     env: 'TSMPI_CHUNK_BYTES',
@@ -354,7 +363,7 @@ export const tunables = {
       "1: under tsmpi sim the n-th fruitless poll in a row costs n times TSMPI_SIM_TEST (or TSMPI_SIM_IPROBE), and a poll that finds something resets n, as SMPI's smpi/grow-injected-times; 0: every poll costs the same.",
     defaultText: '1 (on); 0 on a calibrated --platform',
     defaultValue: () => true,
-    parse: (text) => parseChoice('TSMPI_SIM_GROW_POLLS', text, ['0', '1'] as const) === '1',
+    ...switchTunable('TSMPI_SIM_GROW_POLLS', '0', '1'),
   } satisfies Tunable<boolean>,
   simRankRuntimes: {
     env: 'TSMPI_SIM_RANK_RUNTIMES',
@@ -378,7 +387,7 @@ export const tunables = {
       "1: before every collective the ranks agree that they call the same one with the same root, op, element kind and count (one small allreduce of a signature, as MPICH's collective checking does), and fail naming the argument and the ranks that differ; `tsmpi run --check`. 0: no check (mismatched lengths and kinds of typed arrays are still found as the data arrives).",
     defaultText: '0 (off)',
     defaultValue: () => false,
-    parse: (text) => parseChoice('TSMPI_CHECK', text, ['0', '1'] as const) === '1',
+    ...switchTunable('TSMPI_CHECK', '0', '1'),
   } satisfies Tunable<boolean>,
   trace: {
     env: 'TSMPI_TRACE',
@@ -416,7 +425,7 @@ export const tunables = {
       'Enable source maps inside the ranks, so stacks a program prints itself name .ts lines. Off by default: it costs every worker thread the parsing of every map at start-up (the launcher maps the stacks of failing ranks anyway).',
     defaultText: '0 (off)',
     defaultValue: () => false,
-    parse: (text) => parseChoice('TSMPI_SOURCE_MAPS', text, ['0', '1'] as const) === '1',
+    ...switchTunable('TSMPI_SOURCE_MAPS', '0', '1'),
   } satisfies Tunable<boolean>,
   collRules: {
     env: 'TSMPI_COLL_RULES',

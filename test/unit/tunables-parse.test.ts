@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ErrorCode, TsmpiError } from '../../src/errors.ts';
-import { readSettings, tunables } from '../../src/config/tunables.ts';
+import { readSettings, tunables, type Tunable } from '../../src/config/tunables.ts';
 import { parseSimRails } from '../../src/rails/rail-config.ts';
 
 test('tunables: defaults depend on ranks per process and cores', () => {
@@ -82,6 +82,22 @@ test('tunables: every tunable has a TSMPI_ variable, a description and a default
     assert.ok(t.description.length > 20, name);
     assert.ok(t.defaultText.length > 0, name);
   }
+});
+
+test('tunables: the value tsmpi info prints is one the variable accepts, and reads back the same', () => {
+  const contexts = [{ localRanks: 1, cores: 2 }, { localRanks: 8, cores: 2 }, { localRanks: 1, cores: 2, remotePeers: true, hostRanks: 2 }];
+  for (const ctx of contexts) {
+    const settings = readSettings({}, ctx) as Record<string, unknown>;
+    for (const [name, t] of Object.entries(tunables) as [string, Tunable<unknown>][]) {
+      const value = settings[name];
+      const printed = t.format?.(value) ?? String(value);
+      if (printed === '') continue; // an empty variable means the default
+      assert.deepEqual(t.parse(printed), value, `${t.env}=${printed}`);
+    }
+  }
+  // Switches print the words their variables take, not true/false.
+  assert.equal(tunables.jitOnRank.format(true), 'on');
+  assert.equal(tunables.check.format(false), '0');
 });
 
 test('TSMPI_RAILS under the simulator: platform rails by name or index, rates as in a real run', () => {
