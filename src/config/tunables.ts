@@ -36,7 +36,7 @@ export interface Tunable<T> {
 }
 
 /** A switch's parser and printer, so that `tsmpi info` prints what the variable accepts. */
-function switchTunable(env: string, off: string, on: string): Pick<Tunable<boolean>, 'parse' | 'format'> {
+function switchTunable(env: string, off: string, on: string): { parse: (text: string) => boolean; format: (value: boolean) => string } {
   return { parse: (text) => parseChoice(env, text, [off, on] as const) === on, format: (value) => (value ? on : off) };
 }
 
