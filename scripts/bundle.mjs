@@ -14,7 +14,8 @@ import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import { build } from 'esbuild';
 import { MODULE_URL_IDENTIFIER, writeScriptCache } from '../dist/bootstrap/cached-script.js';
-import { warmUpRuntime } from '../dist/bootstrap/runtime-cache.js';
+import { runtimeCacheFor, warmUpRuntime } from '../dist/bootstrap/runtime-cache.js';
+import { jitV8Flags } from '../dist/bootstrap/rank-jit.js';
 
 const HASHED = /-[A-Z0-9]{8}\.js(\.map)?$/;
 
@@ -51,6 +52,11 @@ await bundleScript('dist/index.js', 'dist/runtime.cjs', ['msgpackr-extract']);
 // Caches for other V8 flags (runtime-cache.ts) were made from the runtime this build replaces.
 for (const name of await readdir('dist')) if (/^runtime\.cjs\.[0-9a-f]{16}\.cache$/.test(name)) await rm(`dist/${name}`);
 const names = await writeScriptCache(resolve('dist/runtime.cjs'), warmUpRuntime);
+// And those rank threads compiling in place take (TSMPI_JIT_ON_RANK, rank-jit.ts), made now rather
+// than by the first run that needs them.
+for (const place of ['on', 'all']) {
+  if (runtimeCacheFor(resolve('dist/runtime.cjs'), jitV8Flags(place)) === undefined) throw new Error(`could not write the runtime code cache for TSMPI_JIT_ON_RANK=${place}`);
+}
 await build({
   stdin: {
     contents: [

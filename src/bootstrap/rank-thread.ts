@@ -25,6 +25,8 @@ export interface RankThreadData {
    * program's 'tsmpi' then costs no ES module of its own (64 fresh threads on 2 cores: ~100 ms).
    */
   runtimeScript?: string;
+  /** Its code cache when not the build's (`${runtimeScript}.cache`): one made under the V8 flags the thread runs with. */
+  runtimeCache?: string;
   /** The program path as the user gave it, for process.argv[1]. */
   appPath: string;
   args: string[];
@@ -51,7 +53,9 @@ function rankThreadMain(loadScript: typeof runCachedScript): void {
   const preload = (): void => {
     if (data.runtimeScript === undefined) return;
     const node = { fs: require('node:fs'), vm: require('node:vm'), module: require('node:module'), path: require('node:path'), url: require('node:url') } as ScriptLoaderModules;
-    (globalThis as Record<symbol, unknown>)[Symbol.for('tsmpi.runtime')] = { path: data.runtimeScript, exports: loadScript(node, data.runtimeScript).exports };
+    const loaded = loadScript(node, data.runtimeScript, undefined, true, data.runtimeCache);
+    // `cache` says whether V8 took the code cache (diagnostics and tests).
+    (globalThis as Record<symbol, unknown>)[Symbol.for('tsmpi.runtime')] = { path: data.runtimeScript, exports: loaded.exports, cache: loaded.cache };
   };
   if (data.sourceMaps) process.setSourceMapsEnabled(true);
   if (data.cpu !== undefined) {

@@ -10,6 +10,9 @@ import { ErrorCode, TsmpiError } from '../errors.js';
 /** How rank threads are bound to CPUs (bootstrap/cpu-binding.ts). */
 export type BindSetting = 'auto' | 'core' | 'none';
 
+/** Where a rank thread's V8 compiles (bootstrap/rank-jit.ts): off: in the background; on: functions on the rank's thread; all: running loops too. */
+export type JitPlace = 'off' | 'on' | 'all';
+
 /** What a default may depend on. */
 export interface TunableContext {
   /** Ranks that share this process (worker threads); 1 for a process per rank. */
@@ -138,11 +141,11 @@ export const tunables = {
   jitOnRank: {
     env: 'TSMPI_JIT_ON_RANK',
     description:
-      "on: V8 optimises a rank's hot functions and running loops on the rank's own thread (no background compiler thread). When the ranks fill the machine's cores, a background compiler waits for a core while the rank runs its loop in the interpreter: a stencil's first step on 2 and 4 rank threads of 2 cores took 0.52x and 0.28x the time in place, the heat example 0.91x and 0.80x (`npm run bench -- jit`). off: V8's default. Set for the rank threads a process starts (a process per rank included); the simulator runs its ranks so (TSMPI_SIM_SERIAL_V8).",
+      "on: V8 optimises a rank's hot functions on the rank's own thread (no background compiler thread). When the ranks fill the machine's cores, a background compiler waits for a core while the rank runs its kernels in the interpreter (`npm run bench -- jit`). all: running loops are also replaced (on-stack replacement) on the rank's thread, which shortens a first pass through one long loop further, but V8 then refuses Node's own code cache, so every rank thread compiles Node's internals as it starts (8 rank threads on 2 cores ready ~35 ms later). off: V8's default. Set for the rank threads a process starts (a process per rank included); the simulator runs its ranks as with all (TSMPI_SIM_SERIAL_V8).",
     defaultText: 'on if the ranks on the machine (all processes) >= cores, else off',
-    defaultValue: (ctx) => (ctx.hostRanks ?? ctx.localRanks) >= ctx.cores,
-    ...switchTunable('TSMPI_JIT_ON_RANK', 'off', 'on'),
-  } satisfies Tunable<boolean>,
+    defaultValue: (ctx): JitPlace => ((ctx.hostRanks ?? ctx.localRanks) >= ctx.cores ? 'on' : 'off'),
+    parse: (text) => parseChoice('TSMPI_JIT_ON_RANK', text, ['off', 'on', 'all'] as const),
+  } satisfies Tunable<JitPlace>,
   ringBytes: {
     env: 'TSMPI_SHM_RING_BYTES',
     description:

@@ -15,10 +15,10 @@ test('tunables: defaults depend on ranks per process and cores', () => {
   assert.equal(readSettings({}, { localRanks: 4, cores: 2, remotePeers: true }).socketSpinMicros, 0, 'without hostRanks, the process\'s own ranks count');
   // Yielding between polls only for rank threads that outnumber the cores, and without sockets.
   assert.equal(readSettings({}, { localRanks: 4, cores: 2, remotePeers: false }).yieldSpinMicros, 2000);
-  assert.equal(readSettings({}, { localRanks: 2, cores: 2 }).jitOnRank, true, 'ranks that fill the cores compile in place');
-  assert.equal(readSettings({}, { localRanks: 1, cores: 2 }).jitOnRank, false);
-  assert.equal(readSettings({}, { localRanks: 1, cores: 2, remotePeers: true, hostRanks: 2 }).jitOnRank, true, "the machine's ranks count");
-  assert.equal(readSettings({}, { localRanks: 1, cores: 4, remotePeers: true, hostRanks: 3 }).jitOnRank, false);
+  assert.equal(readSettings({}, { localRanks: 2, cores: 2 }).jitOnRank, 'on', 'ranks that fill the cores compile in place');
+  assert.equal(readSettings({}, { localRanks: 1, cores: 2 }).jitOnRank, 'off');
+  assert.equal(readSettings({}, { localRanks: 1, cores: 2, remotePeers: true, hostRanks: 2 }).jitOnRank, 'on', "the machine's ranks count");
+  assert.equal(readSettings({}, { localRanks: 1, cores: 4, remotePeers: true, hostRanks: 3 }).jitOnRank, 'off');
   assert.equal(readSettings({}, { localRanks: 2, cores: 2, remotePeers: false }).yieldSpinMicros, 0);
   assert.equal(readSettings({}, { localRanks: 4, cores: 2, remotePeers: true }).yieldSpinMicros, 0);
   assert.equal(readSettings({}, { localRanks: 4, cores: 2, remotePeers: false, threadRanks: 2 }).yieldSpinMicros, 0);
@@ -34,8 +34,9 @@ const valid: [string, string, string, unknown][] = [
   ['TSMPI_SOCKET_SPIN_US', '300', 'socketSpinMicros', 300],
   ['TSMPI_YIELD_US', '0', 'yieldSpinMicros', 0],
   ['TSMPI_YIELD_US', '250', 'yieldSpinMicros', 250],
-  ['TSMPI_JIT_ON_RANK', 'on', 'jitOnRank', true],
-  ['TSMPI_JIT_ON_RANK', 'off', 'jitOnRank', false],
+  ['TSMPI_JIT_ON_RANK', 'on', 'jitOnRank', 'on'],
+  ['TSMPI_JIT_ON_RANK', 'all', 'jitOnRank', 'all'],
+  ['TSMPI_JIT_ON_RANK', 'off', 'jitOnRank', 'off'],
   ['TSMPI_SHM_RING_BYTES', '64k', 'ringBytes', 65536],
   ['TSMPI_SHM_RING_BYTES', '100000', 'ringBytes', 131072],
   ['TSMPI_SHM_RING_BYTES', '2MiB', 'ringBytes', 2097152],
@@ -96,7 +97,7 @@ test('tunables: the value tsmpi info prints is one the variable accepts, and rea
     }
   }
   // Switches print the words their variables take, not true/false.
-  assert.equal(tunables.jitOnRank.format(true), 'on');
+  assert.equal(tunables.sourceMaps.format(true), '1');
   assert.equal(tunables.check.format(false), '0');
 });
 
