@@ -22,7 +22,7 @@ import { ShmTransport } from '../transport/shm-transport.js';
 import type { MultiRailTransport } from '../rails/multi-rail-transport.js';
 import { parseRails, type RailSpec } from '../rails/rail-config.js';
 import type { Transport } from '../transport/transport.js';
-import { nodeLocal, threadJobInfo, type JobInfo } from './job-info.js';
+import { nodeLocal, processIndexes, threadJobInfo, type JobInfo } from './job-info.js';
 import { notifyPeerGone, RUNTIME, takePendingNotices } from './peer-notices.js';
 import { currentRank, type HostToRank, type LauncherChannel, type MemberContext, type RankContext } from './rank-context.js';
 import type { RankRecord } from './rendezvous.js';
@@ -245,6 +245,7 @@ async function buildRuntime(context: RankContext, channel: LauncherChannel | und
     const transport = context.transport;
     const endpoint = new Endpoint(transport, settings, (host) => transport.createProgress!(host, settings));
     endpoint.nodeOfWorld = context.job.nodeOfRank;
+    endpoint.processOfWorld = processIndexes(context.job);
     const sink = context.onTrace;
     if ((settings.trace !== '' || settings.profile !== '') && sink !== undefined) startTrace(endpoint, context.rank, settings, sink);
     return { world: worldCommunicator(endpoint, context.size, context.rank, settings), endpoint, settings, job: context.job, arenaBytes: 0, tcp: false };
@@ -278,6 +279,7 @@ async function buildRuntime(context: RankContext, channel: LauncherChannel | und
     }),
   );
   endpoint.nodeOfWorld = job.nodeOfRank;
+  endpoint.processOfWorld = processIndexes(job);
   // From what every rank of the process sees alike (its own thread may hold fewer ranks than the
   // others: 5 ranks 4 per thread): collectives choose by it, and ranks must not disagree.
   endpoint.threadsOutnumberCores = Math.ceil(context.localSize / settings.ranksPerThread) > cores;

@@ -141,6 +141,21 @@ export function threadJobInfo(size: number, jobId: string): JobInfo {
 }
 
 /**
+ * The process of every task as an index (tasks of one process share it: same node, same pid), in
+ * resource order; empty while some pid is unknown.
+ */
+export function processIndexes(job: JobInfo): number[] {
+  if (job.pids.some((pid) => pid === 0)) return [];
+  const seen = new Map<string, number>();
+  return job.pids.map((pid, i) => {
+    const key = `${job.nodeOfRank[i] ?? 0}:${pid}`;
+    let index = seen.get(key);
+    if (index === undefined) seen.set(key, (index = seen.size));
+    return index;
+  });
+}
+
+/**
  * Each rank's place among the ranks of its node, and how many its node has (what MPI launchers
  * export as OMPI_COMM_WORLD_LOCAL_RANK / LOCAL_SIZE, e.g. to pick a device per rank).
  */

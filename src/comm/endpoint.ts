@@ -58,6 +58,8 @@ export class Endpoint implements RequestDriver, ProgressHost {
   readonly names = new ContextNames();
   /** Node of each world rank (the job's node map), for topology-aware planners; empty: one node. */
   nodeOfWorld: ArrayLike<number> = [];
+  /** Process of each world rank (processIndexes: equal for ranks of one process); empty: unknown. */
+  processOfWorld: ArrayLike<number> = [];
   /** This process runs more rank threads than cores (set by init; the simulator leaves it false). */
   threadsOutnumberCores = false;
   /** Nonblocking collectives' schedules and windows' targets: advanced by every poll and wait. */
@@ -302,6 +304,18 @@ export class Endpoint implements RequestDriver, ProgressHost {
    */
   get crowded(): boolean {
     return this.threadsOutnumberCores && this.transport.worldBarrier !== undefined;
+  }
+
+  /**
+   * True when every world rank of `group` lives in one process (threads that share memory); every
+   * rank of the group sees the same, from the job's map.
+   */
+  inOneProcess(group: Int32Array): boolean {
+    const processes = this.processOfWorld;
+    if (processes.length === 0) return false;
+    const first = processes[group[0]!];
+    for (let i = 1; i < group.length; i++) if (processes[group[i]!] !== first) return false;
+    return true;
   }
 
   /** True when a collective on `context` over `group` can use the shared-memory barrier: the world's, every rank in this process. */

@@ -215,7 +215,9 @@ export async function runProgram(options: ProgramRunOptions): Promise<SimRunResu
     nodes: options.hosts.names,
     nodeOfRank: options.hostOf,
     localRankOf: options.hostOf.map(() => 0),
-    pids: options.hostOf.map(() => process.pid),
+    // A simulated process per procOf entry (one per rank unless given), as collectives that choose
+    // by the ranks' processes see them in a real run.
+    pids: options.hostOf.map((_, rank) => (options.procOf?.[rank] ?? rank) + 1),
     addresses: options.hostOf.map((h) => options.hosts.names[h] ?? ''),
   };
   const givenEnv = options.env ?? process.env;

@@ -32,6 +32,12 @@ test("tsmpi's rules are the runtime's defaults", () => {
   assert.equal(selectBcastInto(readSettings({ TSMPI_COLL_BCAST: 'scatter-allgather' }), 8, 1 << 20, true), 'scatter-allgather');
   assert.equal(selectReduce(tsmpi), 'binomial');
   assert.equal(selectAllreduce(tsmpi, 8, 1, Op.sum), 'recursive-doubling');
+  // Large arrays around a ring; on 2 ranks only where both are threads of one process.
+  const large = new Float64Array(1 << 13);
+  assert.equal(selectAllreduce(tsmpi, 8, large, Op.sum), 'ring');
+  assert.equal(selectAllreduce(tsmpi, 2, large, Op.sum, true), 'ring');
+  assert.equal(selectAllreduce(tsmpi, 2, large, Op.sum, false), 'recursive-doubling');
+  assert.equal(selectAllreduce(tsmpi, 2, new Float64Array(1 << 12), Op.sum, true), 'recursive-doubling', 'below 64 KiB');
   assert.equal(selectGather(tsmpi), 'binomial');
   assert.equal(selectScatter(tsmpi), 'binomial');
   assert.equal(selectAllgather(tsmpi), 'bruck');

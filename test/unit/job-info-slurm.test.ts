@@ -1,7 +1,7 @@
 // The job manager's resource list from SLURM's variables (as srun sets them).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { launcherJobInfo, slurmJobInfo } from '../../src/bootstrap/job-info.ts';
+import { launcherJobInfo, processIndexes, slurmJobInfo, threadJobInfo } from '../../src/bootstrap/job-info.ts';
 import { ErrorCode, TsmpiError } from '../../src/errors.ts';
 
 test('job info: SLURM step variables give size, resource id, nodes and the block layout', () => {
@@ -43,4 +43,11 @@ test('job info: tsmpi run --procs variables', () => {
   assert.equal(job.first, 4);
   assert.equal(job.count, 2);
   assert.equal(launcherJobInfo({}), undefined);
+});
+
+test('job info: the process of every task, by node and pid (pids repeat across nodes)', () => {
+  const job = { ...threadJobInfo(5, 'j'), nodeOfRank: [0, 0, 1, 1, 0], pids: [7, 7, 7, 8, 9] };
+  assert.deepEqual(processIndexes(job), [0, 0, 1, 2, 3]);
+  assert.deepEqual(processIndexes(threadJobInfo(3, 'j')), [0, 0, 0]);
+  assert.deepEqual(processIndexes({ ...job, pids: [7, 0, 7, 8, 9] }), [], 'a pid not known yet');
 });

@@ -26,7 +26,7 @@ import { isLargeArray, selectAllreduce } from './select.js';
 export function allreduce<T>(call: CollectiveCall, value: T, op: ReduceOp, into?: TypedArray): Steps<T> {
   const { size } = call;
   if (size === 1) return single(value, into);
-  const algorithm = selectAllreduce(call.settings, size, value, op);
+  const algorithm = selectAllreduce(call.settings, size, value, op, size === 2 && isLargeArray(value) && call.inOneProcess);
   if (algorithm === 'ring') return ringAllreduce(call, value as unknown as TypedArray, op, into) as unknown as Steps<T>;
   if (algorithm === 'reduce-bcast') return reduceBcast(call, value, op, into);
   if ((isLargeArray(value) || (into !== undefined && isTypedArray(value))) && op.commutative && inPlaceCombiner(op) !== undefined) {
@@ -180,7 +180,8 @@ function* ringAllreduce(call: CollectiveCall, value: TypedArray, op: ReduceOp, i
     const recvBlock = (rank - step - 1 + size) % size;
     const into = block(recvBlock);
     const incoming = scratch.subarray(0, into.length) as TypedArray;
-    yield* ringStep(call, op, value, bytesOf(block(sendBlock)), right, bytesOf(incoming), left);
+    if (size === 2) yield* pairReduceStep(call, op, value, bytesOf(block(sendBlock)), bytesOf(incoming), right);
+    else yield* ringStep(call, op, value, bytesOf(block(sendBlock)), right, bytesOf(incoming), left);
     combineInto(into, incoming);
   }
   // Allgather: circulate the reduced blocks.
@@ -191,6 +192,33 @@ function* ringAllreduce(call: CollectiveCall, value: TypedArray, op: ReduceOp, i
   }
   call.release(scratch);
   return acc;
+}
+
+const NO_BLOCK = new Uint8Array(0);
+
+/**
+ * The reduce-scatter step of a 2-rank ring. Each rank's receive checks one half of the other's
+ * array (the first half on one rank, the second on the other), so a length that differs in one
+ * half only would fail on one rank while the other waits in its allgather step. A rank that finds
+ * a block of another size takes the other's allgather message whatever it holds and answers it
+ * with an empty one, which the other's allgather step refuses: both ranks fail, nothing is left
+ * waiting.
+ */
+function* pairReduceStep(call: CollectiveCall, op: ReduceOp, own: TypedArray, bytes: Uint8Array, into: Uint8Array, peer: number): Steps<void> {
+  try {
+    yield* ringStep(call, op, own, bytes, peer, into, peer);
+  } catch (error) {
+    if (!(error instanceof TsmpiError && error.code === ErrorCode.Count)) throw error;
+    const theirs = call.recv<unknown>(peer);
+    const refusal = call.send(NO_BLOCK, peer);
+    try {
+      yield theirs;
+      yield refusal;
+    } catch {
+      // The mismatch is what this rank reports.
+    }
+    throw error;
+  }
 }
 
 /** The error of a receive that must fill `into` exactly: a truncation means a larger block came. */

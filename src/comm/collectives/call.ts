@@ -101,6 +101,11 @@ export class CollectiveCall {
     return this.endpoint.crowded;
   }
 
+  /** True when every rank of this call's communicator is a thread of one process (the same on every rank). */
+  get inOneProcess(): boolean {
+    return this.endpoint.inOneProcess(this.group);
+  }
+
   /** True when this call's communicator can use the shared-memory barrier (the world, every rank in this process). */
   get sharedBarrierAvailable(): boolean {
     return this.endpoint.sharedBarrierAvailable(this.context, this.group);
