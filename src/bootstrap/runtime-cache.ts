@@ -28,15 +28,40 @@ export async function warmUpRuntime(runtime: Record<string, unknown>): Promise<v
 }
 
 /**
+ * Node flags that leave V8's code cache alone but do something in every process that has them
+ * (profiles, inspectors, reports, logs): a cache writer started with them would write a profile
+ * of its own (`node --cpu-prof tsmpi run` counted one process too many), and they must not make
+ * caches of their own either.
+ */
+const NOT_FOR_CACHES = /^--(cpu-prof|heap-prof|prof|inspect|debug|diagnostic-dir|report|redirect-warnings|trace-event|title|logfile)/;
+/** Those whose value may come as the next argument. */
+const VALUE_FOLLOWS = new Set(['--cpu-prof-dir', '--cpu-prof-name', '--cpu-prof-interval', '--heap-prof-dir', '--heap-prof-name', '--heap-prof-interval', '--inspect-port', '--debug-port', '--diagnostic-dir', '--report-dir', '--report-directory', '--report-filename', '--report-signal', '--redirect-warnings', '--trace-event-categories', '--trace-event-file-pattern', '--title', '--logfile']);
+
+/** `execArgv` less the flags a code cache does not depend on ({@link NOT_FOR_CACHES}). */
+export function cacheFlags(execArgv: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < execArgv.length; i++) {
+    const flag = execArgv[i]!;
+    if (!NOT_FOR_CACHES.test(flag)) {
+      out.push(flag);
+      continue;
+    }
+    if (VALUE_FOLLOWS.has(flag) && i + 1 < execArgv.length && !execArgv[i + 1]!.startsWith('-')) i++;
+  }
+  return out;
+}
+
+/**
  * The code cache for `scriptPath` (the runtime) that V8 under `execArgv` takes: the build's for
  * Node's defaults, else its twin for these flags (beside it, or in the temporary directory when
  * the installation is not writable), made the first time. Undefined when none could be made (the
  * script then compiles from source, as before).
  */
 export function runtimeCacheFor(scriptPath: string, execArgv: readonly string[] = process.execArgv): string | undefined {
-  if (execArgv.length === 0) return cachePathOf(scriptPath);
+  const flags = cacheFlags(execArgv);
+  if (flags.length === 0) return cachePathOf(scriptPath);
   const stat = statSync(scriptPath);
-  const key = createHash('sha256').update(JSON.stringify([process.version, execArgv, stat.size, stat.mtimeMs])).digest('hex').slice(0, 16);
+  const key = createHash('sha256').update(JSON.stringify([process.version, flags, stat.size, stat.mtimeMs])).digest('hex').slice(0, 16);
   const writer = fileURLToPath(new URL('../bootstrap/write-runtime-cache.js', import.meta.url));
   for (const out of [`${scriptPath}.${key}.cache`, join(tmpdir(), 'tsmpi-code-cache', `runtime-${key}.cache`)]) {
     if (existsSync(out) && statSync(out).isFile()) return out;
@@ -45,7 +70,7 @@ export function runtimeCacheFor(scriptPath: string, execArgv: readonly string[] 
     } catch {
       continue;
     }
-    const made = spawnSync(process.execPath, [...execArgv, writer, scriptPath, out], { stdio: 'ignore', timeout: 60_000 });
+    const made = spawnSync(process.execPath, [...flags, writer, scriptPath, out], { stdio: 'ignore', timeout: 60_000 });
     if (made.status === 0 && existsSync(out) && statSync(out).isFile()) return out;
   }
   return undefined;

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 // From the build: it starts the build's writer (dist/bootstrap/write-runtime-cache.js).
-import { runtimeCacheFor } from '../../dist/bootstrap/runtime-cache.js';
+import { cacheFlags, runtimeCacheFor } from '../../dist/bootstrap/runtime-cache.js';
 
 const dist = fileURLToPath(new URL('../../dist/', import.meta.url));
 const FLAGS = ['--single-threaded', '--max-semi-space-size=16'];
@@ -42,4 +42,14 @@ test('Node\'s defaults take the build\'s cache; other flags get a cache of their
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test('flags a code cache does not depend on (profiles, inspectors, reports) neither key a cache nor reach its writer', () => {
+  assert.deepEqual(cacheFlags(['--cpu-prof', '--cpu-prof-dir', '/tmp/p', '--no-concurrent-recompilation']), ['--no-concurrent-recompilation']);
+  assert.deepEqual(cacheFlags(['--cpu-prof-dir=/tmp/p', '--heap-prof', '--inspect=9229', '--prof', '--max-semi-space-size=16']), ['--max-semi-space-size=16']);
+  assert.deepEqual(cacheFlags(['--single-threaded', '--report-on-signal', '--diagnostic-dir', 'd']), ['--single-threaded']);
+  assert.deepEqual(cacheFlags([]), []);
+  // Profiling alone: the build's own cache, nothing made.
+  const runtime = join(dist, 'runtime.cjs');
+  assert.equal(runtimeCacheFor(runtime, ['--cpu-prof', '--cpu-prof-dir=/tmp/x']), `${runtime}.cache`);
 });
