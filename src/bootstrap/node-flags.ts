@@ -9,14 +9,19 @@ const NOT_FORWARDED = /^(--inspect|--debug|--eval|--print|--test|--watch|--input
 const VALUE_FOLLOWS = new Set(['--inspect-port', '--debug-port', '--eval', '--print', '-e', '-p', '--input-type', '--watch-path', '--test-name-pattern', '--test-reporter', '--test-reporter-destination']);
 
 export function rankProcessFlags(execArgv: readonly string[]): string[] {
+  return withoutFlags(execArgv, NOT_FORWARDED, VALUE_FOLLOWS);
+}
+
+/** `execArgv` less the flags `dropped` matches, with their values when given as the next argument (`valueFollows`). */
+export function withoutFlags(execArgv: readonly string[], dropped: RegExp, valueFollows: ReadonlySet<string>): string[] {
   const out: string[] = [];
   for (let i = 0; i < execArgv.length; i++) {
     const flag = execArgv[i]!;
-    if (!NOT_FORWARDED.test(flag)) {
+    if (!dropped.test(flag)) {
       out.push(flag);
       continue;
     }
-    if (VALUE_FOLLOWS.has(flag) && i + 1 < execArgv.length && !execArgv[i + 1]!.startsWith('-')) i++;
+    if (valueFollows.has(flag) && i + 1 < execArgv.length && !execArgv[i + 1]!.startsWith('-')) i++;
   }
   return out;
 }

@@ -16,6 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { cachePathOf } from './cached-script.js';
+import { withoutFlags } from './node-flags.js';
 
 /** What the build runs in a world of one rank before it writes the cache: a program's first steps. */
 export async function warmUpRuntime(runtime: Record<string, unknown>): Promise<void> {
@@ -39,16 +40,7 @@ const VALUE_FOLLOWS = new Set(['--cpu-prof-dir', '--cpu-prof-name', '--cpu-prof-
 
 /** `execArgv` less the flags a code cache does not depend on ({@link NOT_FOR_CACHES}). */
 export function cacheFlags(execArgv: readonly string[]): string[] {
-  const out: string[] = [];
-  for (let i = 0; i < execArgv.length; i++) {
-    const flag = execArgv[i]!;
-    if (!NOT_FOR_CACHES.test(flag)) {
-      out.push(flag);
-      continue;
-    }
-    if (VALUE_FOLLOWS.has(flag) && i + 1 < execArgv.length && !execArgv[i + 1]!.startsWith('-')) i++;
-  }
-  return out;
+  return withoutFlags(execArgv, NOT_FOR_CACHES, VALUE_FOLLOWS);
 }
 
 /**
