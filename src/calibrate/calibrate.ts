@@ -16,8 +16,8 @@ import { CALIBRATION_FORMAT, CALIBRATION_VERSION, evaluate, type LinkClassCalibr
 import type { LinkClass } from '../sim/network/model.js';
 import { loadPlatformFile } from '../sim/platform/load.js';
 import { readHostfile } from '../bootstrap/mpirun-hosts.js';
-import { excessOver, fitLinkClass, fitLinkSetup, fitPathCpu, fitSleeping, fitWake, fitWarmup } from './fit.js';
-import { combineProbes, combineWakes, type ProbeResult, type SleepingResult, type WakeResult } from './combine.js';
+import { excessOver, fitCrowded, fitLinkClass, fitLinkSetup, fitPathCpu, fitSleeping, fitWake, fitWarmup } from './fit.js';
+import { combineProbes, combineWakes, type CrowdedRing, type ProbeResult, type SleepingResult, type WakeResult } from './combine.js';
 import { simgridXml } from './simgrid-xml.js';
 
 /** A launch mode and the link class its two ranks measure. */
@@ -154,6 +154,30 @@ async function runLink(mode: string, options: CalibrateOptions, out: string, met
 /** Ranks per core of the ring experiments; none past this many ranks (threads of one process). */
 const RING_RANKS_PER_CORE = [2, 4];
 const RING_MAX_RANKS = 64;
+/** The rings of processes stop at this many (each is a Node process of its own). */
+const PROCESS_RING_MAX_RANKS = 16;
+
+/** The process counts of the crowded rings on a host of `cores` cores. */
+function crowdedRingSizes(cores: number): { ranksPerCore: number; np: number }[] {
+  return RING_RANKS_PER_CORE.map((perCore) => ({ ranksPerCore: perCore, np: perCore * cores })).filter((r) => r.np <= PROCESS_RING_MAX_RANKS);
+}
+
+/**
+ * Warm rings of processes with 2 and 4 per core (`--procs`, the default waits): a woken process
+ * then queues for a core behind the others, which the 2-process sleeping ping-pong never shows
+ * (4 processes on 2 cores passed a token in 54-58 us per hop, 8 in 73-80, against ~33 one way for 2).
+ */
+async function runCrowded(options: CalibrateOptions, cores: number, dir: string, run: number, simulating?: CalibrateOptions): Promise<CrowdedRing[]> {
+  const rings: CrowdedRing[] = [];
+  for (const { ranksPerCore, np } of crowdedRingSizes(cores)) {
+    const run_: ProbeRun = { label: `ring of ${np} processes${simulating !== undefined ? ' (simulated)' : ''}`, np, flags: ['--procs'], experiment: options.quick ? 'crowded-quick' : 'crowded' };
+    const out = join(dir, `crowded-${np}-${run}.json`);
+    const value = (simulating !== undefined ? await runProbeProgram(run_, simulating, out, () => {}, 'measured') : await runProbeProgram(run_, options, out)) as { hop?: unknown };
+    if (typeof value.hop !== 'number' || !(value.hop > 0)) throw calibrateError(`the ring probe on ${np} processes measured ${String(value.hop)} s per hop`, 'run the calibration again');
+    rings.push({ ranksPerCore, hop: value.hop });
+  }
+  return rings;
+}
 
 /**
  * The wake-up experiments (threads): a ping-pong where every receive sleeps (TSMPI_SPIN_US=0),
@@ -190,7 +214,9 @@ export function machineFrom(results: ReadonlyMap<string, ProbeResult>, seconds: 
       // Only a rank alone in its process measures its own path's CPU (threads share one process).
       const pathCpu = linkClass !== 'intra-process' && result.cpuPerRoundTrip !== undefined ? fitPathCpu(result.cpuPerRoundTrip, evaluate(fitted.send, 16), evaluate(fitted.recv, 16), evaluate(fitted.latency, 16)) : undefined;
       const linkSetup = result.link !== undefined ? fitLinkSetup(result.link) : undefined;
-      const sleeping = result.sleeping !== undefined ? fitSleeping(result.sleeping, fitted) : undefined;
+      const sleepingFit = result.sleeping !== undefined ? fitSleeping(result.sleeping, fitted) : undefined;
+      const crowded = sleepingFit !== undefined && result.crowded !== undefined ? fitCrowded(result.crowded, result.sleeping!.oneWay) : [];
+      const sleeping = sleepingFit !== undefined && crowded.length > 0 ? { ...sleepingFit, crowded } : sleepingFit;
       classes[linkClass] = {
         ...fitted,
         ...(warmup !== undefined ? { warmup } : {}),
@@ -235,9 +261,11 @@ async function netOfSimulator(machine: MachineCalibration, results: ReadonlyMap<
     const strip = (linkSetupOf: (c: LinkClass) => number | undefined): MachineCalibration => ({
       ...withoutWake,
       classes: Object.fromEntries(
-        Object.entries(machine.classes).map(([c, { warmup: _warmup, linkSetup: _linkSetup, ...rest }]) => {
+        Object.entries(machine.classes).map(([c, { warmup: _warmup, linkSetup: _linkSetup, sleeping, ...rest }]) => {
           const linkSetup = linkSetupOf(c as LinkClass);
-          return [c, linkSetup !== undefined ? { ...rest, linkSetup } : rest];
+          // The crowded rings are measured against a machine without their extra wake-up.
+          const bareSleeping = sleeping !== undefined ? { sleeping: { wake: sleeping.wake, ...(sleeping.pathCpu !== undefined ? { pathCpu: sleeping.pathCpu } : {}) } } : {};
+          return [c, linkSetup !== undefined ? { ...rest, ...bareSleeping, linkSetup } : { ...rest, ...bareSleeping }];
         }),
       ),
     });
@@ -265,13 +293,21 @@ async function netOfSimulator(machine: MachineCalibration, results: ReadonlyMap<
     const net = new Map<string, ProbeResult>();
     for (const [mode, result] of results) {
       const link = links.get(mode);
+      let crowded: CrowdedRing[] | undefined;
+      if (result.crowded !== undefined && result.sleeping !== undefined) {
+        // What the simulated rings took is the model's already; the rest is the crowding's, kept
+        // on top of the sleeping one-way time that fitCrowded measures from.
+        const simulated = await runCrowded(options, cores, dir, 0, withLinks);
+        crowded = result.crowded.map((ring) => ({ ranksPerCore: ring.ranksPerCore, hop: result.sleeping!.oneWay + Math.max(0, ring.hop - (simulated.find((s) => s.ranksPerCore === ring.ranksPerCore)?.hop ?? ring.hop)) }));
+      }
+      const extras = { ...(link !== undefined ? { link } : {}), ...(crowded !== undefined ? { crowded } : {}) };
       if (result.cold === undefined || result.coldFrames === undefined || mode === 'hosts') {
-        net.set(mode, { ...result, ...(link !== undefined ? { link } : {}) });
+        net.set(mode, { ...result, ...extras });
         continue;
       }
       const simulatedCold = ((await sim({ label: `${mode} (simulated)`, np: 2, flags: CALIBRATION_MODES[mode]!.flags, experiment: options.quick ? 'cold-quick' : 'cold' }, join(dir, `cold-${mode}.json`))) as { cold?: number[] }).cold;
       if (!Array.isArray(simulatedCold) || simulatedCold.length < 3) throw calibrateError(`the simulated ${mode} probe wrote no fresh-rank curve`, 'run the calibration again');
-      net.set(mode, { ...result, cold: excessOver(result.cold, simulatedCold, result.coldFrames), ...(link !== undefined ? { link } : {}) });
+      net.set(mode, { ...result, cold: excessOver(result.cold, simulatedCold, result.coldFrames), ...extras });
     }
     let netWake: WakeResult | undefined;
     if (wake !== undefined) {
@@ -350,7 +386,9 @@ export async function calibrate(options: CalibrateOptions): Promise<MachineCalib
           const link = mode === 'hosts' ? undefined : await runLink(mode, options, join(dir, `link-${mode}-${run}.json`));
           // A modelled machine's receivers do not sleep: nothing to measure there.
           const sleeping = CALIBRATION_MODES[mode]!.linkClass === 'intra-process' || options.sim !== undefined ? undefined : await runSleeping(mode, options, join(dir, `sleep-${mode}-${run}.json`));
-          sweeps.get(mode)!.push({ ...sweep, ...(link !== undefined ? { link } : {}), ...(sleeping !== undefined ? { sleeping } : {}) });
+          // Processes sharing the cores: only between processes of this host, where receivers sleep.
+          const crowded = sleeping !== undefined && CALIBRATION_MODES[mode]!.linkClass === 'inter-process' ? await runCrowded(options, cores, dir, run) : undefined;
+          sweeps.get(mode)!.push({ ...sweep, ...(link !== undefined ? { link } : {}), ...(sleeping !== undefined ? { sleeping } : {}), ...(crowded !== undefined && crowded.length > 0 ? { crowded } : {}) });
         } finally {
           if (started) bar!.stop();
         }

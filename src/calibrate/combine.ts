@@ -24,6 +24,17 @@ export interface ProbeResult {
   link?: { first: number; warm: number };
   /** Between processes, the 16-byte ping-pong again with every receive asleep (probe.ts sleep). */
   sleeping?: SleepingResult;
+  /**
+   * Between processes of one host: seconds per hop of a warm ring of processes, with 2 and 4 per
+   * core (probe.ts ring): what sleeping receivers cost once they queue for the cores.
+   */
+  crowded?: CrowdedRing[];
+}
+
+/** A warm ring of processes with `ranksPerCore` of them per core: seconds per hop. */
+export interface CrowdedRing {
+  ranksPerCore: number;
+  hop: number;
 }
 
 /** A 16-byte ping-pong whose receivers sleep in the kernel (TSMPI_SOCKET_SPIN_US=0): one-way seconds, CPU seconds per round trip. */
@@ -64,6 +75,7 @@ export function combineProbes(runs: readonly ProbeResult[]): ProbeResult {
   const links = runs.map((r) => r.link).filter((l): l is { first: number; warm: number } => l !== undefined);
   const sleeps = runs.map((r) => r.sleeping).filter((s): s is SleepingResult => s !== undefined);
   const sleepCpus = sleeps.map((s) => s.cpuPerRoundTrip).filter((c): c is number => typeof c === 'number' && Number.isFinite(c));
+  const crowded = first.crowded?.map((ring) => ({ ranksPerCore: ring.ranksPerCore, hop: medianOf(runs.map((r) => r.crowded?.find((x) => x.ranksPerCore === ring.ranksPerCore)?.hop ?? Number.NaN).filter((h) => Number.isFinite(h))) }));
   return {
     figures,
     speed: medianOf(runs.map((r) => r.speed)),
@@ -74,6 +86,7 @@ export function combineProbes(runs: readonly ProbeResult[]): ProbeResult {
     ...(cpus.length > 0 ? { cpuPerRoundTrip: medianOf(cpus) } : {}),
     ...(links.length > 0 ? { link: { first: medianOf(links.map((l) => l.first)), warm: medianOf(links.map((l) => l.warm)) } } : {}),
     ...(sleeps.length > 0 ? { sleeping: { oneWay: medianOf(sleeps.map((s) => s.oneWay)), ...(sleepCpus.length > 0 ? { cpuPerRoundTrip: medianOf(sleepCpus) } : {}) } } : {}),
+    ...(crowded !== undefined && crowded.length > 0 ? { crowded } : {}),
   };
 }
 

@@ -247,6 +247,21 @@ export function fitLinkSetup(link: { first: number; warm: number }): number {
 }
 
 /**
+ * What a sleeping process's wake-up takes more when the host has more ranks than cores: each
+ * warm ring's hop beyond the one-way time of the 2-process ping-pong whose receivers sleep
+ * (one per core), by ranks per core.
+ */
+export function fitCrowded(rings: readonly { ranksPerCore: number; hop: number }[], sleepingOneWay: number): WakePoint[] {
+  if (!(Number.isFinite(sleepingOneWay) && sleepingOneWay > 0)) throw new RangeError(`the sleeping one-way time is ${sleepingOneWay} s`);
+  const points: WakePoint[] = [];
+  for (const r of [...rings].sort((a, b) => a.ranksPerCore - b.ranksPerCore)) {
+    if (!(Number.isFinite(r.hop) && r.hop > 0)) throw new RangeError(`the ring of ${r.ranksPerCore} processes per core measured ${r.hop} s per hop`);
+    if (r.ranksPerCore > 1 && r.ranksPerCore > (points.at(-1)?.ranksPerCore ?? 1)) points.push({ ranksPerCore: r.ranksPerCore, seconds: Math.max(0, r.hop - sleepingOneWay) });
+  }
+  return points;
+}
+
+/**
  * A sleeping rank's wake-up by ranks per core: what a small frame's hand-over costs beyond the
  * calibrated one-way time of 16 bytes, when every receive sleeps (one rank per core), and per
  * hop of a ring with more ranks than cores.

@@ -55,10 +55,10 @@ const FIRST_CONTACT_DELAY_MS = 100;
 const comm = await init();
 const out = process.argv[2];
 const experiment = process.argv[3] ?? 'full';
-const EXPERIMENTS = ['full', 'quick', 'wake', 'ring', 'cold', 'cold-quick', 'link', 'sleep', 'sleep-quick'];
+const EXPERIMENTS = ['full', 'quick', 'wake', 'ring', 'crowded', 'crowded-quick', 'cold', 'cold-quick', 'link', 'sleep', 'sleep-quick'];
 if (!EXPERIMENTS.includes(experiment)) throw new Error(`the calibration probe has no experiment ${experiment} (${EXPERIMENTS.join(', ')})`);
-if (experiment === 'link' ? comm.size !== 3 : experiment !== 'ring' && comm.size !== 2) throw new Error(`the calibration probe's ${experiment} experiment runs on ${experiment === 'link' ? 3 : 2} ranks, not ${comm.size}`);
-const quick = experiment === 'quick' || experiment === 'cold-quick' || experiment === 'sleep-quick';
+if (experiment === 'link' ? comm.size !== 3 : experiment !== 'ring' && !experiment.startsWith('crowded') && comm.size !== 2) throw new Error(`the calibration probe's ${experiment} experiment runs on ${experiment === 'link' ? 3 : 2} ranks, not ${comm.size}`);
+const quick = experiment === 'quick' || experiment === 'cold-quick' || experiment === 'sleep-quick' || experiment === 'crowded-quick';
 const peer = 1 - comm.rank;
 const batches = quick ? 5 : 9;
 /** Seconds a timed batch lasts at least: long enough for the clock and the noise of a shared machine. */
@@ -285,6 +285,12 @@ async function sleepExperiment(): Promise<void> {
 }
 
 /** Seconds per hop of a token passed around every rank, warmed up (the `ring` experiment). */
+/**
+ * `ring`: threads, the mean of 7 short batches after 3000 laps. `crowded`: processes sharing the
+ * cores, one long batch: each batch begins with every process woken at once by the barrier, queued
+ * for the cores together, which short batches over-weigh (150-lap batches of 4 processes on 2
+ * cores read 35-123 us per hop, a 1050-lap one 42).
+ */
 async function ringExperiment(): Promise<void> {
   const right = (comm.rank + 1) % comm.size;
   const left = (comm.rank - 1 + comm.size) % comm.size;
@@ -303,9 +309,10 @@ async function ringExperiment(): Promise<void> {
     }
     return (wtime() - t0) / laps / comm.size;
   };
-  await lap(3000);
+  await lap(quick ? 1000 : 3000);
   const hops: number[] = [];
-  for (let b = 0; b < 7; b++) hops.push(await lap(150));
+  if (experiment.startsWith('crowded')) hops.push(await lap(quick ? 500 : 1500));
+  else for (let b = 0; b < 7; b++) hops.push(await lap(150));
   if (comm.rank === 0 && out !== undefined) writeFileSync(out, `${JSON.stringify({ hop: mean(hops), ranks: comm.size })}\n`);
 }
 
@@ -385,7 +392,7 @@ async function coldExperiment(): Promise<void> {
 if (experiment === 'wake') await wakeExperiment();
 else if (experiment === 'sleep' || experiment === 'sleep-quick') await sleepExperiment();
 else if (experiment === 'cold' || experiment === 'cold-quick') await coldExperiment();
-else if (experiment === 'ring') await ringExperiment();
+else if (experiment === 'ring' || experiment.startsWith('crowded')) await ringExperiment();
 else if (experiment === 'link') await linkExperiment();
 else await sweep();
 await comm.barrier();

@@ -19,7 +19,7 @@ import { PhantomPayload, replayRank, type ReplayCollectives } from './replay/rep
 import { platformHosts } from './simple-hosts.js';
 import type { ComputeMode, FrameCosts, WakeModel } from './world.js';
 import { linkClassOf, type LinkClass } from './network/model.js';
-import { classCosts, evaluate, wakeSeconds, type MachineCalibration } from './platform/calibration.js';
+import { classCosts, crowdedWakeSeconds, evaluate, wakeSeconds, type MachineCalibration } from './platform/calibration.js';
 import { readSettings } from '../config/tunables.js';
 
 export type { NetworkKind } from './network/network-models.js';
@@ -197,7 +197,8 @@ export function placeProcesses(hostOf: readonly number[], perProc: number | unde
  * TSMPI_SPIN_US and TSMPI_SOCKET_SPIN_US override as in a real run): its polling in place, then
  * its event loop turning for socket data. Past it, the measured wake-up at its host's ranks per
  * core. Over TCP, a calibration that measured sleeping receivers (`sleeping`) gives what a frame
- * costs more when its receiver slept, and the extra CPU of that path; an older one's latency
+ * costs more when its receiver slept, and the extra CPU of that path, with what the crowded rings
+ * of processes measured on top when the host has more ranks than cores; an older one's latency
  * already includes waking a sleeping process: only what sharing cores adds, and nothing when it
  * has the path's CPU (pathCpu), which the ranks then share the cores for (the rings that measure
  * the growth are threads that spin while they wait, and a process does not: 8 processes on 2
@@ -234,10 +235,12 @@ export function calibratedWakeModel(calibration: MachineCalibration, hostOf: rea
     spinSeconds,
     ...(yieldSeconds.some((y) => y > 0) ? { yieldSeconds } : {}),
     wake: (host, linkClass) => {
-      const w = wakeSeconds(points, onHost.get(host)! / coresOf(host));
+      const ranksPerCore = onHost.get(host)! / coresOf(host);
+      const w = wakeSeconds(points, ranksPerCore);
       if (linkClass === 'intra-process') return w;
       const costs = classCosts(calibration, linkClass);
-      if (costs?.sleeping !== undefined) return costs.sleeping.wake;
+      // With more processes than cores a woken one queues for a core: the crowded rings' figure.
+      if (costs?.sleeping !== undefined) return costs.sleeping.wake + crowdedWakeSeconds(costs.sleeping.crowded, ranksPerCore);
       // Over TCP a calibration with the path's CPU has ranks share the cores for it: no more here.
       return costs?.pathCpu !== undefined ? 0 : Math.max(0, w - alone);
     },

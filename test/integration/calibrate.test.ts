@@ -296,6 +296,10 @@ test('tsmpi calibrate measures this machine in both launch modes and writes JSON
   const tcp = machine.classes['inter-process']!;
   assert.ok(tcp.pathCpu !== undefined && tcp.pathCpu >= 0 && tcp.pathCpu <= evaluate(tcp.latency, 16) / 2 + 1e-12, `pathCpu ${tcp.pathCpu}, latency ${evaluate(tcp.latency, 16)}`);
   assert.equal(machine.classes['intra-process']!.pathCpu, undefined);
+  // Sleeping receivers between processes, and rings of 2 and 4 processes per core (up to 16 processes).
+  assert.ok(tcp.sleeping !== undefined && tcp.sleeping.wake >= 0);
+  assert.deepEqual(tcp.sleeping.crowded?.map((p) => p.ranksPerCore), [2, 4].filter((k) => k * machine.hosts.cores <= 16));
+  assert.ok(tcp.sleeping.crowded!.every((p) => p.seconds >= 0 && p.seconds < 0.1), JSON.stringify(tcp.sleeping.crowded));
   assert.match(readFileSync(join(dir, 'here.xml'), 'utf8'), /smpi\/bw-factor/);
   // The simulator runs a program on it, in both placements.
   for (const flags of [[], ['--procs']]) {

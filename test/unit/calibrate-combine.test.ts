@@ -20,6 +20,7 @@ function run(scale: number, cold: number[]): ProbeResult {
     polls: { test: scale * 3e-8, iprobe: scale * 6e-8 },
     link: { first: scale * 4e-3, warm: scale * 2e-4 },
     sleeping: { oneWay: scale * 4e-5, cpuPerRoundTrip: scale * 5e-5 },
+    crowded: [{ ranksPerCore: 2, hop: scale * 6e-5 }, { ranksPerCore: 4, hop: scale * 9e-5 }],
   };
 }
 
@@ -41,6 +42,7 @@ test('the median of each figure over the runs, chunk by chunk over the shortest 
   assert.equal(combined.speed, 5e8);
   assert.deepEqual(combined.polls, { test: 6e-8, iprobe: 12e-8 });
   assert.deepEqual(combined.link, { first: 8e-3, warm: 4e-4 });
+  assert.deepEqual(combined.crowded, [{ ranksPerCore: 2, hop: 12e-5 }, { ranksPerCore: 4, hop: 18e-5 }]);
   assert.equal(medianOf([4, 1, 3, 2]), 2.5);
 });
 

@@ -7,10 +7,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { excessOver, fitLine, fitLinkClass, fitLinkSetup, fitPathCpu, fitPiecewise, fitSleeping, fitWake, fitWarmup, robustLine, warmTailStart } from '../../src/calibrate/fit.ts';
+import { excessOver, fitCrowded, fitLine, fitLinkClass, fitLinkSetup, fitPathCpu, fitPiecewise, fitSleeping, fitWake, fitWarmup, robustLine, warmTailStart } from '../../src/calibrate/fit.ts';
 import { machineFrom } from '../../src/calibrate/calibrate.ts';
 import { simgridXml } from '../../src/calibrate/simgrid-xml.ts';
-import { CALIBRATION_VERSION, evaluate, readCalibration, wakeSeconds, warmupExtra, type MeasuredSize } from '../../src/sim/platform/calibration.ts';
+import { CALIBRATION_VERSION, crowdedWakeSeconds, evaluate, readCalibration, wakeSeconds, warmupExtra, type MeasuredSize } from '../../src/sim/platform/calibration.ts';
 import { TsmpiError } from '../../src/errors.ts';
 
 const SIZES = [0, 16, 64, 256, 1024, 4096, 16384, 32768, 65536, 131072, 262144, 1048576, 4194304, 16777216];
@@ -319,4 +319,31 @@ test("fitSleeping: a sleeping receiver's 16-byte one-way time beyond the sweep's
   const bad = JSON.parse(JSON.stringify(m)) as Record<string, any>;
   bad['classes']['inter-process']['sleeping'] = { wake: -1 };
   assert.throws(() => readCalibration(bad, 'cal.json'), /sleeping\.wake/);
+});
+
+test("fitCrowded: a crowded ring's hop beyond the sleeping one-way time, by processes per core; crowdedWakeSeconds adds nothing at one per core; read back, a bad one refused", () => {
+  const near = (got: number | undefined, want: number): void => assert.ok(got !== undefined && Math.abs(got - want) < 1e-15, `${got} vs ${want}`);
+  const points = fitCrowded([{ ranksPerCore: 4, hop: 90e-6 }, { ranksPerCore: 2, hop: 60e-6 }], 40e-6);
+  assert.deepEqual(points.map((p) => p.ranksPerCore), [2, 4]);
+  near(points[0]!.seconds, 20e-6);
+  near(points[1]!.seconds, 50e-6);
+  // A hop faster than the sleeping ping-pong's is no extra wake-up, not a negative one.
+  near(fitCrowded([{ ranksPerCore: 2, hop: 30e-6 }], 40e-6)[0]!.seconds, 0);
+  assert.throws(() => fitCrowded([{ ranksPerCore: 2, hop: Number.NaN }], 40e-6), /ring of 2 processes per core/);
+  assert.throws(() => fitCrowded([], 0), /sleeping one-way time/);
+  // Nothing up to a rank per core, linear from there, the last slope beyond.
+  near(crowdedWakeSeconds(points, 0.5), 0);
+  near(crowdedWakeSeconds(points, 1), 0);
+  near(crowdedWakeSeconds(points, 1.5), 10e-6);
+  near(crowdedWakeSeconds(points, 3), 35e-6);
+  near(crowdedWakeSeconds(points, 6), 80e-6);
+  assert.equal(crowdedWakeSeconds(undefined, 4), 0);
+  const figures = SIZES.map((bytes) => ({ bytes, oneWay: 1.2e-5 + bytes * 1e-9, streamPeriod: 5e-6 + bytes * 5e-10, send: 3e-6, recv: 1e-6 }));
+  const m = machineFrom(new Map([['procs', { figures, speed: 1e9, eagerLimit: 65536, tcpEagerLimit: 65536, sleeping: { oneWay: 40e-6 }, crowded: [{ ranksPerCore: 2, hop: 60e-6 }, { ranksPerCore: 4, hop: 90e-6 }] }]]), 1);
+  const back = readCalibration(JSON.parse(JSON.stringify(m)), 'cal.json');
+  assert.deepEqual(back.classes['inter-process']!.sleeping!.crowded!.map((p) => p.ranksPerCore), [2, 4]);
+  near(back.classes['inter-process']!.sleeping!.crowded![1]!.seconds, 50e-6);
+  const bad = JSON.parse(JSON.stringify(m)) as Record<string, any>;
+  bad['classes']['inter-process']['sleeping']['crowded'] = [{ ranksPerCore: 4, seconds: 1e-5 }, { ranksPerCore: 2, seconds: 1e-5 }];
+  assert.throws(() => readCalibration(bad, 'cal.json'), /sleeping\.crowded\[1\]\.ranksPerCore 2 is not above/);
 });

@@ -117,9 +117,11 @@ export interface LinkClassCalibration {
    * turning its event loop (TSMPI_SOCKET_SPIN_US: ranks turn only while the machine's ranks fit its
    * cores, and the sweep is measured turning). `wake`: seconds the one-way time grows by;
    * `pathCpu`: the path's CPU per frame end then (the sleeping and waking system calls), which
-   * replaces `pathCpu` for such a frame.
+   * replaces `pathCpu` for such a frame. `crowded`: what the wake-up takes more with more ranks
+   * than cores on the host (processes queue for a core once woken), by ranks per core (none at
+   * one per core; linear between the points, the last point's slope beyond).
    */
-  readonly sleeping?: { readonly wake: number; readonly pathCpu?: number };
+  readonly sleeping?: { readonly wake: number; readonly pathCpu?: number; readonly crowded?: readonly WakePoint[] };
 }
 
 export interface MachineCalibration {
@@ -291,5 +293,18 @@ export function classCosts(calibration: MachineCalibration, linkClass: LinkClass
 function sleepingOf(value: unknown, field: string): NonNullable<LinkClassCalibration['sleeping']> {
   if (!isObj(value)) throw configError(`${field} must be an object`, 'calibrate the machine again');
   const wake = checkPositive(value['wake'], `${field}.wake`, 'seconds', true);
-  return value['pathCpu'] !== undefined ? { wake, pathCpu: checkPositive(value['pathCpu'], `${field}.pathCpu`, 'seconds', true) } : { wake };
+  return {
+    wake,
+    ...(value['pathCpu'] !== undefined ? { pathCpu: checkPositive(value['pathCpu'], `${field}.pathCpu`, 'seconds', true) } : {}),
+    ...(value['crowded'] !== undefined ? { crowded: wakePoints(value['crowded'], `${field}.crowded`) } : {}),
+  };
+}
+
+/**
+ * What a sleeping receiver's wake-up takes beyond its calibrated one with `ranksPerCore` ranks
+ * per core: nothing at one per core or less, linear from there through the points.
+ */
+export function crowdedWakeSeconds(points: readonly WakePoint[] | undefined, ranksPerCore: number): number {
+  if (points === undefined || points.length === 0 || ranksPerCore <= 1) return 0;
+  return wakeSeconds(points[0]!.ranksPerCore > 1 ? [{ ranksPerCore: 1, seconds: 0 }, ...points] : points, ranksPerCore);
 }
