@@ -231,16 +231,19 @@ export function calibratedWakeModel(calibration: MachineCalibration, hostOf: rea
   const yieldSeconds = budgetOf.map((b) => b.yielding);
   const points = calibration.wake;
   const alone = wakeSeconds(points, 1);
+  // With more processes than cores a woken one's path costs more CPU (the crowded rings': 2, 4
+  // and 8 processes on 2 cores spent 35, 57 and 78 us of CPU per hop of a warm ring), work that
+  // takes a core when it has one: a token alone gets it at once, 8 processes of an allreduce
+  // share 2 cores for it.
+  const crowded = (host: number, linkClass: LinkClass): number => crowdedWakeSeconds(classCosts(calibration, linkClass)?.sleeping?.crowded, onHost.get(host)! / coresOf(host));
   return {
     spinSeconds,
     ...(yieldSeconds.some((y) => y > 0) ? { yieldSeconds } : {}),
     wake: (host, linkClass) => {
-      const ranksPerCore = onHost.get(host)! / coresOf(host);
-      const w = wakeSeconds(points, ranksPerCore);
+      const w = wakeSeconds(points, onHost.get(host)! / coresOf(host));
       if (linkClass === 'intra-process') return w;
       const costs = classCosts(calibration, linkClass);
-      // With more processes than cores a woken one queues for a core: the crowded rings' figure.
-      if (costs?.sleeping !== undefined) return costs.sleeping.wake + crowdedWakeSeconds(costs.sleeping.crowded, ranksPerCore);
+      if (costs?.sleeping !== undefined) return costs.sleeping.wake + crowded(host, linkClass);
       // Over TCP a calibration with the path's CPU has ranks share the cores for it: no more here.
       return costs?.pathCpu !== undefined ? 0 : Math.max(0, w - alone);
     },
@@ -252,7 +255,7 @@ export function calibratedWakeModel(calibration: MachineCalibration, hostOf: rea
       if (linkClass === 'intra-process') return alone;
       const costs = classCosts(calibration, linkClass);
       const sleepingCpu = costs?.sleeping?.pathCpu;
-      return sleepingCpu === undefined ? 0 : Math.min(costs!.sleeping!.wake, 2 * Math.max(0, sleepingCpu - (costs!.pathCpu ?? 0)));
+      return (sleepingCpu === undefined ? 0 : Math.min(costs!.sleeping!.wake, 2 * Math.max(0, sleepingCpu - (costs!.pathCpu ?? 0)))) + crowded(host, linkClass);
     },
     // The calibration's sleeping ping-pong measured its wake-up on ranks that slept through each
     // wait: about a round trip of it, two one-way times of a small frame with the wake-up each.

@@ -10,6 +10,7 @@ import fc from 'fast-check';
 import { excessOver, fitCrowded, fitLine, fitLinkClass, fitLinkSetup, fitPathCpu, fitPiecewise, fitSleeping, fitWake, fitWarmup, robustLine, warmTailStart } from '../../src/calibrate/fit.ts';
 import { machineFrom } from '../../src/calibrate/calibrate.ts';
 import { simgridXml } from '../../src/calibrate/simgrid-xml.ts';
+import { formatCalibration } from '../../src/calibrate/summary.ts';
 import { CALIBRATION_VERSION, crowdedWakeSeconds, evaluate, readCalibration, wakeSeconds, warmupExtra, type MeasuredSize } from '../../src/sim/platform/calibration.ts';
 import { TsmpiError } from '../../src/errors.ts';
 
@@ -343,6 +344,7 @@ test("fitCrowded: a crowded ring's hop beyond the sleeping one-way time, by proc
   const back = readCalibration(JSON.parse(JSON.stringify(m)), 'cal.json');
   assert.deepEqual(back.classes['inter-process']!.sleeping!.crowded!.map((p) => p.ranksPerCore), [2, 4]);
   near(back.classes['inter-process']!.sleeping!.crowded![1]!.seconds, 50e-6);
+  assert.match(formatCalibration(back), /a sleeping receiver [\d.]+ us more, and its CPU 20\.00 us more at 2 processes per core, 50\.00 us more at 4 processes per core;/);
   const bad = JSON.parse(JSON.stringify(m)) as Record<string, any>;
   bad['classes']['inter-process']['sleeping']['crowded'] = [{ ranksPerCore: 4, seconds: 1e-5 }, { ranksPerCore: 2, seconds: 1e-5 }];
   assert.throws(() => readCalibration(bad, 'cal.json'), /sleeping\.crowded\[1\]\.ranksPerCore 2 is not above/);

@@ -53,12 +53,19 @@ test('with more processes than cores, a woken process also waits its turn for a 
     new Map([['procs', { figures: figures(12e-6), speed: 1e9, eagerLimit: 65536, tcpEagerLimit: 65536, sleeping: { oneWay: 52e-6 }, crowded: [{ ranksPerCore: 2, hop: 80e-6 }, { ranksPerCore: 4, hop: 120e-6 }] }]]),
     1,
   );
-  const wakeAt = (np: number): number => calibratedWakeModel(crowdedMachine, new Array(np).fill(0), Array.from({ length: np }, (_, r) => r), twoCores, {}).wake(0, 'inter-process');
+  const modelAt = (np: number) => calibratedWakeModel(crowdedMachine, new Array(np).fill(0), Array.from({ length: np }, (_, r) => r), twoCores, {});
+  const wakeAt = (np: number): number => modelAt(np).wake(0, 'inter-process');
   const alone = 52e-6 - (12e-6 + 16e-9);
   near(wakeAt(2), alone);
   near(wakeAt(4), alone + 28e-6);
   near(wakeAt(6), alone + 48e-6);
   near(wakeAt(8), alone + 68e-6);
+  // The crowding is the woken process's CPU (it shares the cores with the busy ranks); this
+  // calibration measured no CPU for the sleeping path itself.
+  near(modelAt(2).wakeCpu!(0, 'inter-process'), 0);
+  near(modelAt(8).wakeCpu!(0, 'inter-process'), 68e-6);
+  // Threads keep theirs.
+  near(modelAt(8).wakeCpu!(0, 'intra-process'), 0);
   // Without the rings (an older calibration): the sleeping figure alone, however crowded.
   near(calibratedWakeModel(machine, new Array(8).fill(0), [0, 1, 2, 3, 4, 5, 6, 7], twoCores, {}).wake(0, 'inter-process'), 52e-6 - (12e-6 + 16e-9));
 });

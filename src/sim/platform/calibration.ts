@@ -118,8 +118,9 @@ export interface LinkClassCalibration {
    * cores, and the sweep is measured turning). `wake`: seconds the one-way time grows by;
    * `pathCpu`: the path's CPU per frame end then (the sleeping and waking system calls), which
    * replaces `pathCpu` for such a frame. `crowded`: what the wake-up takes more with more ranks
-   * than cores on the host (processes queue for a core once woken), by ranks per core (none at
-   * one per core; linear between the points, the last point's slope beyond).
+   * than cores on the host, by ranks per core (none at one per core; linear between the points,
+   * the last point's slope beyond): the woken process's CPU (switching among more processes costs
+   * each more), which shares the host's cores with the ranks busy then.
    */
   readonly sleeping?: { readonly wake: number; readonly pathCpu?: number; readonly crowded?: readonly WakePoint[] };
 }
