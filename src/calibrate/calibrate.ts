@@ -170,9 +170,8 @@ function crowdedRingSizes(cores: number): { ranksPerCore: number; np: number }[]
 async function runCrowded(options: CalibrateOptions, cores: number, dir: string, run: number, simulating?: CalibrateOptions): Promise<CrowdedRing[]> {
   const rings: CrowdedRing[] = [];
   for (const { ranksPerCore, np } of crowdedRingSizes(cores)) {
-    const run_: ProbeRun = { label: `ring of ${np} processes${simulating !== undefined ? ' (simulated)' : ''}`, np, flags: ['--procs'], experiment: options.quick ? 'crowded-quick' : 'crowded' };
-    const out = join(dir, `crowded-${np}-${run}.json`);
-    const value = (simulating !== undefined ? await runProbeProgram(run_, simulating, out, () => {}, 'measured') : await runProbeProgram(run_, options, out)) as { hop?: unknown };
+    const ring: ProbeRun = { label: `ring of ${np} processes${simulating !== undefined ? ' (simulated)' : ''}`, np, flags: ['--procs'], experiment: options.quick ? 'crowded-quick' : 'crowded' };
+    const value = (await runProbeProgram(ring, simulating ?? options, join(dir, `crowded-${np}-${run}.json`), () => {}, simulating !== undefined ? 'measured' : 'declared')) as { hop?: unknown };
     if (typeof value.hop !== 'number' || !(value.hop > 0)) throw calibrateError(`the ring probe on ${np} processes measured ${String(value.hop)} s per hop`, 'run the calibration again');
     rings.push({ ranksPerCore, hop: value.hop });
   }
@@ -264,8 +263,8 @@ async function netOfSimulator(machine: MachineCalibration, results: ReadonlyMap<
         Object.entries(machine.classes).map(([c, { warmup: _warmup, linkSetup: _linkSetup, sleeping, ...rest }]) => {
           const linkSetup = linkSetupOf(c as LinkClass);
           // The crowded rings are measured against a machine without their extra wake-up.
-          const bareSleeping = sleeping !== undefined ? { sleeping: { wake: sleeping.wake, ...(sleeping.pathCpu !== undefined ? { pathCpu: sleeping.pathCpu } : {}) } } : {};
-          return [c, linkSetup !== undefined ? { ...rest, ...bareSleeping, linkSetup } : { ...rest, ...bareSleeping }];
+          const kept = sleeping === undefined ? {} : (({ crowded: _crowded, ...bare }) => ({ sleeping: bare }))(sleeping);
+          return [c, { ...rest, ...kept, ...(linkSetup !== undefined ? { linkSetup } : {}) }];
         }),
       ),
     });

@@ -31,7 +31,7 @@ export interface ProbeResult {
   crowded?: CrowdedRing[];
 }
 
-/** A warm ring of processes with `ranksPerCore` of them per core: seconds per hop. */
+/** A warm ring with `ranksPerCore` ranks per core (threads, or processes when crowded): seconds per hop. */
 export interface CrowdedRing {
   ranksPerCore: number;
   hop: number;
@@ -46,7 +46,7 @@ export interface SleepingResult {
 /** What the wake-up experiments measured: one-way time when every receive sleeps, and ring hops with ranks sharing cores. */
 export interface WakeResult {
   sleepingOneWay: number;
-  rings: { ranksPerCore: number; hop: number }[];
+  rings: CrowdedRing[];
 }
 
 export function medianOf(xs: readonly number[]): number {
@@ -75,7 +75,7 @@ export function combineProbes(runs: readonly ProbeResult[]): ProbeResult {
   const links = runs.map((r) => r.link).filter((l): l is { first: number; warm: number } => l !== undefined);
   const sleeps = runs.map((r) => r.sleeping).filter((s): s is SleepingResult => s !== undefined);
   const sleepCpus = sleeps.map((s) => s.cpuPerRoundTrip).filter((c): c is number => typeof c === 'number' && Number.isFinite(c));
-  const crowded = first.crowded?.map((ring) => ({ ranksPerCore: ring.ranksPerCore, hop: medianOf(runs.map((r) => r.crowded?.find((x) => x.ranksPerCore === ring.ranksPerCore)?.hop ?? Number.NaN).filter((h) => Number.isFinite(h))) }));
+  const crowded = first.crowded !== undefined ? medianRings(runs.map((r) => r.crowded ?? [])) : undefined;
   return {
     figures,
     speed: medianOf(runs.map((r) => r.speed)),
@@ -93,6 +93,10 @@ export function combineProbes(runs: readonly ProbeResult[]): ProbeResult {
 /** The sleeping one-way time and each ring's hop: the median over the runs. */
 export function combineWakes(runs: readonly WakeResult[]): WakeResult {
   if (runs.length === 0) throw new RangeError('no wake-up run to combine');
-  const rings = runs[0]!.rings.map((ring) => ({ ranksPerCore: ring.ranksPerCore, hop: medianOf(runs.map((r) => r.rings.find((x) => x.ranksPerCore === ring.ranksPerCore)?.hop ?? Number.NaN).filter((h) => Number.isFinite(h))) }));
-  return { sleepingOneWay: medianOf(runs.map((r) => r.sleepingOneWay)), rings };
+  return { sleepingOneWay: medianOf(runs.map((r) => r.sleepingOneWay)), rings: medianRings(runs.map((r) => r.rings)) };
+}
+
+/** Each ring of the first run's, its hop the median over the runs that measured it. */
+function medianRings(runs: readonly (readonly CrowdedRing[])[]): CrowdedRing[] {
+  return runs[0]!.map((ring) => ({ ranksPerCore: ring.ranksPerCore, hop: medianOf(runs.map((r) => r.find((x) => x.ranksPerCore === ring.ranksPerCore)?.hop ?? Number.NaN).filter((h) => Number.isFinite(h))) }));
 }

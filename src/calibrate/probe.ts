@@ -284,9 +284,8 @@ async function sleepExperiment(): Promise<void> {
   if (comm.rank === 0 && out !== undefined) writeFileSync(out, `${JSON.stringify({ oneWay: mean(times), cpuPerRoundTrip })}\n`);
 }
 
-/** Seconds per hop of a token passed around every rank, warmed up (the `ring` experiment). */
 /**
- * `ring`: threads, the mean of 7 short batches after 3000 laps. `crowded`: processes sharing the
+ * Seconds per hop of a token passed around every rank, warmed up. `ring`: threads, the mean of 7 short batches after 3000 laps. `crowded`: processes sharing the
  * cores, one long batch: each batch begins with every process woken at once by the barrier, queued
  * for the cores together, which short batches over-weigh (150-lap batches of 4 processes on 2
  * cores read 35-123 us per hop, a 1050-lap one 42).

@@ -1,7 +1,8 @@
 /**
  * A calibrated machine in a few lines: per link class, the fitted costs at a few sizes (and the
  * path's CPU between processes), a new link's cost, what a sleeping receiver adds between
- * processes (and its CPU when processes outnumber the cores), and the worst fit error; the compute speed and cores.
+ * processes (and its CPU when processes outnumber the cores), and the worst fit error; the
+ * compute speed and cores.
  */
 import { evaluate, type MachineCalibration } from '../sim/platform/calibration.js';
 
