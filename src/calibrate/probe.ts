@@ -285,10 +285,26 @@ async function sleepExperiment(): Promise<void> {
 }
 
 /**
- * Seconds per hop of a token passed around every rank, warmed up. `ring`: threads, the mean of 7 short batches after 3000 laps. `crowded`: processes sharing the
- * cores, one long batch: each batch begins with every process woken at once by the barrier, queued
- * for the cores together, which short batches over-weigh (150-lap batches of 4 processes on 2
- * cores read 35-123 us per hop, a 1050-lap one 42).
+ * Laps of each batch of the ring experiments; the last batch is timed. The processes' rings keep
+ * the shorter form they had, for the calibration's 2 minutes (they run in every run of it, and
+ * a token goes round 8 processes on 2 cores several times slower than round 8 threads).
+ */
+const RING_FORMS: Readonly<Record<string, readonly number[]>> = {
+  ring: [2000, 2000, 2000, 2000],
+  crowded: [3000, 1500],
+  'crowded-quick': [1000, 500],
+};
+
+/**
+ * Seconds per hop of a token passed around every rank, warm: batches of laps ({@link RING_FORMS}),
+ * a barrier before each, the last one timed. Warm means the JIT is done, so that what the
+ * calibration keeps beyond the simulated ring is the hand-off alone (the simulator compiles each
+ * rank's code itself): 4 rank threads on 2 cores took 45, 36, 11, 6 and 4 us per hop in five
+ * batches of 2000 laps, 8 took 76, 39, 12, 11 and 9, where the 7 batches of 150 laps after 3000
+ * that this took before read 36-70 us. Long batches: each
+ * begins with every rank released by a barrier at once, queued for the cores together, which
+ * short ones over-weigh (processes: 150-lap batches of 4 on 2 cores read 35-123 us per hop, a
+ * 1050-lap one 42).
  */
 async function ringExperiment(): Promise<void> {
   const right = (comm.rank + 1) % comm.size;
@@ -308,11 +324,10 @@ async function ringExperiment(): Promise<void> {
     }
     return (wtime() - t0) / laps / comm.size;
   };
-  await lap(quick ? 1000 : 3000);
-  const hops: number[] = [];
-  if (experiment.startsWith('crowded')) hops.push(await lap(quick ? 500 : 1500));
-  else for (let b = 0; b < 7; b++) hops.push(await lap(150));
-  if (comm.rank === 0 && out !== undefined) writeFileSync(out, `${JSON.stringify({ hop: mean(hops), ranks: comm.size })}\n`);
+  // Every batch's hop goes into the file too (`batches`), to see the warm-up.
+  const batches: number[] = [];
+  for (const laps of RING_FORMS[experiment]!) batches.push(await lap(laps));
+  if (comm.rank === 0 && out !== undefined) writeFileSync(out, `${JSON.stringify({ hop: batches.at(-1), ranks: comm.size, batches })}\n`);
 }
 
 /**

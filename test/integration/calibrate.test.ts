@@ -309,6 +309,17 @@ test('tsmpi calibrate measures this machine in both launch modes and writes JSON
   }
 });
 
+test("the calibration's ring of rank threads times its last batch of laps, after batches that warm it up", async () => {
+  const out = join(dir, 'ring.json');
+  const result = await tsmpi(['run', '-n', '4', 'dist/calibrate/probe.js', out, 'ring']);
+  assert.equal(result.code, 0, explain(result));
+  const ring = JSON.parse(readFileSync(out, 'utf8')) as { hop: number; ranks: number; batches: number[] };
+  assert.equal(ring.ranks, 4);
+  assert.equal(ring.batches.length, 4, JSON.stringify(ring));
+  assert.equal(ring.hop, ring.batches.at(-1));
+  assert.ok(ring.batches.every((b) => b > 0 && b < 0.01), JSON.stringify(ring.batches));
+});
+
 const PINGPONG = `
 import { init, wtime } from 'tsmpi';
 const comm = await init();
