@@ -179,6 +179,15 @@ export class SimLink implements Link {
 
   trySend(header: Int32Array, payload: Uint8Array | null, offset: number, length: number, borrow = false): boolean {
     const world = this.fabric.world;
+    const paused = world.pauseMeter(this.from);
+    try {
+      return this.send(world, header, payload, offset, length, borrow);
+    } finally {
+      if (paused) world.leaveCall(this.from);
+    }
+  }
+
+  private send(world: SimWorld, header: Int32Array, payload: Uint8Array | null, offset: number, length: number, borrow: boolean): boolean {
     const words = header.slice(0, FRAME_HEADER_WORDS);
     // A borrowed payload (rendezvous data) stays the sender's until it has crossed the network:
     // no copy, and the send completes when it arrives (whenReleased), as SimGrid's does.

@@ -322,6 +322,18 @@ export class SimWorld {
     return rank;
   }
 
+  /**
+   * The simulator's own work for the running `rank` begins (its simulated link taking a frame):
+   * what a real rank's link does is in the calibrated frame costs, and the simulator's stand-in
+   * for it is not the rank's compute. Stops the rank's CPU meter as a call does; true when it did
+   * (then end it with {@link leaveCall}).
+   */
+  pauseMeter(rank: SimRank): boolean {
+    if (this.computeMode !== 'measured' || this.current !== rank || !rank.running) return false;
+    if (rank.callDepth++ === 0) rank.pausedAt = performance.now();
+    return true;
+  }
+
   /** The call `enterCall` returned `rank` for has returned or settled. */
   leaveCall(rank: SimRank): void {
     if (rank.callDepth === 0) return;

@@ -2,12 +2,15 @@
  * A simulated rank's segment, found over one turn of the event loop after its code stopped, ends
  * when its code stopped: the runner's turn is not the rank's compute. It ends a turn before it was
  * found, or at the rank's last wait in tsmpi when that came later, and never after it was found.
+ * The simulated link's work inside a segment is not the rank's compute either.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Simulation } from '../../src/sim/engine.ts';
 import { DelayModel } from '../../src/sim/network/model.ts';
 import { SimWorld } from '../../src/sim/world.ts';
+import { SimFabric, SimRailSource } from '../../src/sim/sim-transport.ts';
+import { FRAME_HEADER_WORDS } from '../../src/transport/link.ts';
 
 function measuredWorld(): SimWorld {
   const sim = new Simulation();
@@ -95,4 +98,28 @@ test('a meter restarted inside a call stays stopped until the call returns', () 
   const end = world.endSegment(rank);
   const after = performance.now();
   assert.ok(end >= 0.002 && end <= (after - left) / 1000, `ended at ${end} s: only what followed the call counts`);
+});
+
+test("a simulated link's taking a frame is the simulator's work, not the sending rank's compute", () => {
+  const sim = new Simulation();
+  const world = new SimWorld({ sim, network: new DelayModel(sim, { latency: () => 0, bandwidth: () => 1e9 }), hostOf: [0, 0], computeMode: 'measured', cpuScale: () => 1, flopsTime: () => 0 });
+  const events = { frame: () => {}, arrived: () => {}, drain: () => {}, closed: () => {} };
+  const link = new SimRailSource(new SimFabric(world), 0, 0, 1 << 30).createLink(1, events);
+  // A payload the simulated link copies (it keeps eager payloads while they travel): milliseconds.
+  const payload = new Uint8Array(64 << 20);
+  const rank = world.ranks[0]!;
+  const started = begin(world);
+  busy(2);
+  const sendStart = performance.now();
+  assert.equal(link.trySend(new Int32Array(FRAME_HEADER_WORDS), payload, 0, payload.length), true);
+  const sending = performance.now() - sendStart;
+  busy(1);
+  const endedBefore = performance.now();
+  const end = world.endSegment(rank);
+  const endedAfter = performance.now();
+  assert.ok(sending > 1, `the copy took ${sending} ms: too quick to tell`);
+  // The whole segment less the send, give or take the calls around the pause.
+  assert.ok(end <= (endedAfter - started.before - sending + 0.5) / 1000, `compute ${end * 1000} ms, segment ${endedAfter - started.before} ms, the send ${sending} ms`);
+  assert.ok(end >= (endedBefore - started.after - sending) / 1000, `compute ${end * 1000} ms`);
+  assert.equal(rank.callDepth, 0, 'the meter runs again after the send');
 });
