@@ -1,9 +1,13 @@
 /**
  * Ping-pong latency and bandwidth between 2 ranks, 1 B to 16 MiB, against Open MPI's shared memory
- * (ob1/vader) in the same invocation.   npm run bench -- pingpong [--with-openmpi] [--alloc-mem]
+ * (ob1/vader) in the same invocation, and up to 1 KiB against two bare JavaScript threads
+ * (bench/lib/bare-pingpong.mjs: a shared counter each way and the awaits an async API takes per
+ * send and receive: the floor of JavaScript).   npm run bench -- pingpong [--with-openmpi] [--alloc-mem]
  * With --alloc-mem: 64 KiB to 16 MiB with tsmpi's buffers from allocMem (one copy, by the
  * receiver), against Open MPI and against ordinary arrays, in the same invocation.
  */
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { compare, sizeLabel, type Peer } from './lib/compare.ts';
 import { openMpi, tsmpiRun, wantsOpenMpi } from './lib/jobs.ts';
 import { param } from './lib/report.ts';
@@ -17,6 +21,15 @@ const pick = (bytes: number, key: 'oneWayUs' | 'gbps') => (records: { [k: string
 const ordinary = () => tsmpiRun(2, 'bench/ranks/p2p.ts', ['pingpong', ...sizes]);
 const peers: Peer[] = mpi ? [{ name: 'Open MPI', run: () => mpi.run(2, 'p2p', ['pingpong', ...sizes]) }] : [];
 if (allocMem) peers.push({ name: 'ordinary arrays', run: ordinary });
+else {
+  const barePingpong = fileURLToPath(new URL('./lib/bare-pingpong.mjs', import.meta.url));
+  const bare = (): { [k: string]: number | string }[] => {
+    const result = spawnSync(process.execPath, [barePingpong, ...sizes.filter((b) => b <= 1024).map(String)], { encoding: 'utf8' });
+    if (result.status !== 0) throw new Error(`bare-pingpong failed: ${result.stderr}`);
+    return result.stdout.trim().split('\n').map((line) => JSON.parse(line) as { [k: string]: number | string });
+  };
+  peers.push({ name: 'bare threads', run: bare });
+}
 
 compare({
   name: allocMem ? 'pingpong-alloc-mem' : 'pingpong',

@@ -379,7 +379,7 @@ export const tunables = {
   simContext: {
     env: 'TSMPI_SIM_CONTEXT',
     description:
-      "How tsmpi sim knows whose code runs (init(), wtime(), process.env, a rank's timers): running, the rank whose turn it is (the simulator runs one rank at a time, until its code stops); async, each async flow's own rank (AsyncLocalStorage), for a program whose code runs for a rank outside that rank's turns (callbacks of real timers or I/O). AsyncLocalStorage's promise hooks cost every promise of the run ~0.5 us, counted as the ranks' compute.",
+      "How tsmpi sim knows whose code runs (init(), wtime(), process.env, a rank's timers): running, the rank whose turn it is (the simulator runs one rank at a time, until its code stops); async, each async flow's own rank (AsyncLocalStorage), for a program whose code runs for a rank outside that rank's turns (callbacks of real timers or I/O). AsyncLocalStorage's promise hooks tax every promise of the run, and that counts as the ranks' compute.",
     defaultText: 'running',
     defaultValue: () => 'running' as const,
     parse: (text) => parseChoice('TSMPI_SIM_CONTEXT', text, ['running', 'async'] as const),

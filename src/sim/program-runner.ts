@@ -201,8 +201,8 @@ export async function runProgram(options: ProgramRunOptions): Promise<SimRunResu
   // Whose code runs. A rank starting (a single flow reads its context only then) is `starting`.
   // Else the rank whose turn it is: the runner resumes one rank at a time and waits until its code
   // stops. AsyncLocalStorage (TSMPI_SIM_CONTEXT=async) follows each async flow instead, also into
-  // real timers' and I/O callbacks, but its promise hooks cost every promise ~0.5 us, counted as
-  // the ranks' compute: ~3 us of each ~4.8 us one-way time of a warm 2-rank ping-pong here.
+  // real timers' and I/O callbacks, but its promise hooks tax every promise of the run, and that
+  // counted as the ranks' compute (docs/simulator.md, "The simulator's own work in a rank's turn").
   const als = !singleFlow && readSettings(options.env ?? process.env).simContext === 'async' ? new AsyncLocalStorage<RankStore>() : undefined;
   let starting: RankStore | undefined;
   const stores: RankStore[] = [];

@@ -65,6 +65,19 @@ test('each simulated rank sees its own TSMPI_RANK, TSMPI_SIZE and TSMPI_LOCAL_RA
   for (const { rank, env } of seen) assert.deepStrictEqual([env.TSMPI_RANK, env.TSMPI_SIZE, env.TSMPI_LOCAL_RANK], [String(rank), '4', String(rank % 2)]);
 });
 
+test("each rank's context is the same whether taken from whose turn it is (the default) or from an AsyncLocalStorage (TSMPI_SIM_CONTEXT=async); a bad value is refused", { timeout: 60_000 }, async () => {
+  for (const context of ['running', 'async']) {
+    const result = await tsmpi(['sim', '-n', '4', '--ranks-per-host', '2', '--quiet', fixture('env-report.ts')], { env: { TSMPI_SIM_CONTEXT: context } });
+    assert.equal(result.code, 0, explain(result));
+    const seen = result.stdout.split('\n').filter((l) => l.startsWith('{')).map((l) => (JSON.parse(l) as { rank: number; env: Record<string, string> }));
+    assert.deepStrictEqual(seen.map((s) => s.env.TSMPI_RANK).sort(), ['0', '1', '2', '3'], `${context}: ${explain(result)}`);
+    for (const { rank, env } of seen) assert.deepStrictEqual([env.TSMPI_RANK, env.TSMPI_LOCAL_RANK], [String(rank), String(rank % 2)], context);
+  }
+  const bad = await tsmpi(['sim', '-n', '2', '--quiet', 'examples/ring.ts'], { env: { TSMPI_SIM_CONTEXT: 'threads' } });
+  assert.notEqual(bad.code, 0);
+  assert.match(bad.stderr, /TSMPI_SIM_CONTEXT/);
+});
+
 test('a deadlock in virtual time names each waiting rank and what it waits for', { timeout: 60_000 }, async () => {
   const result = await tsmpi(['sim', '-n', '3', '--quiet', fixture('deadlock.ts')]);
   assert.notEqual(result.code, 0, explain(result));
