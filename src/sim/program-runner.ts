@@ -291,9 +291,12 @@ export async function runProgram(options: ProgramRunOptions): Promise<SimRunResu
     if (context?.kind !== 'sim') return realExit.call(process, code);
     throw new RankExit(Number(code ?? takeExitCode(context.rank) ?? 0) || 0);
   }) as typeof process.exit;
+  // A rejection nobody handled is reported once the microtasks have drained, after the turn of
+  // the rank that made it may have ended: that rank's turn was the last one.
   const onStray = (error: unknown): void => {
     const context = storeNow()?.context;
-    failures.push({ rank: context?.kind === 'sim' ? context.rank : -1, error });
+    const rank = context?.kind === 'sim' ? context.rank : (world.lastTurn?.rank ?? -1);
+    failures.push({ rank, error });
   };
   process.on('uncaughtException', onStray);
   process.on('unhandledRejection', onStray);

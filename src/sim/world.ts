@@ -227,6 +227,8 @@ export class SimWorld {
   private resumeSeq = 0;
   /** The rank whose segment is running, if any. */
   current: SimRank | null = null;
+  /** The rank whose segment ran last (still running or not). */
+  lastTurn: SimRank | null = null;
   /** > 0 while network events run inside a rank's segment (its meter stopped, advanceNetwork). */
   private inNetwork = 0;
   /** Timeline spans, when a trace was asked for. */
@@ -309,6 +311,7 @@ export class SimWorld {
     rank.pausedAt = rank.realStart;
     rank.cpuShare = this.shareAt(rank, time);
     this.current = rank;
+    this.lastTurn = rank;
   }
 
   /**
