@@ -396,5 +396,5 @@ export function abort(code = 1, message = 'abort() called'): never {
 export function wtime(): number {
   const context = currentRank().context;
   if (context?.kind === 'sim' && context.now !== undefined) return context.now();
-  return performance.now() / 1000;
+  return realClock.now();
 }

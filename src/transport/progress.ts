@@ -21,7 +21,7 @@
  * TSMPI_SPIN_US=0 turns the spinning fast path off (every wait sleeps at once).
  */
 import type { Clock } from '../clock.js';
-import { realClock } from '../clock.js';
+import { monotonicMillis, realClock } from '../clock.js';
 import { ControlArea, RankState } from './control-block.js';
 import { processorYield } from './processor-yield.js';
 
@@ -49,7 +49,7 @@ export interface Completable {
 export interface Progress {
   /**
    * The rank's clock: everything above the link takes time and timers from it (real:
-   * performance.now and unref'd timers; simulated: the rank's virtual time and engine events).
+   * the monotonic clock and unref'd timers; simulated: the rank's virtual time and engine events).
    */
   readonly clock: Clock;
   /**
@@ -269,7 +269,7 @@ export class ProgressEngine implements Progress {
    * here, where a turning one sees a reply in ~10 us.
    */
   private turnWhileParked(): void {
-    this.turnUntil = performance.now() + this.yieldMillis;
+    this.turnUntil = monotonicMillis() + this.yieldMillis;
     if (this.turning) return;
     this.turning = true;
     setImmediate(this.turn);
@@ -282,7 +282,7 @@ export class ProgressEngine implements Progress {
     }
     // A joining wait gets at least one turn, however late the event loop comes to it.
     if (this.host.pollFully()) this.checkWaiters();
-    if (performance.now() >= this.turnUntil) {
+    if (monotonicMillis() >= this.turnUntil) {
       this.turning = false;
       return;
     }
@@ -361,7 +361,7 @@ export class ProgressEngine implements Progress {
   idlePoll(rank: number, eventDriven: boolean): void {
     const sharesThread = this.sharesThread;
     if (this.warnedIdlePolling || !(eventDriven || sharesThread)) return;
-    const now = performance.now();
+    const now = monotonicMillis();
     if (this.idlePollingSince < 0) {
       this.idlePollingSince = now;
       setImmediate(() => (this.idlePollingSince = -1));
@@ -410,18 +410,24 @@ export class ProgressEngine implements Progress {
       return;
     }
     if (this.spinMillis <= 0 || this.handOff()) return;
-    let deadline = performance.now() + this.spinMillis;
+    // The budget starts at the first clock read, after 32 polls: most waits of a ping-pong end
+    // before it, and a read of the clock costs 60-90 ns on these VMs.
+    let deadline = -1;
     let windows = 1;
     let moved = false;
     for (let i = 1; !target.done; i++) {
       if (host.poll()) moved = true;
-      if ((i & 31) === 0 && performance.now() >= deadline) {
-        if (!this.keepSpinning(moved, windows++)) {
-          this.spinMissed();
-          return;
+      if ((i & 31) === 0) {
+        const now = monotonicMillis();
+        if (deadline < 0) deadline = now + this.spinMillis;
+        else if (now >= deadline) {
+          if (!this.keepSpinning(moved, windows++)) {
+            this.spinMissed();
+            return;
+          }
+          deadline = now + this.spinMillis;
+          moved = false;
         }
-        deadline = performance.now() + this.spinMillis;
-        moved = false;
       }
     }
     this.misses = 0;
@@ -462,12 +468,12 @@ export class ProgressEngine implements Progress {
   private yieldSpin(condition: () => boolean): boolean {
     const host = this.host;
     const yieldNow = this.yieldNow!;
-    const deadline = performance.now() + this.yieldSpinMillis;
+    const deadline = monotonicMillis() + this.yieldSpinMillis;
     for (;;) {
       host.poll();
       if (condition()) return true;
       yieldNow();
-      if (performance.now() >= deadline) return false;
+      if (monotonicMillis() >= deadline) return false;
     }
   }
 
@@ -478,7 +484,7 @@ export class ProgressEngine implements Progress {
       host.poll();
       return condition();
     }
-    let deadline = performance.now() + this.spinMillis;
+    let deadline = -1; // as in spinFor
     let windows = 1;
     let moved = false;
     for (let i = 1; ; i++) {
@@ -487,13 +493,17 @@ export class ProgressEngine implements Progress {
         this.misses = 0;
         return true;
       }
-      if ((i & 31) === 0 && performance.now() >= deadline) {
-        if (!this.keepSpinning(moved, windows++)) {
-          this.spinMissed();
-          return false;
+      if ((i & 31) === 0) {
+        const now = monotonicMillis();
+        if (deadline < 0) deadline = now + this.spinMillis;
+        else if (now >= deadline) {
+          if (!this.keepSpinning(moved, windows++)) {
+            this.spinMissed();
+            return false;
+          }
+          deadline = now + this.spinMillis;
+          moved = false;
         }
-        deadline = performance.now() + this.spinMillis;
-        moved = false;
       }
     }
   }
@@ -538,8 +548,8 @@ export class ProgressEngine implements Progress {
     this.sleeping = true;
     const control = this.control;
     const index = control.doorbellIndex(this.slot);
-    let yieldUntil = this.yieldMillis > 0 ? performance.now() + this.yieldMillis : 0;
-    let yieldTurnUntil = this.yieldNow !== undefined && this.yieldTurnMillis > 0 ? performance.now() + this.yieldTurnMillis : 0;
+    let yieldUntil = this.yieldMillis > 0 ? monotonicMillis() + this.yieldMillis : 0;
+    let yieldTurnUntil = this.yieldNow !== undefined && this.yieldTurnMillis > 0 ? monotonicMillis() + this.yieldTurnMillis : 0;
     /** When the last sleep began (-1: the loop has not slept since it last looked). */
     let sleptAt = -1;
     // A wait first sleeps in blocking slices, up to SYNC_SLICES of them with a turn of the event
@@ -558,7 +568,7 @@ export class ProgressEngine implements Progress {
           slices = 0;
         }
         if (sleptAt >= 0) {
-          if (resolved) this.wokeFor(performance.now() - sleptAt);
+          if (resolved) this.wokeFor(monotonicMillis() - sleptAt);
           sleptAt = -1;
         }
         if (progressed || resolved) {
@@ -566,18 +576,18 @@ export class ProgressEngine implements Progress {
           // that ended (their continuations run before this one): a sleep now, with sends still
           // retaining the loop, held a finished wait back for a whole blocking slice.
           await new Promise<void>((resolve) => setImmediate(resolve));
-          if (yieldUntil > 0) yieldUntil = performance.now() + this.yieldMillis;
-          if (yieldTurnUntil > 0) yieldTurnUntil = performance.now() + this.yieldTurnMillis;
+          if (yieldUntil > 0) yieldUntil = monotonicMillis() + this.yieldMillis;
+          if (yieldTurnUntil > 0) yieldTurnUntil = monotonicMillis() + this.yieldTurnMillis;
           continue;
         }
         if (this.keepAliveRefs === 0) break;
-        if (yieldTurnUntil > 0 && performance.now() < yieldTurnUntil) {
+        if (yieldTurnUntil > 0 && monotonicMillis() < yieldTurnUntil) {
           // Still yielding, now with the event loop turning between polls (timers, other promises).
           this.yieldNow!();
           await new Promise<void>((resolve) => setImmediate(resolve));
           continue;
         }
-        if (yieldUntil > 0 && performance.now() < yieldUntil) {
+        if (yieldUntil > 0 && monotonicMillis() < yieldUntil) {
           // The thread's other ranks take their turn; what they send is here at the next poll.
           await new Promise<void>((resolve) => setImmediate(resolve));
           continue;
@@ -593,7 +603,7 @@ export class ProgressEngine implements Progress {
           if (this.checkWaiters()) await new Promise<void>((resolve) => setImmediate(resolve));
           continue;
         }
-        sleptAt = performance.now();
+        sleptAt = monotonicMillis();
         // A blocking sleep would hold up the rank's own sleep(): a conveyor's advance() took up
         // to a whole slice per call while its receive waited in the background.
         if (blocking && this.sleepsPending === 0) {

@@ -46,3 +46,10 @@ for (const [mode, command] of Object.entries(launches)) {
     assert.ok(result.stderr.includes(`${program}:18:`), result.stderr);
   });
 }
+
+test('a program with its own top-level `process` runs, and import.meta.resolve still finds builtins and packages', { timeout: 60_000 }, async () => {
+  const result = await tsmpi(['run', '-n', '2', fixture('own-process.ts')]);
+  assert.equal(result.code, 0, explain(result));
+  const lines = result.stdout.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as { rank: number });
+  assert.deepEqual(lines.sort((a, b) => a.rank - b.rank), [0, 1].map((rank) => ({ rank, label: 'mine', builtin: 'node:fs', pkg: true })));
+});

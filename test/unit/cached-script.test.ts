@@ -152,3 +152,10 @@ for (const mode of ['threads', 'procs']) {
     assert.deepEqual(JSON.parse(line), { same: true, msgpackrFiles: 0, extractor: true });
   });
 }
+
+test("a rank thread's start (init and a barrier) does not load perf_hooks: the rank's clock reads the monotonic clock", { timeout: 60_000 }, async () => {
+  const result = await tsmpi(['run', '-n', '2', fixture('start-modules.ts')]);
+  assert.equal(result.code, 0, explain(result));
+  const lines = result.stdout.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as { rank: number });
+  assert.deepEqual(lines.sort((a, b) => a.rank - b.rank), [{ rank: 0, perfHooks: false }, { rank: 1, perfHooks: false }]);
+});
