@@ -90,3 +90,24 @@ test('calls completed at once into one buffer share a settled promise; another b
   assert.equal(await runStepFor(done(), a), a, 'and back to the first buffer');
   assert.equal(await runStepFor([], undefined), undefined, 'nothing left to wait for (sends that left at once)');
 });
+
+// A pair's exchange (CollectiveCall.exchangeStep): a send its link takes at once goes before the
+// receive is posted (the partner waits for it); a send that must wait follows the posted receive.
+test('a pair exchange sends first when the send leaves at once, and posts the receive first otherwise', async () => {
+  const { CollectiveCall } = await import('../../src/comm/collectives/call.ts');
+  const { driver: d } = driver();
+  for (const leavesNow of [true, false]) {
+    const calls: string[] = [];
+    const endpoint = {
+      sendNow: () => (calls.push('sendNow'), leavesNow),
+      receiveNow: () => (calls.push('receiveNow'), -1),
+      irecv: () => (calls.push('irecv'), new Request<unknown>(d, 'allgatherv', 1, 7, 3)),
+      isend: () => (calls.push('isend'), new Request<unknown>(d, 'allgatherv', 1, 7, 3)),
+    };
+    const call = new CollectiveCall(endpoint as never, 3, Int32Array.of(0, 1), 0, 7, 'allgatherv', {} as never, { name: 'world', group: Int32Array.of(0, 1) } as never);
+    const [receive, send] = call.exchangeStep(new Float64Array(1), new Uint8Array(8), 1);
+    assert.ok(receive !== undefined);
+    assert.equal(send === undefined, leavesNow);
+    assert.deepEqual(calls, leavesNow ? ['sendNow', 'receiveNow', 'irecv'] : ['sendNow', 'receiveNow', 'irecv', 'isend']);
+  }
+});

@@ -119,8 +119,7 @@ export function allgathervStep<A extends TypedArray>(call: CollectiveCall, data:
     return undefined;
   }
   const peer = 1 - call.rank;
-  const receive = counts[peer]! > 0 ? call.recvIntoStep(blockBytes(call, plan.outBytes, plan.displs, counts, plan.width, peer), peer) : undefined;
-  const send = data.length > 0 ? call.sendStep(data, peer) : undefined;
+  const [receive, send] = call.exchangeStep(data.length > 0 ? data : undefined, counts[peer]! > 0 ? blockBytes(call, plan.outBytes, plan.displs, counts, plan.width, peer) : undefined, peer);
   placeOwnBlock(plan, data, call.rank);
   return { step: stepOf(receive, send), result: plan.result };
 }

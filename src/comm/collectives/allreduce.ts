@@ -114,8 +114,11 @@ function* recursiveDoublingInPlace(call: CollectiveCall, value: TypedArray, op: 
     // The exchange is written out here, not through ringStep: a generator less per call.
     const partner = rank ^ 1;
     const intoBytes = call.bytesOf(into);
+    // A send its link takes at once goes first (CollectiveCall.exchangeStep).
+    const valueBytes = call.bytesOf(value);
+    const sentNow = call.sendNow(valueBytes, partner);
     const receive = call.recvInto(intoBytes, partner);
-    const send = call.send(call.bytesOf(value), partner);
+    const send = sentNow ? undefined : call.send(valueBytes, partner);
     let status: Status;
     try {
       status = (yield receive) as Status;
@@ -123,7 +126,7 @@ function* recursiveDoublingInPlace(call: CollectiveCall, value: TypedArray, op: 
       throw blockError(call, op, value, intoBytes, partner, error);
     }
     checkBlock(call, op, value, intoBytes, partner, status);
-    yield send;
+    if (send !== undefined) yield send;
     // `into` holds the partner's partial: into = value op into on the lower rank, into op value on the higher.
     if (rank < partner) partnerFirst(into, value);
     else ownFirst(into, value);

@@ -131,8 +131,11 @@ export function alltoallvStep<A extends TypedArray>(call: CollectiveCall, data: 
     return undefined;
   }
   const peer = 1 - call.rank;
-  const receive = recvCounts[peer]! > 0 ? call.recvIntoStep(blockBytes(call, plan.outBytes, plan.recvDispls, recvCounts, plan.width, peer), peer) : undefined;
-  const send = sendCounts[peer]! > 0 ? call.sendStep(blockBytes(call, plan.dataBytes, sendDispls, sendCounts, plan.width, peer), peer) : undefined;
+  const [receive, send] = call.exchangeStep(
+    sendCounts[peer]! > 0 ? blockBytes(call, plan.dataBytes, sendDispls, sendCounts, plan.width, peer) : undefined,
+    recvCounts[peer]! > 0 ? blockBytes(call, plan.outBytes, plan.recvDispls, recvCounts, plan.width, peer) : undefined,
+    peer,
+  );
   placeOwnBlock(plan, sendDispls, sendCounts, call.rank);
   return { step: stepOf(receive, send), result: plan.result };
 }

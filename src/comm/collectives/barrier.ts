@@ -24,8 +24,8 @@ export function barrierStep(call: CollectiveCall): Awaitable | undefined {
   if (algorithm === 'shared') return call.sharedBarrier();
   if (algorithm !== 'dissemination' || size !== 2) return undefined;
   const peer = 1 - call.rank;
-  const receive = call.recvIntoStep(NOTHING, peer);
-  return stepOf(receive, call.sendStep(NOTHING, peer));
+  const [receive, send] = call.exchangeStep(NOTHING, NOTHING, peer);
+  return stepOf(receive, send);
 }
 
 export function* barrier(call: CollectiveCall): Steps<void> {

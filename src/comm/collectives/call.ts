@@ -67,8 +67,28 @@ export class CollectiveCall {
    * A one-step schedule's send of `value` (a typed array) to `dest`: undefined when its link took
    * it at once (Endpoint.sendNow: nothing to wait for), else its request ({@link send}).
    */
+  /** True when `value` (a typed array) left for `dest` at once, without a request (Endpoint.sendNow). */
+  sendNow(value: ArrayBufferView, dest: number): boolean {
+    return this.endpoint.sendNow(this.context, this.group[dest]!, this.rank, this.tag, value);
+  }
+
   sendStep(value: ArrayBufferView, dest: number): Request<void> | undefined {
     return this.endpoint.sendNow(this.context, this.group[dest]!, this.rank, this.tag, value) ? undefined : this.send(value, dest);
+  }
+
+  /**
+   * The exchange of a pair as one step's requests: `value` (a typed array) to `peer`, its message
+   * into `bytes` (none where undefined). A send its link takes at once goes before the receive is
+   * posted: the peer's wait for it is the whole cost of a small exchange, and posting first (a
+   * request and a poll) put that ahead of the send on both ranks (a 2-rank barrier 0.9 -> 0.6 us).
+   * A send that must wait (a large one) follows the posted receive, as before.
+   */
+  exchangeStep(value: ArrayBufferView | undefined, bytes: Uint8Array | undefined, peer: number): [receive: Request<Status> | undefined, send: Request<void> | undefined] {
+    if (value !== undefined && this.endpoint.sendNow(this.context, this.group[peer]!, this.rank, this.tag, value)) {
+      return [bytes === undefined ? undefined : this.recvIntoStep(bytes, peer), undefined];
+    }
+    const receive = bytes === undefined ? undefined : this.recvIntoStep(bytes, peer);
+    return [receive, value === undefined ? undefined : this.send(value, peer)];
   }
 
   sendEncoded(encoded: Encoded, dest: number): Request<void> {
