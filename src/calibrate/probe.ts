@@ -49,6 +49,14 @@ export function coldChunks(tail: number): number[] {
   return [1, 1, 2, 4, 8, 16, 32, 64, ...Array.from({ length: tail }, () => 100)];
 }
 
+/**
+ * Chunks of 100 round trips after the doubling ones. The warm figure is the mean of the last
+ * third, so the curve must run until the path is warm: between processes here the round trip
+ * kept falling for 2000-3000 round trips (bench/ranks/exchange-warmup.ts shows the same at 64
+ * KiB), and with 24 chunks the last third was still warming up.
+ */
+const COLD_TAIL_CHUNKS = 48;
+
 /** How long rank 0 lets its peer settle into its first receive before the first contact. */
 const FIRST_CONTACT_DELAY_MS = 100;
 
@@ -352,7 +360,7 @@ async function pathCpu(): Promise<number> {
 /** The sweep of sizes, the fresh ranks' curve, poll costs and compute speed (`full`, `quick`). */
 async function sweep(): Promise<void> {
   // First, while the ranks are fresh: what their first messages cost.
-  const { cold, coldFrames } = await coldCurve(quick ? 8 : 24);
+  const { cold, coldFrames } = await coldCurve(quick ? 8 : COLD_TAIL_CHUNKS);
   // The whole path warms up first (compiled code, the peers' wake-ups), or the first size pays
   // it; largest first, since small messages right after large ones run slow for a few dozen
   // round trips (measured: 0.4-0.9 ms one-way after a 1 MiB ping-pong, against 3 us).
@@ -399,7 +407,7 @@ async function linkExperiment(): Promise<void> {
 
 /** The fresh ranks' curve alone (the `cold` experiment: calibrate runs it under the simulator too). */
 async function coldExperiment(): Promise<void> {
-  const curve = await coldCurve(quick ? 8 : 24);
+  const curve = await coldCurve(quick ? 8 : COLD_TAIL_CHUNKS);
   if (comm.rank === 0 && out !== undefined) writeFileSync(out, `${JSON.stringify(curve)}\n`);
 }
 

@@ -55,6 +55,29 @@ test('a segment whose last wait came later than a turn before ends at that wait'
   assert.ok(end >= (waited - started.after) / 1000 && end <= (waited - started.before) / 1000, `ended at ${end} s, waited at ${(waited - started.before) / 1000} s`);
 });
 
+test("a segment ends a turn before the turn came round, not before the runner got to it: the runner's own work after that is not the rank's", () => {
+  const world = measuredWorld();
+  const rank = world.ranks[0]!;
+  const started = begin(world);
+  busy(3);
+  rank.lastWaitReal = performance.now();
+  busy(4);
+  const turned = performance.now();
+  // The runner, after its turn came round, compiles or collects for 20 ms before it ends the segment.
+  busy(20);
+  const end = world.endSegmentAfterTurn(rank, 2, turned);
+  assert.ok(end >= (turned - 2 - started.after) / 1000 && end <= (turned - 2 - started.before) / 1000, `ended at ${end} s, the turn came at ${(turned - started.before) / 1000} s`);
+  assert.equal(rank.stats.compute, end);
+  // A turn time later than now (a clock read out of order) never ends the segment after it was found.
+  const again = measuredWorld();
+  const r = again.ranks[0]!;
+  const s = begin(again);
+  busy(2);
+  const before = performance.now();
+  const late = again.endSegmentAfterTurn(r, 0, before + 1e6);
+  assert.ok(late <= (performance.now() - s.before) / 1000, `ended at ${late} s`);
+});
+
 test('a turn longer than the segment never ends it before it began, nor a turn of 0 after it was found', () => {
   const world = measuredWorld();
   const rank = world.ranks[0]!;
