@@ -276,7 +276,9 @@ export class SimWorld {
     if (list === undefined) return 1;
     let busy = 1;
     for (const other of list) {
-      if (other === rank || !Number.isNaN(other.stats.end)) continue;
+      // A rank whose program ended after `time` was still busy then (a leaf of a reduce that
+      // ended once its part was sent): only one that ended by `time` has left the cores.
+      if (other === rank || other.stats.end <= time) continue;
       if (other.running || other.readyAt > time || other.queuedAt <= time) busy++;
     }
     return Math.max(1, busy / this.cores[rank.host]!);

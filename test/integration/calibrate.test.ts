@@ -379,6 +379,27 @@ test("ranks that compute at once share their host's cores: 4 ranks on 2 cores ta
   assert.ok((await span(2, 2)) < 0.101);
 });
 
+const LEAVES_END = `
+import { init, wtime } from 'tsmpi';
+const comm = await init();
+const t0 = wtime();
+await comm.compute(0.1);
+console.log('rank ' + comm.rank + ' computed in ' + (wtime() - t0));
+if (comm.rank % 2 === 1) await comm.send(new Float64Array(1), comm.rank - 1);
+else await comm.recv(comm.rank + 1);
+`;
+
+test('a rank whose program ended later still shared the cores before: leaves that end after their send slow the others as long as they compute', async () => {
+  const program = join(dir, 'leaves-end.ts');
+  writeFileSync(program, LEAVES_END);
+  const platform = write('cores-2-leaves.json', knownMachine({ threads: { send: 1e-7, recv: 1e-7, latency: 1e-7, perByte: 1e-11 }, procs: KNOWN.procs }, 2));
+  const r = await tsmpi(['sim', '--quiet', '--compute', 'declared', '--platform', platform, '-n', '4', program]);
+  assert.equal(r.code, 0, explain(r));
+  const computed = [...r.stdout.matchAll(/rank (\d) computed in ([\d.eE+-]+)/g)].map((m) => [Number(m[1]), Number(m[2])] as const);
+  assert.equal(computed.length, 4, r.stdout);
+  for (const [rank, seconds] of computed) assert.ok(seconds > 0.2 - 1e-9 && seconds < 0.201, `rank ${rank} of 4 on 2 cores computed 0.1 s of work in ${seconds} s`);
+});
+
 const ALL_AT_ONCE = `
 import { init, wtime } from 'tsmpi';
 const comm = await init();
