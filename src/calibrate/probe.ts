@@ -51,9 +51,9 @@ export function coldChunks(tail: number): number[] {
 
 /**
  * Chunks of 100 round trips after the doubling ones. The warm figure is the mean of the last
- * third, so the curve must run until the path is warm: between processes here the round trip
- * kept falling for 2000-3000 round trips (bench/ranks/exchange-warmup.ts shows the same at 64
- * KiB), and with 24 chunks the last third was still warming up.
+ * third, so the curve must run until the path is warm: between processes the round trip kept
+ * falling for 2000-3000 round trips (bench/ranks/tcp-drift.ts), and with 24 chunks the last
+ * third was still warming up.
  */
 const COLD_TAIL_CHUNKS = 48;
 

@@ -391,8 +391,8 @@ export class SimWorld {
    * turn is the runner's, not the rank's. Its code stopped `turnMillis` before the turn came
    * round (`turned`, performance.now; NaN: now), or at its last wait in tsmpi if that was later.
    * (Each segment counted a whole turn as compute before: ~5 us per message of a ping-pong on 2
-   * cores, 3x the real round trip; and until the turn was taken from its own callback, the
-   * runner's work after it too: 71 ms of a fresh 2-rank ring's 2000 laps, its compiling.)
+   * cores, 3x the real round trip; and, until the turn was read in its own callback, the
+   * runner's work after it too, V8 compiling the runner while it warms up.)
    */
   endSegmentAfterTurn(rank: SimRank, turnMillis: number, turned = Number.NaN): number {
     if (this.computeMode !== 'measured') return this.endSegment(rank);
