@@ -16,9 +16,15 @@ import { medianOf, type SleepingResult } from './combine.js';
 /** Where the small sizes end: below it a frame's time is its latency, nearly flat. */
 const SMALL = 1024;
 
-/** Payload sizes where a fitted range ends: small, medium up to the eager limit, large, huge. */
-export function breakpoints(eagerLimit: number): number[] {
-  return [...new Set([0, SMALL, eagerLimit + 1, 1 << 20])].sort((a, b) => a - b);
+/**
+ * Payload sizes where a fitted range ends: small, medium up to the eager limit, large, huge, and
+ * where the link's own path changes below the eager limit (`pathChange`: over TCP, an eager
+ * payload from there on is written from the sender's buffer instead of copied into the frame's,
+ * and a 16 KiB frame's time is no guide to a 64 KiB one's).
+ */
+export function breakpoints(eagerLimit: number, pathChange?: number): number[] {
+  const change = pathChange !== undefined && pathChange > SMALL && pathChange <= eagerLimit ? [pathChange] : [];
+  return [...new Set([0, SMALL, ...change, eagerLimit + 1, 1 << 20])].sort((a, b) => a - b);
 }
 
 interface Point {
@@ -121,11 +127,14 @@ export function checkFigures(figures: readonly MeasuredSize[], what: string): vo
   if (!figures.some((f) => f.bytes === 0)) throw new RangeError(`${what}: no 0-byte measurement (it prices the rendezvous' handshake frames)`);
 }
 
-/** The per-frame costs of one link class from the probe's figures. */
-export function fitLinkClass(measured: readonly MeasuredSize[], eagerLimit: number, what: string): LinkClassCalibration {
+/**
+ * The per-frame costs of one link class from the probe's figures (`pathChange`: a payload size
+ * where the link's path changes below the eager limit, a range of its own from there).
+ */
+export function fitLinkClass(measured: readonly MeasuredSize[], eagerLimit: number, what: string, pathChange?: number): LinkClassCalibration {
   checkFigures(measured, what);
   const figures = [...measured].sort((a, b) => a.bytes - b.bytes);
-  const edges = breakpoints(eagerLimit);
+  const edges = breakpoints(eagerLimit, pathChange);
   const eager = figures.filter((f) => f.bytes <= eagerLimit);
   const sendEager = fitPiecewise(eager.map((f) => ({ x: f.bytes, y: f.send })), edges.filter((e) => e <= eagerLimit));
   const recvEager = fitPiecewise(eager.map((f) => ({ x: f.bytes, y: f.recv })), edges.filter((e) => e <= eagerLimit));

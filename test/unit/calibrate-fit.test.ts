@@ -85,6 +85,27 @@ test("a link class's small sizes: one fast 0-byte figure does not set the latenc
   assert.ok(Math.abs(at16 - 60.1e-6) < 0.05 * 60.1e-6, `a 16-byte frame fitted at ${at16 * 1e6} us, measured 60.1 us`);
 });
 
+test("a link class whose path changes below the eager limit: the sizes past the change get a range of their own", () => {
+  // As measured over TCP here (one-way, us; send and receive CPU per size): 32 and 64 KiB
+  // payloads are written from the sender's buffer, and take twice what the sizes below do.
+  const measured: [number, number, number, number][] = [
+    [0, 62.7, 9.1, 2.2], [16, 37.9, 6.2, 1.1], [64, 30.0, 6.3, 1.4], [256, 30.7, 6.7, 2.1], [1024, 27.6, 8.0, 2.1],
+    [4096, 38.3, 9.9, 3.1], [16384, 46.2, 23.6, 2.9], [32768, 112.9, 17.4, 3.5], [65536, 136.7, 30.5, 6.2],
+  ];
+  const figures: MeasuredSize[] = measured.map(([bytes, oneWay, send, recv]) => ({ bytes, oneWay: oneWay * 1e-6, streamPeriod: 30e-6, send: send * 1e-6, recv: recv * 1e-6 }));
+  const frame = (fitted: ReturnType<typeof fitLinkClass>, bytes: number): number => evaluate(fitted.send, bytes) + evaluate(fitted.latency, bytes) + evaluate(fitted.gap, bytes) + evaluate(fitted.recv, bytes);
+  const fitted = fitLinkClass(figures, 65536, 'procs', 16385);
+  for (const [bytes, oneWay] of measured.filter(([b]) => b >= 16384)) {
+    assert.ok(Math.abs(frame(fitted, bytes) * 1e6 - oneWay) <= 0.05 * oneWay, `${bytes} B fitted at ${frame(fitted, bytes) * 1e6} us, measured ${oneWay} us`);
+  }
+  assert.ok(fitted.latency.some((s) => s.from === 16385), 'a range starts where the path changes');
+  // One line from 1 KiB to the eager limit misses 64 KiB by a fifth.
+  const oneLine = fitLinkClass(figures, 65536, 'procs');
+  assert.ok(frame(oneLine, 65536) * 1e6 < 0.85 * 136.7, `one line put 64 KiB at ${frame(oneLine, 65536) * 1e6} us`);
+  // A change outside (SMALL, eager] adds no range.
+  assert.equal(fitLinkClass(figures, 65536, 'procs', 512).latency.length, oneLine.latency.length);
+});
+
 /** Figures a machine with these per-frame costs shows under tsmpi's protocol. */
 function figuresOf(costs: { send: number; recv: number; latency: number; perByte: number; gapPerByte: number }, eager: number): MeasuredSize[] {
   const frame = (bytes: number): number => costs.send + costs.recv + costs.latency + costs.perByte * bytes;
