@@ -70,7 +70,7 @@ const quick = experiment === 'quick' || experiment === 'cold-quick' || experimen
 const peer = 1 - comm.rank;
 const batches = quick ? 5 : 9;
 /** Seconds a timed batch lasts at least: long enough for the clock and the noise of a shared machine. */
-const BATCH_SECONDS = quick ? 0.01 : 0.025;
+const BATCH_SECONDS = quick ? 0.01 : 0.02;
 const big = new Uint8Array(PROBE_SIZES.at(-1)!);
 const sink = new Uint8Array(PROBE_SIZES.at(-1)!);
 const ack = new Uint8Array(0);
@@ -120,9 +120,11 @@ async function pingPong(bytes: number): Promise<number> {
   // Untimed batches warm the path up (compiled code, ring pages) and size the timed ones from the
   // fastest of five, so that stalls (a rank descheduled, a collection) cannot shrink the timed
   // batches to a few round trips, each then at the mercy of the next stall.
-  await pingPongBatch(data, into, 3);
+  // (From 1 MiB a round trip lasts milliseconds: one per sizing batch, or they cost seconds.)
+  const sizing = bytes >= 1 << 20 ? 1 : 5;
+  await pingPongBatch(data, into, Math.min(3, sizing));
   let each = Infinity;
-  for (let k = 0; k < 5; k++) each = Math.min(each, await pingPongBatch(data, into, 5));
+  for (let k = 0; k < 5; k++) each = Math.min(each, await pingPongBatch(data, into, sizing));
   const reps = await agree(Math.max(3, Math.min(5000, Math.ceil(BATCH_SECONDS / Math.max(2 * each, 1e-7)))));
   const times: number[] = [];
   for (let b = 0; b < batches; b++) times.push(await pingPongBatch(data, into, reps));
@@ -152,7 +154,8 @@ async function streamPeriod(bytes: number): Promise<number> {
   const short = Math.max(2, Math.min(32, Math.floor((8 << 20) / Math.max(bytes, 65536))));
   const periods: number[] = [];
   await streamOnce(bytes, short);
-  for (let b = 0; b < batches; b++) {
+  // From 4 MiB a batch streams 6 such messages (tens of milliseconds): five batches do.
+  for (let b = 0; b < (bytes >= 4 << 20 ? Math.min(5, batches) : batches); b++) {
     const t1 = await streamOnce(bytes, short);
     const t2 = await streamOnce(bytes, 2 * short);
     periods.push(Math.max(0, (t2 - t1) / short));
@@ -347,7 +350,7 @@ async function ringExperiment(): Promise<void> {
 async function pathCpu(): Promise<number> {
   const data = big.subarray(0, 16);
   const into = sink.subarray(0, 16);
-  const trips = quick ? 2000 : 8000;
+  const trips = quick ? 2000 : 5000;
   await pingPongBatch(data, into, 200);
   await comm.barrier();
   const before = process.cpuUsage();
