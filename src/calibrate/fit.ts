@@ -206,9 +206,14 @@ export function warmTailStart(frames: readonly number[]): number {
 }
 
 /**
- * The real fresh-rank curve less the simulator's own excess over its warm figure, chunk by
- * chunk (never below the real warm figure, which fitWarmup takes from the curve's tail). Both
- * curves come from the same probe, so their chunks end at the same `frames`.
+ * The real fresh-rank curve less the simulator's own excess over its warm figure (never below the
+ * real warm figure, which fitWarmup takes from the curve's tail). Both curves come from the same
+ * probe, so their chunks end at the same `frames`. Netted on the running sums of each curve's
+ * excess (each chunk's excess times its round trips), not chunk by chunk: V8's compiles fall on
+ * neighbouring chunks in the two runs, and a chunk where the simulated run stalled and the real
+ * one had not yet was lost to the floor while the real stall a chunk later was kept whole. The
+ * net sum never falls (what the simulator counted ahead of the real run is taken off what the
+ * real run pays later), and each chunk keeps its rise.
  */
 export function excessOver(real: readonly number[], simulated: readonly number[], frames: readonly number[]): number[] {
   const start = warmTailStart(frames);
@@ -218,7 +223,16 @@ export function excessOver(real: readonly number[], simulated: readonly number[]
   };
   const simulatedWarm = warmOf(simulated);
   const realWarm = warmOf(real);
-  return real.map((t, k) => (k < start ? Math.max(realWarm, t - Math.max(0, (simulated[k] ?? simulatedWarm) - simulatedWarm)) : t));
+  let difference = 0;
+  let kept = 0;
+  return real.map((t, k) => {
+    if (k >= start) return t;
+    const trips = Math.max(1, frames[k]! - (k === 0 ? 0 : frames[k - 1]!));
+    difference += (Math.max(0, t - realWarm) - Math.max(0, (simulated[k] ?? simulatedWarm) - simulatedWarm)) * trips;
+    const rise = Math.max(0, difference - kept);
+    kept += rise;
+    return realWarm + rise / trips;
+  });
 }
 
 /**

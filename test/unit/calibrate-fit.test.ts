@@ -285,11 +285,16 @@ test('warm-up steps, poll costs and wake-up points read back from a file, and ba
 });
 
 test("excessOver keeps of a fresh rank's real curve only what the simulator does not count by itself", () => {
-  // The simulated curve's own excess over its warm tail (5) is taken off the real curve, chunk by chunk.
+  // The simulated curve's own excess over its warm tail (5) is taken off the real curve's.
   const even = [100, 200, 300, 400, 500, 600];
   assert.deepEqual(excessOver([50, 30, 20, 12, 10, 10], [25, 15, 5, 5, 5, 5], even), [30, 20, 20, 12, 10, 10]);
-  // A chunk never drops below the real warm figure, nor is the tail (the warm figure) touched.
-  assert.deepEqual(excessOver([50, 30, 20, 12, 10, 10], [200, 5, 5, 5, 90, 5], even), [10, 30, 20, 12, 10, 10]);
+  // A chunk never drops below the real warm figure, nor is the tail (the warm figure) touched;
+  // what the simulated run counted ahead of the real one is taken off the real run's later chunks.
+  assert.deepEqual(excessOver([50, 30, 20, 12, 10, 10], [200, 5, 5, 5, 90, 5], even), [10, 10, 10, 10, 10, 10]);
+  assert.deepEqual(excessOver([10, 50, 30, 10, 10, 10], [40, 5, 5, 5, 5, 5], even), [10, 15, 30, 10, 10, 10]);
+  // A stall one chunk apart in the two runs (a compile that fell a chunk later in the real run)
+  // leaves nothing, where chunk by chunk the real one's was kept whole.
+  assert.deepEqual(excessOver([10, 10, 90, 10, 10, 10, 10, 10, 10], [5, 85, 5, 5, 5, 5, 5, 5, 5], [1, 2, 3, 4, 5, 6, 7, 8, 9]), [10, 10, 10, 10, 10, 10, 10, 10, 10]);
   // The simulator counting all of the warm-up leaves none to charge again.
   const real = [40, 30, 20, 10, 10, 10, 10, 10, 10];
   const frames = real.map((_, k) => 200 * (k + 1));
