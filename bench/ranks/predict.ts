@@ -5,8 +5,11 @@
  *   tsmpi run -n N bench/ranks/predict.ts ring|allreduce|alltoall
  * With `warm`, the loop runs twice more and rank 0 also prints `warm span SECONDS`, the third
  * pass: the same work once each rank's code is compiled (what the first pass pays beyond it is
- * the ranks' JIT warm-up).
+ * the ranks' JIT warm-up). With `chunks`, the ring's 2000 laps are timed in 20 chunks of 100
+ * instead, and rank 0 prints each chunk's time per hop in us (where the warm-up lies, real or
+ * simulated: docs/simulator.md).
  *   tsmpi run -n N bench/ranks/predict.ts ring|allreduce|alltoall [warm]
+ *   tsmpi run|sim -n N bench/ranks/predict.ts ring chunks
  * (The examples time themselves: the bench reads their own lines.)
  */
 import { init, Op, wtime } from 'tsmpi';
@@ -14,11 +17,11 @@ import { init, Op, wtime } from 'tsmpi';
 const comm = await init();
 const kind = process.argv[2] ?? 'ring';
 
-async function ring(): Promise<void> {
-  const right = (comm.rank + 1) % comm.size;
-  const left = (comm.rank - 1 + comm.size) % comm.size;
-  const token = new Float64Array(1);
-  for (let lap = 0; lap < 2000; lap++) {
+const right = (comm.rank + 1) % comm.size;
+const left = (comm.rank - 1 + comm.size) % comm.size;
+const token = new Float64Array(1);
+async function ring(laps = 2000): Promise<void> {
+  for (let lap = 0; lap < laps; lap++) {
     if (comm.rank === 0) {
       await comm.send(token, right);
       await comm.recvInto(token, left);
@@ -52,10 +55,21 @@ async function pass(): Promise<number> {
   await comm.barrier();
   return wtime() - t0;
 }
-const span = await pass();
-if (comm.rank === 0) console.log(`span ${span}`);
-if (process.argv[3] === 'warm') {
-  await pass();
-  const warm = await pass();
-  if (comm.rank === 0) console.log(`warm span ${warm}`);
+if (kind === 'ring' && process.argv[3] === 'chunks') {
+  await comm.barrier();
+  const hops: number[] = [];
+  for (let chunk = 0; chunk < 20; chunk++) {
+    const t0 = wtime();
+    await ring(100);
+    hops.push(Math.round(((wtime() - t0) / 100 / comm.size) * 1e7) / 10);
+  }
+  if (comm.rank === 0) console.log(hops.join(' '));
+} else {
+  const span = await pass();
+  if (comm.rank === 0) console.log(`span ${span}`);
+  if (process.argv[3] === 'warm') {
+    await pass();
+    const warm = await pass();
+    if (comm.rank === 0) console.log(`warm span ${warm}`);
+  }
 }

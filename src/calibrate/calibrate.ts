@@ -16,7 +16,7 @@ import { CALIBRATION_FORMAT, CALIBRATION_VERSION, evaluate, type LinkClassCalibr
 import type { LinkClass } from '../sim/network/model.js';
 import { loadPlatformFile } from '../sim/platform/load.js';
 import { readHostfile } from '../bootstrap/mpirun-hosts.js';
-import { tcpLimits } from '../transport/tcp-link.js';
+import { TCP_BORROW_FROM } from '../transport/tcp-link.js';
 import { excessOver, fitCrowded, fitLinkClass, fitLinkSetup, fitPathCpu, fitSleeping, fitWake, fitWarmup } from './fit.js';
 import { combineProbes, combineWakes, type CrowdedRing, type ProbeResult, type SleepingResult, type WakeResult } from './combine.js';
 import { simgridXml } from './simgrid-xml.js';
@@ -216,7 +216,7 @@ export function machineFrom(results: ReadonlyMap<string, ProbeResult>, seconds: 
     const eager = linkClass === 'intra-process' ? result.eagerLimit : result.tcpEagerLimit;
     try {
       // Over TCP an eager payload past the link's copy limit is written from the sender's buffer.
-      const pathChange = linkClass === 'intra-process' ? undefined : tcpLimits(eager, eager).borrowEagerFrom;
+      const pathChange = linkClass === 'intra-process' ? undefined : TCP_BORROW_FROM;
       const fitted = fitLinkClass(result.figures, eager, `${mode} (${linkClass})`, pathChange);
       const warmup = result.cold !== undefined && result.coldFrames !== undefined ? fitWarmup(result.cold, result.coldFrames) : undefined;
       // Only a rank alone in its process measures its own path's CPU (threads share one process).

@@ -19,6 +19,8 @@ import { FrameError, FrameParser, LENGTH_PREFIX_BYTES, writeFrameHead } from './
 
 /** Payloads up to this size are copied into the frame buffer; larger borrowed ones are not. */
 const COPY_LIMIT = 16 * 1024;
+/** The smallest eager payload a TCP link writes from the sender's buffer (tsmpi calibrate fits a range from it). */
+export const TCP_BORROW_FROM = COPY_LIMIT + 1;
 /**
  * Bytes a connection may hold in user space before `trySend` refuses. A socket's own
  * high-water mark (16 KiB) would stop a 1 MiB message after its first frame and make every
@@ -35,7 +37,7 @@ const REUSED_FROM = 8 * 1024;
 const SPARES_PER_CLASS = 8;
 
 export function tcpLimits(maxFramePayload: number, eagerLimit: number): LinkLimits {
-  return { maxFramePayload, eagerLimit, latency: 40e-6, bandwidth: 3e9, polled: false, borrowEagerFrom: COPY_LIMIT + 1 };
+  return { maxFramePayload, eagerLimit, latency: 40e-6, bandwidth: 3e9, polled: false, borrowEagerFrom: TCP_BORROW_FROM };
 }
 
 /** The sending side of a connection to `peer`. */
