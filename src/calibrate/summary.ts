@@ -1,12 +1,29 @@
 /**
  * A calibrated machine in a few lines: per link class, the fitted costs at a few sizes (and the
  * path's CPU between processes), a new link's cost, what a sleeping receiver adds between
- * processes (and its CPU when processes outnumber the cores), and the worst fit error; the
- * compute speed and cores.
+ * processes (and its CPU when processes outnumber the cores), the worst fit error and how far
+ * the runs lay apart; the compute speed and cores. A warning when the runs disagree widely.
  */
-import { evaluate, type MachineCalibration } from '../sim/platform/calibration.js';
+import { evaluate, type LinkClassCalibration, type MachineCalibration } from '../sim/platform/calibration.js';
 
 const us = (s: number): string => `${(s * 1e6).toFixed(2)} us`;
+
+/** Runs whose one-way times at one size differ by more than this factor make the summary warn. */
+export const UNSTEADY_RUNS_RATIO = 1.5;
+
+/** The size whose runs' one-way times lie furthest apart, and how far (slowest / fastest); undefined with one run. */
+export function runsApart(c: Pick<LinkClassCalibration, 'measured'>): { bytes: number; ratio: number } | undefined {
+  let worst: { bytes: number; ratio: number } | undefined;
+  for (const m of c.measured) {
+    const runs = m.oneWayRuns ?? [];
+    if (runs.length < 2 || !runs.every((t) => t > 0)) continue;
+    const ratio = Math.max(...runs) / Math.min(...runs);
+    if (worst === undefined || ratio > worst.ratio) worst = { bytes: m.bytes, ratio };
+  }
+  return worst;
+}
+
+const sizeName = (bytes: number): string => (bytes >= 1 << 20 ? `${bytes / (1 << 20)} MiB` : bytes >= 1024 ? `${bytes / 1024} KiB` : `${bytes} B`);
 
 export function formatCalibration(machine: MachineCalibration): string {
   const lines = [`machine ${machine.machine.host}: ${machine.hosts.cores} cores, ${(machine.hosts.speed / 1e9).toFixed(2)} Gflop/s per core (JavaScript kernel)`];
@@ -20,7 +37,18 @@ export function formatCalibration(machine: MachineCalibration): string {
     const s = c.sleeping;
     const crowded = s?.crowded !== undefined && s.crowded.length > 0 ? `, and its CPU ${s.crowded.map((p) => `${us(p.seconds)} more at ${p.ranksPerCore} processes per core`).join(', ')}` : '';
     const asleep = s !== undefined ? `; a sleeping receiver ${us(s.wake)} more${s.pathCpu !== undefined ? ` (path's CPU ${us(s.pathCpu)})` : ''}${crowded}` : '';
-    lines.push(`  ${name}: frame of 8 B ${us(oneWay(8))} (send ${us(evaluate(c.send, 8))}, receive ${us(evaluate(c.recv, 8))}${path}), 64 KiB ${us(oneWay(65536))}; ${rate}; eager up to ${c.eagerLimit} B${link}${asleep}; worst fit error ${(worst * 100).toFixed(1)}%`);
+    const apart = runsApart(c);
+    const runs = apart !== undefined ? `; runs up to ${apart.ratio.toFixed(2)}x apart (${sizeName(apart.bytes)})` : '';
+    lines.push(`  ${name}: frame of 8 B ${us(oneWay(8))} (send ${us(evaluate(c.send, 8))}, receive ${us(evaluate(c.recv, 8))}${path}), 64 KiB ${us(oneWay(65536))}; ${rate}; eager up to ${c.eagerLimit} B${link}${asleep}; worst fit error ${(worst * 100).toFixed(1)}%${runs}`);
+  }
+  const unsteady = Object.entries(machine.classes)
+    .map(([name, c]) => ({ name, apart: runsApart(c) }))
+    .filter((u): u is { name: string; apart: { bytes: number; ratio: number } } => u.apart !== undefined && u.apart.ratio > UNSTEADY_RUNS_RATIO);
+  for (const { name, apart } of unsteady) {
+    lines.push(
+      `warning: the machine was not steady: ${name} one-way times at ${sizeName(apart.bytes)} differed ${apart.ratio.toFixed(2)}x between runs (the figures are their medians); ` +
+        'a calibration at another moment may predict differently: calibrate again when the machine is quiet, or with more --runs',
+    );
   }
   return lines.join('\n');
 }

@@ -29,14 +29,29 @@ test('one slow run among three is outvoted: every figure, chunk, poll and the sp
     fc.property(fc.double({ min: 1e-3, max: 1e3, noNaN: true }), fc.integer({ min: 0, max: 2 }), fc.array(fc.double({ min: 1e-6, max: 1e-3, noNaN: true }), { minLength: 3, maxLength: 30 }), (slow, at, cold) => {
       const runs = [run(1, cold), run(1, cold)];
       runs.splice(at, 0, run(slow, cold));
-      assert.deepEqual(combineProbes(runs), run(1, cold));
+      const { figures, ...rest } = combineProbes(runs);
+      const { figures: steady, ...steadyRest } = run(1, cold);
+      assert.deepEqual(rest, steadyRest);
+      assert.deepEqual(
+        figures.map(({ oneWayRuns: _runs, ...f }) => f),
+        steady,
+      );
+      // Each run's one-way time is kept, in run order, the slow one included.
+      assert.deepEqual(
+        figures.map((f) => f.oneWayRuns),
+        steady.map((f) => runs.map((r) => r.figures.find((g) => g.bytes === f.bytes)!.oneWay)),
+      );
     }),
   );
 });
 
 test('the median of each figure over the runs, chunk by chunk over the shortest fresh curve', () => {
   const combined = combineProbes([run(1, [5, 4, 3, 2]), run(3, [5, 4, 3]), run(2, [5, 4, 3, 2, 1])]);
-  assert.deepEqual(combined.figures, run(2, []).figures);
+  assert.deepEqual(
+    combined.figures.map(({ oneWayRuns: _runs, ...f }) => f),
+    run(2, []).figures,
+  );
+  assert.deepEqual(combined.figures[1]!.oneWayRuns, [1, 3, 2].map((k) => k * (1e-6 + 16 * 1e-10)));
   assert.deepEqual(combined.cold, [10, 8, 6]);
   assert.deepEqual(combined.coldFrames, [200, 400, 600]);
   assert.equal(combined.speed, 5e8);

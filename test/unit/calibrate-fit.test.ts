@@ -10,7 +10,7 @@ import fc from 'fast-check';
 import { excessOver, fitCrowded, fitLine, fitLinkClass, fitLinkSetup, fitPathCpu, fitPiecewise, fitSleeping, fitWake, fitWarmup, robustLine, warmTailStart } from '../../src/calibrate/fit.ts';
 import { machineFrom } from '../../src/calibrate/calibrate.ts';
 import { simgridXml } from '../../src/calibrate/simgrid-xml.ts';
-import { formatCalibration } from '../../src/calibrate/summary.ts';
+import { formatCalibration, runsApart } from '../../src/calibrate/summary.ts';
 import { CALIBRATION_VERSION, crowdedWakeSeconds, evaluate, readCalibration, wakeSeconds, warmupExtra, type MeasuredSize } from '../../src/sim/platform/calibration.ts';
 import { TsmpiError } from '../../src/errors.ts';
 
@@ -374,4 +374,28 @@ test("fitCrowded: a crowded ring's hop beyond the sleeping one-way time, by proc
   const bad = JSON.parse(JSON.stringify(m)) as Record<string, any>;
   bad['classes']['inter-process']['sleeping']['crowded'] = [{ ranksPerCore: 4, seconds: 1e-5 }, { ranksPerCore: 2, seconds: 1e-5 }];
   assert.throws(() => readCalibration(bad, 'cal.json'), /sleeping\.crowded\[1\]\.ranksPerCore 2 is not above/);
+});
+
+test('the summary says how far the runs lay apart, and warns naming the class and size when they disagree by more than 1.5x', () => {
+  const figures = figuresOf({ send: 2e-6, recv: 1e-6, latency: 3e-5, perByte: 3e-10, gapPerByte: 2e-10 }, 65536);
+  // Three runs per size: within 10% everywhere, except 1 MiB where one run took 3x as long.
+  const runsOf = (f: MeasuredSize, slow: number): MeasuredSize => ({ ...f, oneWayRuns: [f.oneWay, f.oneWay * (f.bytes === 1 << 20 ? slow : 1.1), f.oneWay * 0.95] });
+  const steady = figures.map((f) => runsOf(f, 1.05));
+  const unsteady = figures.map((f) => runsOf(f, 3));
+  const machine = machineFrom(new Map([['threads', { figures: unsteady, speed: 1e9, eagerLimit: 65536, tcpEagerLimit: 65536 }], ['procs', { figures: steady, speed: 1e9, eagerLimit: 65536, tcpEagerLimit: 65536 }]]), 3);
+  const back = readCalibration(JSON.parse(JSON.stringify(machine)), 'm.json');
+  assert.deepEqual(back.classes['intra-process']!.measured.find((m) => m.bytes === 1 << 20)!.oneWayRuns, unsteady.find((m) => m.bytes === 1 << 20)!.oneWayRuns);
+  const apart = runsApart(back.classes['intra-process']!)!;
+  assert.equal(apart.bytes, 1 << 20);
+  assert.ok(Math.abs(apart.ratio - 3 / 0.95) < 1e-12, `${apart.ratio}`);
+  const text = formatCalibration(back);
+  assert.match(text, /intra-process: .*; runs up to 3\.16x apart \(1 MiB\)/);
+  assert.match(text, /inter-process: .*; runs up to 1\.16x apart \(\d+ [KM]?i?B\)/);
+  const warnings = text.split('\n').filter((l) => l.startsWith('warning:'));
+  assert.deepEqual(warnings.length, 1);
+  assert.match(warnings[0]!, /intra-process one-way times at 1 MiB differed 3\.16x between runs.*calibrate again when the machine is quiet, or with more --runs/);
+  // One run: nothing to compare, no figure and no warning.
+  const single = machineFrom(new Map([['threads', { figures, speed: 1e9, eagerLimit: 65536, tcpEagerLimit: 65536 }]]), 1);
+  assert.equal(runsApart(single.classes['intra-process']!), undefined);
+  assert.doesNotMatch(formatCalibration(single), /runs up to|warning/);
 });

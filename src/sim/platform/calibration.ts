@@ -63,6 +63,8 @@ export interface MeasuredSize {
   /** CPU seconds of a send call / of the receive of a message that has already arrived (median). */
   readonly send: number;
   readonly recv: number;
+  /** Each run's `oneWay`, in run order, when the figure is the median of several runs. */
+  readonly oneWayRuns?: readonly number[];
 }
 
 /**
