@@ -135,6 +135,12 @@ printTable(
   ['program', 'ranks', 'mode', 'real s', 'real runs s', 'predicted s', 'error', '2nd calibration s', 'differ', 'warm: real s', 'predicted s', 'error'],
   rows.map((r) => [r.program, r.ranks, r.mode, r.real.toFixed(4), `${Math.min(...r.realRuns).toFixed(3)}-${Math.max(...r.realRuns).toFixed(3)}`, r.predicted.toFixed(4), `${pct(r.error, true)}${r.insideRealRuns ? '' : ' (outside)'}`, r.predictedAgain.toFixed(4), pct(r.calibrationSpread), r.warm?.real.toFixed(4) ?? '-', r.warm?.predicted.toFixed(4) ?? '-', r.warm !== undefined ? pct(r.warm.error, true) : '-']),
 );
+// How far apart the two calibrations' predictions lie, beside how far apart the machine's own real
+// runs of the same row lie (slowest / fastest - 1): a calibration samples the machine as a run does.
+const realRange = (r: Row): number => Math.max(...r.realRuns) / Math.min(...r.realRuns) - 1;
+console.log(
+  `# calibrations within 5% of each other: ${rows.filter((r) => r.calibrationSpread < 0.05).length}/${rows.length} rows; within their real runs' own range: ${rows.filter((r) => r.calibrationSpread <= realRange(r)).length}/${rows.length} (the real runs' range: median ${pct(median(rows.map(realRange).sort((a, b) => a - b)))})`,
+);
 const warmRows = rows.filter((r) => r.warm !== undefined);
 if (warmRows.length > 0) {
   const warmAbs = warmRows.map((r) => Math.abs(r.warm!.error));
