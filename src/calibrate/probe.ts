@@ -8,7 +8,9 @@
  * chunks: how much more a fresh rank's first messages cost (V8 compiles the runtime's code as it
  * runs). Times come from the rank's clock (wtime), so a simulated run measures virtual time.
  * Rank 0 writes the figures as JSON to argv[2] and reports progress on stdout as
- * `progress DONE TOTAL`.
+ * `progress DONE TOTAL`; the file also holds how the path settled before the sweep (`settle`:
+ * one-way seconds per batch of empty round trips) and each size's dropped first batch
+ * (`figures[].firstBatch`).
  *
  * More experiments run alone (argv[3]): `wake`, a 16-byte ping-pong's one-way time (run with
  * --spin-us 0, every receive wakes a sleeping rank), `ring`, the time of one hop of a token
@@ -34,6 +36,8 @@ export const PROBE_SIZES = [0, 16, 64, 256, 1024, 4096, 16384, 32768, 65536, 131
 interface Figures {
   bytes: number;
   oneWay: number;
+  /** The ping-pong's first timed batch, dropped from `oneWay` (kept in the probe's file to show the stall it held). */
+  firstBatch: number;
   streamPeriod: number;
   send: number;
   recv: number;
@@ -116,7 +120,7 @@ async function roundTripsBetween(a: number, b: number, trips: number, data: Uint
   return (wtime() - t0) / trips;
 }
 
-async function pingPong(bytes: number): Promise<number> {
+async function pingPong(bytes: number): Promise<{ oneWay: number; firstBatch: number }> {
   const data = big.subarray(0, bytes);
   const into = sink.subarray(0, bytes);
   // Untimed batches warm the path up (compiled code, ring pages) and size the timed ones from the
@@ -128,15 +132,13 @@ async function pingPong(bytes: number): Promise<number> {
   let each = Infinity;
   for (let k = 0; k < 5; k++) each = Math.min(each, await pingPongBatch(data, into, sizing));
   const reps = await agree(Math.max(3, Math.min(5000, Math.ceil(BATCH_SECONDS / Math.max(2 * each, 1e-7)))));
-  // The first batch of a new size is dropped: it held a stall the steady state never meets again
-  // (16 bytes after 0 between processes: 54 us one way against 25-40 in the batches after it;
-  // between threads 3.4 against 0.9).
+  // The first batch of a new size is dropped (kept apart in the file): it held a stall the
+  // batches after it do not meet (0 B between threads 6.9-8.0 us one way against 1.24-1.32 after
+  // it; 16 B between processes 55-59 against 39-40).
+  const firstBatch = await pingPongBatch(data, into, reps);
   const times: number[] = [];
-  for (let b = -1; b < batches; b++) {
-    const time = await pingPongBatch(data, into, reps);
-    if (b >= 0) times.push(time);
-  }
-  return mean(times);
+  for (let b = 0; b < batches; b++) times.push(await pingPongBatch(data, into, reps));
+  return { oneWay: mean(times), firstBatch };
 }
 
 /** Seconds to stream `window` messages of `bytes` and have them acknowledged. */
@@ -377,17 +379,18 @@ async function sweep(): Promise<void> {
   // round trips (measured: 0.4-0.9 ms one-way after a 1 MiB ping-pong, against 3 us).
   for (const bytes of [1 << 20, 65536, 1024, 0]) await pingPongBatch(big.subarray(0, bytes), sink.subarray(0, bytes), bytes > 65536 ? 5 : 200);
   // Then small messages until they settle: after the large ones the first thousands of round trips
-  // still ran slow (0 bytes, batch by batch: between threads 28.5, 5.9, 1.2 us one way, then
-  // 0.7-0.8; between processes 94-115 us, then 30-60 for ~0.4 s, then 23-25), which the smallest
-  // sizes, measured first, took as their figure (0.7 us between threads read 4.9).
-  for (let b = 0; b < SETTLE_BATCHES; b++) await pingPongBatch(big.subarray(0, 0), sink.subarray(0, 0), quick ? 200 : 500);
+  // still run slow (`settle`, batch by batch: between threads 59-67 us one way, then 14-22, then
+  // 1.6-1.8; between processes 105 us, then 27-76), which the smallest sizes, measured first, took
+  // as their figure (0 B between threads read 4.9 us where it settles at 0.7-0.8).
+  const settle: number[] = [];
+  for (let b = 0; b < SETTLE_BATCHES; b++) settle.push(await pingPongBatch(big.subarray(0, 0), sink.subarray(0, 0), quick ? 200 : 500));
   const figures: Figures[] = [];
   const total = PROBE_SIZES.length + 1;
   for (const [i, bytes] of PROBE_SIZES.entries()) {
-    const oneWay = await pingPong(bytes);
+    const { oneWay, firstBatch } = await pingPong(bytes);
     const period = await streamPeriod(bytes);
     const { send, recv } = await overheads(bytes);
-    figures.push({ bytes, oneWay, streamPeriod: period, send, recv });
+    figures.push({ bytes, oneWay, firstBatch, streamPeriod: period, send, recv });
     if (comm.rank === 0) console.log(`progress ${i + 1} ${total}`);
   }
   const polls = await pollCosts();
@@ -396,7 +399,7 @@ async function sweep(): Promise<void> {
   if (comm.rank === 0) {
     console.log(`progress ${total} ${total}`);
     const settings = comm.settings;
-    const result = { figures, speed, eagerLimit: settings.eagerLimit, tcpEagerLimit: settings.tcpEagerLimit, cold, coldFrames, polls, cpuPerRoundTrip };
+    const result = { figures, speed, eagerLimit: settings.eagerLimit, tcpEagerLimit: settings.tcpEagerLimit, cold, coldFrames, polls, cpuPerRoundTrip, settle };
     if (out !== undefined) writeFileSync(out, `${JSON.stringify(result)}\n`);
   }
 }

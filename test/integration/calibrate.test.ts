@@ -289,6 +289,8 @@ test('tsmpi calibrate measures this machine in both launch modes and writes JSON
     assert.ok(c.polls!.test > 0 && c.polls!.iprobe > 0 && c.polls!.test < 1e-3, JSON.stringify(c.polls));
     assert.ok(Array.isArray(c.warmup) && c.warmup.every((s) => s.extra >= 0 && s.frames > 0));
     assert.ok(c.measured.every((m) => m.oneWay > 0));
+    // The platform keeps the figures; how the probe's path settled stays in the probe's own file.
+    assert.ok(c.measured.every((m) => Object.keys(m).sort().join() === 'bytes,oneWay,recv,send,streamPeriod'), JSON.stringify(c.measured[0]));
   }
   // Between processes the path's own CPU per frame end, within half the small frame's latency; threads share a process: none.
   // It may be 0 on a busy machine (descheduled ranks use less CPU than the calls' wall times, or
@@ -307,6 +309,20 @@ test('tsmpi calibrate measures this machine in both launch modes and writes JSON
     assert.equal(sim.code, 0, explain(sim));
     assert.match(sim.stdout, /hops 3, sum\[0\] = 6/);
   }
+});
+
+test("the calibration's sweep lets small messages settle first and keeps each size's dropped first batch in its file", async () => {
+  const out = join(dir, 'sweep.json');
+  const result = await tsmpi(['run', '-n', '2', 'dist/calibrate/probe.js', out, 'quick']);
+  assert.equal(result.code, 0, explain(result));
+  const sweep = JSON.parse(readFileSync(out, 'utf8')) as { settle: number[]; figures: { bytes: number; oneWay: number; firstBatch: number }[] };
+  assert.equal(sweep.settle.length, 8, JSON.stringify(sweep.settle));
+  assert.ok(sweep.settle.every((t) => t > 0 && t < 0.01), JSON.stringify(sweep.settle));
+  assert.deepEqual(
+    sweep.figures.map((f) => f.bytes),
+    SIZES,
+  );
+  assert.ok(sweep.figures.every((f) => f.firstBatch > 0 && f.oneWay > 0), JSON.stringify(sweep.figures));
 });
 
 test("the calibration's ring of rank threads times its last batch of laps, after batches that warm it up", async () => {
