@@ -5,6 +5,7 @@
  * the runs lay apart; the compute speed and cores. A warning when the runs disagree widely.
  */
 import { evaluate, type LinkClassCalibration, type MachineCalibration } from '../sim/platform/calibration.js';
+import { sizeLabel } from '../size-label.js';
 
 const us = (s: number): string => `${(s * 1e6).toFixed(2)} us`;
 
@@ -23,10 +24,9 @@ export function runsApart(c: Pick<LinkClassCalibration, 'measured'>): { bytes: n
   return worst;
 }
 
-const sizeName = (bytes: number): string => (bytes >= 1 << 20 ? `${bytes / (1 << 20)} MiB` : bytes >= 1024 ? `${bytes / 1024} KiB` : `${bytes} B`);
-
 export function formatCalibration(machine: MachineCalibration): string {
   const lines = [`machine ${machine.machine.host}: ${machine.hosts.cores} cores, ${(machine.hosts.speed / 1e9).toFixed(2)} Gflop/s per core (JavaScript kernel)`];
+  const warnings: string[] = [];
   for (const [name, c] of Object.entries(machine.classes)) {
     const worst = Math.max(...[c.send, c.recv, c.latency, c.gap].flat().map((s) => s.fitError));
     const oneWay = (bytes: number): number => evaluate(c.send, bytes) + evaluate(c.latency, bytes) + evaluate(c.gap, bytes) + evaluate(c.recv, bytes);
@@ -38,17 +38,14 @@ export function formatCalibration(machine: MachineCalibration): string {
     const crowded = s?.crowded !== undefined && s.crowded.length > 0 ? `, and its CPU ${s.crowded.map((p) => `${us(p.seconds)} more at ${p.ranksPerCore} processes per core`).join(', ')}` : '';
     const asleep = s !== undefined ? `; a sleeping receiver ${us(s.wake)} more${s.pathCpu !== undefined ? ` (path's CPU ${us(s.pathCpu)})` : ''}${crowded}` : '';
     const apart = runsApart(c);
-    const runs = apart !== undefined ? `; runs up to ${apart.ratio.toFixed(2)}x apart (${sizeName(apart.bytes)})` : '';
+    const runs = apart !== undefined ? `; runs up to ${apart.ratio.toFixed(2)}x apart (${sizeLabel(apart.bytes)})` : '';
     lines.push(`  ${name}: frame of 8 B ${us(oneWay(8))} (send ${us(evaluate(c.send, 8))}, receive ${us(evaluate(c.recv, 8))}${path}), 64 KiB ${us(oneWay(65536))}; ${rate}; eager up to ${c.eagerLimit} B${link}${asleep}; worst fit error ${(worst * 100).toFixed(1)}%${runs}`);
+    if (apart !== undefined && apart.ratio > UNSTEADY_RUNS_RATIO) {
+      warnings.push(
+        `warning: the machine was not steady: ${name} one-way times at ${sizeLabel(apart.bytes)} differed ${apart.ratio.toFixed(2)}x between runs (the figures are their medians); ` +
+          'a calibration at another moment may predict differently: calibrate again when the machine is quiet, or with more --runs',
+      );
+    }
   }
-  const unsteady = Object.entries(machine.classes)
-    .map(([name, c]) => ({ name, apart: runsApart(c) }))
-    .filter((u): u is { name: string; apart: { bytes: number; ratio: number } } => u.apart !== undefined && u.apart.ratio > UNSTEADY_RUNS_RATIO);
-  for (const { name, apart } of unsteady) {
-    lines.push(
-      `warning: the machine was not steady: ${name} one-way times at ${sizeName(apart.bytes)} differed ${apart.ratio.toFixed(2)}x between runs (the figures are their medians); ` +
-        'a calibration at another moment may predict differently: calibrate again when the machine is quiet, or with more --runs',
-    );
-  }
-  return lines.join('\n');
+  return [...lines, ...warnings].join('\n');
 }

@@ -6,6 +6,7 @@
  */
 import type { ChromeTraceEvent } from '../trace/chrome-trace.js';
 import type { JobProfile } from '../trace/job-profile.js';
+import { sizeLabel } from '../size-label.js';
 
 /** Most slices drawn in the overview (the outermost calls first, then compute). */
 const MAX_TIMELINE_SLICES = 20_000;
@@ -68,8 +69,7 @@ function rankOf(name: string): number {
 function sizeBin(bytes: number): string {
   if (bytes <= 0) return '0 B';
   const power = Math.floor(Math.log2(bytes));
-  const low = 2 ** power;
-  return low >= 1 << 20 ? `${low / (1 << 20)} MiB` : low >= 1024 ? `${low / 1024} KiB` : `${low} B`;
+  return sizeLabel(2 ** power);
 }
 
 /** Outermost slices of one track (slices sorted by start): the time a rank spent inside calls. */
