@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { dirname, extname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { ErrorCode, TsmpiError } from '../errors.js';
-import { StackMapper, type LineShift } from './stack-map.js';
+import { StackMapper, type BundleMap, type LineShift } from './stack-map.js';
 import { PRELOADED_RUNTIME_KEY, RANK_RUNTIME_KEY } from './rank-runtime-key.js';
 
 export interface PreparedApp {
@@ -30,6 +30,11 @@ export interface PreparedApp {
   cleanup(): void;
   /** The runtime script a rank thread loads before the program (rank-thread.ts), when installed. */
   runtimeScript?: string;
+  /**
+   * The compiled bundle, when the program was compiled: the processes a launcher starts on its
+   * own machine import it ({@link loadPreparedApp}) instead of compiling the program each.
+   */
+  bundle?: string;
 }
 
 const JS_EXTENSIONS = new Set(['.js', '.mjs', '.cjs']);
@@ -92,6 +97,12 @@ function rankRuntimeModule(names: readonly string[]): string {
   for (const name of names) lines.push(`export const ${name} = runtime[${JSON.stringify(name)}];`);
   return lines.join('\n');
 }
+
+/** Names the bundle a launcher compiled for the processes it starts on its machine (process-launcher.ts, exec-host.ts). */
+export const APP_BUNDLE_ENV = 'TSMPI_APP_BUNDLE';
+
+/** The field of a bundle's map that holds the loader's column shifts (see prepareApp). */
+const SHIFTS_FIELD = 'x_tsmpi_shifts';
 
 /** What `import.meta` becomes in a program's own files: a per-file object (see withMetaPrelude). */
 const META_IDENTIFIER = '__tsmpi_import_meta';
@@ -234,8 +245,33 @@ export async function prepareApp(program: string, operation = 'tsmpi run', optio
   // The map is a file beside the bundle, not inline: every rank thread scans its module's whole
   // source, and an inline map more than doubled it. Node reads the file only in ranks that enable
   // source maps (TSMPI_SOURCE_MAPS); the launcher maps failing ranks' stacks itself.
-  writeFileSync(`${out}.map`, JSON.stringify(map));
+  // The loader's column shifts travel in the map (an x_ field, which source map readers skip), so
+  // that a process mapping stacks of a bundle it did not compile maps them alike.
+  writeFileSync(`${out}.map`, JSON.stringify({ ...map, [SHIFTS_FIELD]: Object.fromEntries(preludeShifts) }));
   writeFileSync(out, `${code.replace(/\/\/# sourceMappingURL=.*\s*$/, '')}//# sourceMappingURL=app.mjs.map\n`);
-  const mapper = new StackMapper(out, map, preludeShifts);
-  return { url: pathToFileURL(out).href, path, mapStack: (stack) => mapper.rewrite(stack), cleanup: () => rmSync(dir, { recursive: true, force: true }), ...runtimeScript };
+  const mapper = new StackMapper(out, () => ({ payload: map, shifts: preludeShifts }));
+  return { url: pathToFileURL(out).href, path, bundle: out, mapStack: (stack) => mapper.rewrite(stack), cleanup: () => rmSync(dir, { recursive: true, force: true }), ...runtimeScript };
+}
+
+/**
+ * A program another process of this machine compiled already ({@link PreparedApp.bundle}): its
+ * bundle imported as it is, its map read only if a stack is mapped. Compiling the program in each
+ * process of `tsmpi run --procs` cost every one ~50 ms before its ranks could start (8 processes
+ * on 2 cores: ~0.2 s of the job's start). The launcher that compiled it removes it.
+ */
+export function loadPreparedApp(bundle: string, program: string): PreparedApp {
+  const path = resolve(program);
+  if (!existsSync(bundle)) {
+    throw new TsmpiError(ErrorCode.Init, `the compiled program ${bundle} is gone`, {
+      operation: 'tsmpi exec',
+      hint: 'the launcher that compiled it removes it when its job ends; start the job again',
+    });
+  }
+  const load = (): BundleMap => {
+    const payload = JSON.parse(readFileSync(`${bundle}.map`, 'utf8')) as SourceMapPayload & { [SHIFTS_FIELD]?: Record<string, LineShift> };
+    return { payload, shifts: new Map(Object.entries(payload[SHIFTS_FIELD] ?? {})) };
+  };
+  const mapper = new StackMapper(bundle, load);
+  const runtimeScript = existsSync(tsmpiRuntimeScript) ? { runtimeScript: tsmpiRuntimeScript } : {};
+  return { url: pathToFileURL(bundle).href, path, mapStack: (stack) => mapper.rewrite(stack), cleanup: () => {}, ...runtimeScript };
 }

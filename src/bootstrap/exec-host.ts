@@ -9,7 +9,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import { ErrorCode, TsmpiError } from '../errors.js';
 import { readSettings } from '../config/tunables.js';
-import { prepareApp } from './app-loader.js';
+import { APP_BUNDLE_ENV, loadPreparedApp, prepareApp } from './app-loader.js';
 import { launcherJobInfo, slurmJobInfo, type JobInfo } from './job-info.js';
 import { sourceAddressToward } from './host-addresses.js';
 import { COORDINATOR_KEY, CoordinatedRendezvous } from './coordinated-rendezvous.js';
@@ -142,7 +142,9 @@ export async function runExec(options: ExecOptions): Promise<number> {
     if (goneEarly) client.lost('its channel, stdin, closed');
     rendezvous = client;
   }
-  const app = await prepareApp(options.program, 'tsmpi exec');
+  // A process of `tsmpi run --procs` imports the bundle its launcher compiled (process-launcher.ts).
+  const bundle = env.TSMPI_LAUNCHER === 'processes' ? env[APP_BUNDLE_ENV] : undefined;
+  const app = bundle !== undefined && bundle !== '' ? loadPreparedApp(bundle, options.program) : await prepareApp(options.program, 'tsmpi exec');
   try {
     const code = await new RankHost({
       app,

@@ -1,11 +1,14 @@
 /**
  * `tsmpi run --procs` / `--ranks-per-proc K`: N ranks in ceil(N / K) processes of this machine,
  * each a `tsmpi exec` with K worker-thread ranks (shared memory inside a process, TCP between
- * processes). The supervisor (job-supervisor.ts) serves the rendezvous and watches them.
+ * processes). The supervisor (job-supervisor.ts) serves the rendezvous and watches them. The
+ * program is compiled once, here, before any process starts: the processes import its bundle
+ * (TSMPI_APP_BUNDLE), and a program that does not compile fails the job once, with no rank started.
  */
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { withAllocatorDefaults } from './allocator-env.js';
+import { APP_BUNDLE_ENV, prepareApp } from './app-loader.js';
 import { rankProcessFlags } from './node-flags.js';
 import { superviseJob, type SupervisedProcess } from './job-supervisor.js';
 
@@ -26,6 +29,15 @@ export interface ProcessJobOptions {
 export const cliPath = fileURLToPath(new URL('../cli/main.js', import.meta.url));
 
 export async function runProcessJob(options: ProcessJobOptions): Promise<number> {
+  const app = await prepareApp(options.program);
+  try {
+    return await superviseProcesses(options, app.bundle);
+  } finally {
+    app.cleanup();
+  }
+}
+
+async function superviseProcesses(options: ProcessJobOptions, bundle: string | undefined): Promise<number> {
   const processes: SupervisedProcess[] = [];
   for (let first = 0; first < options.np; first += options.ranksPerProcess) processes.push({ first, count: Math.min(options.ranksPerProcess, options.np - first) });
   const rendezvousAddress = options.rendezvousAddress ?? '127.0.0.1';
@@ -49,6 +61,9 @@ export async function runProcessJob(options: ProcessJobOptions): Promise<number>
         TSMPI_JOB_SECRET: job.secret,
         TSMPI_JOB_ID: job.jobId,
       };
+      // Never a bundle from an enclosing job's environment: a JavaScript program is imported as it is.
+      if (bundle !== undefined) env[APP_BUNDLE_ENV] = bundle;
+      else delete env[APP_BUNDLE_ENV];
       const command = [process.execPath, ...rankProcessFlags(process.execArgv), cliPath, 'exec', ...(options.tagOutput ? ['--tag-output'] : []), options.program, ...options.args];
       const namespace = options.namespaces?.length ? options.namespaces[index % options.namespaces.length] : undefined;
       // `ip netns exec` execs the command: the child's pid is the rank process's.

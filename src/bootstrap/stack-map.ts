@@ -16,15 +16,24 @@ export interface LineShift {
   columns: number;
 }
 
-export class StackMapper {
-  private readonly sourceMap: SourceMap;
-  private readonly pattern: RegExp;
-  private readonly shifts: ReadonlyMap<string, LineShift>;
+/** What a stack mapper reads when it first maps a stack: the bundle's source map and the loader's column shifts. */
+export interface BundleMap {
+  payload: SourceMapPayload;
+  /** By source URL, a line whose columns the loader moved (see app-loader.ts). */
+  shifts: ReadonlyMap<string, LineShift>;
+}
 
-  /** `shifts`: by source URL, a line whose columns the loader moved (see app-loader.ts). */
-  constructor(bundlePath: string, payload: SourceMapPayload, shifts: ReadonlyMap<string, LineShift> = new Map()) {
-    this.sourceMap = new SourceMap(payload);
-    this.shifts = shifts;
+export class StackMapper {
+  private map: { sourceMap: SourceMap; shifts: ReadonlyMap<string, LineShift> } | undefined;
+  private readonly load: () => BundleMap;
+  private readonly pattern: RegExp;
+
+  /**
+   * `load` is called on the first stack to map: parsing a program's map took ~5 ms of every
+   * launcher's and rank process's start, and most runs never map a stack.
+   */
+  constructor(bundlePath: string, load: () => BundleMap) {
+    this.load = load;
     const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
     this.pattern = new RegExp(`(?:${escape(pathToFileURL(bundlePath).href)}|${escape(bundlePath)})(?:\\?[^:\\s)]*)?:(\\d+):(\\d+)`, 'g');
   }
@@ -32,11 +41,15 @@ export class StackMapper {
   /** Rewrites every `bundle:line:column` (or `bundle?query:line:column`) in `stack` to `source:line:column`. */
   rewrite(stack: string): string {
     return stack.replace(this.pattern, (whole, line: string, column: string) => {
-      const entry = this.sourceMap.findEntry(Number(line) - 1, Number(column) - 1) as { originalSource?: string; originalLine?: number; originalColumn?: number };
+      if (this.map === undefined) {
+        const { payload, shifts } = this.load();
+        this.map = { sourceMap: new SourceMap(payload), shifts };
+      }
+      const entry = this.map.sourceMap.findEntry(Number(line) - 1, Number(column) - 1) as { originalSource?: string; originalLine?: number; originalColumn?: number };
       if (entry.originalSource === undefined || entry.originalLine === undefined) return whole;
       const source = entry.originalSource.startsWith('file:') ? fileURLToPath(entry.originalSource) : entry.originalSource;
       let originalColumn = entry.originalColumn ?? 0;
-      const shift = this.shifts.get(entry.originalSource);
+      const shift = this.map.shifts.get(entry.originalSource);
       if (shift !== undefined && shift.line === entry.originalLine) originalColumn = Math.max(0, originalColumn - shift.columns);
       return `${source}:${entry.originalLine + 1}:${originalColumn + 1}`;
     });

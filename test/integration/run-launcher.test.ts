@@ -124,6 +124,14 @@ test('a program that does not compile is reported with its file and line', async
   assert.match(result.stderr, /cannot compile .*syntax-error\.ts:\d+:\d+/);
 });
 
+test('--procs: the launcher compiles the program once; one that does not compile fails the job once, before any process starts', async () => {
+  const result = await tsmpi(['run', '--procs', '-n', '3', fixture('syntax-error.ts')]);
+  assert.equal(result.code, 2, explain(result));
+  assert.equal(result.stderr.match(/cannot compile/g)?.length, 1, `said once\n${result.stderr}`);
+  assert.match(result.stderr, /tsmpi run: cannot compile .*syntax-error\.ts:\d+:\d+/);
+  assert.doesNotMatch(result.stderr, /tsmpi exec|process \d+ \(rank/);
+});
+
 test('tsmpi info lists every tunable with its variable', async () => {
   const result = await tsmpi(['info', '--json']);
   assert.equal(result.code, 0, explain(result));

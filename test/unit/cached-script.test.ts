@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { prepareApp } from '../../src/bootstrap/app-loader.ts';
+import { loadPreparedApp, prepareApp } from '../../src/bootstrap/app-loader.ts';
 import { loadCachedScript, writeScriptCache } from '../../src/bootstrap/cached-script.ts';
 import { explain, fixture, tsmpi } from '../helpers/run-job.ts';
 
@@ -116,6 +116,31 @@ test("a program's bundle takes tsmpi from its rank thread's preloaded runtime, e
   } finally {
     reexport.cleanup();
   }
+});
+
+test('a bundle compiled once maps stacks alike where another process loads it; a bundle that is gone is an error naming it', async () => {
+  const program = fixture('import-meta.ts');
+  const app = await prepareApp(program);
+  try {
+    assert.ok(app.bundle !== undefined && existsSync(app.bundle));
+    const lines = readFileSync(app.bundle, 'utf8').split('\n');
+    const line = lines.findIndex((l) => l.includes('boom on line 1'));
+    const column = lines[line]!.indexOf('new Error') + 1;
+    const stack = `Error: boom on line 1\n    at boom (${app.url}:${line + 1}:${column})`;
+    const loaded = loadPreparedApp(app.bundle, program);
+    assert.equal(loaded.url, app.url);
+    assert.equal(loaded.path, program);
+    const where = fixture('import-meta/where.ts');
+    // Line 1 of where.ts carries the loader's import.meta prelude: its column is taken back in both.
+    const expected = `${where}:1:${readFileSync(where, 'utf8').split('\n')[0]!.indexOf('new Error') + 1}`;
+    assert.ok(app.mapStack(stack).includes(expected), app.mapStack(stack));
+    assert.equal(loaded.mapStack(stack), app.mapStack(stack));
+    loaded.cleanup();
+    assert.ok(existsSync(app.bundle), "the loading process leaves the launcher's bundle alone");
+  } finally {
+    app.cleanup();
+  }
+  assert.throws(() => loadPreparedApp(app.bundle!, program), (error: Error & { code?: string }) => error.code === 'TSMPI_ERR_INIT' && error.message.includes(app.bundle!));
 });
 
 test('a script that is not ASCII gets no code cache: the build names the line', async () => {
