@@ -68,6 +68,11 @@ const tsmpiBundle = [new URL('../tsmpi.js', import.meta.url), new URL('../../dis
 /** The runtime's install path, beside its entry (the simulator loads a copy per rank from it). */
 export const tsmpiRuntimeScript = fileURLToPath(new URL('./runtime.cjs', tsmpiBundle));
 
+/** The runtime script a rank thread loads before the program, when this installation has it built. */
+function installedRuntime(): { runtimeScript?: string } {
+  return existsSync(tsmpiRuntimeScript) ? { runtimeScript: tsmpiRuntimeScript } : {};
+}
+
 /**
  * The runtime's export names (scripts/bundle.mjs writes them beside the entry); undefined when the
  * file is not there (the runtime run from its TypeScript sources).
@@ -160,7 +165,7 @@ export async function prepareApp(program: string, operation = 'tsmpi run', optio
   }
   const ext = extname(path);
   const perRank = options.rankRuntimeExports;
-  const runtimeScript = existsSync(tsmpiRuntimeScript) ? { runtimeScript: tsmpiRuntimeScript } : {};
+  const runtimeScript = installedRuntime();
   if (JS_EXTENSIONS.has(ext) && !options.shareTsmpi && perRank === undefined) return { url: pathToFileURL(path).href, path, mapStack: (stack) => stack, cleanup: () => {}, ...runtimeScript };
   if (!TS_EXTENSIONS.has(ext) && !JS_EXTENSIONS.has(ext)) {
     throw new TsmpiError(ErrorCode.Arg, `${program} is not a .ts, .mts, .tsx, .js or .mjs file`, { operation, hint: 'rename the program or give its compiled .js' });
@@ -249,8 +254,14 @@ export async function prepareApp(program: string, operation = 'tsmpi run', optio
   // that a process mapping stacks of a bundle it did not compile maps them alike.
   writeFileSync(`${out}.map`, JSON.stringify({ ...map, [SHIFTS_FIELD]: Object.fromEntries(preludeShifts) }));
   writeFileSync(out, `${code.replace(/\/\/# sourceMappingURL=.*\s*$/, '')}//# sourceMappingURL=app.mjs.map\n`);
-  const mapper = new StackMapper(out, () => ({ payload: map, shifts: preludeShifts }));
+  const mapper = new StackMapper(out, () => bundleMapOf(out));
   return { url: pathToFileURL(out).href, path, bundle: out, mapStack: (stack) => mapper.rewrite(stack), cleanup: () => rmSync(dir, { recursive: true, force: true }), ...runtimeScript };
+}
+
+/** A compiled bundle's map and the loader's column shifts, read from the map beside it (see prepareApp). */
+function bundleMapOf(bundle: string): BundleMap {
+  const payload = JSON.parse(readFileSync(`${bundle}.map`, 'utf8')) as SourceMapPayload & { [SHIFTS_FIELD]?: Record<string, LineShift> };
+  return { payload, shifts: new Map(Object.entries(payload[SHIFTS_FIELD] ?? {})) };
 }
 
 /**
@@ -267,11 +278,6 @@ export function loadPreparedApp(bundle: string, program: string): PreparedApp {
       hint: 'the launcher that compiled it removes it when its job ends; start the job again',
     });
   }
-  const load = (): BundleMap => {
-    const payload = JSON.parse(readFileSync(`${bundle}.map`, 'utf8')) as SourceMapPayload & { [SHIFTS_FIELD]?: Record<string, LineShift> };
-    return { payload, shifts: new Map(Object.entries(payload[SHIFTS_FIELD] ?? {})) };
-  };
-  const mapper = new StackMapper(bundle, load);
-  const runtimeScript = existsSync(tsmpiRuntimeScript) ? { runtimeScript: tsmpiRuntimeScript } : {};
-  return { url: pathToFileURL(bundle).href, path, mapStack: (stack) => mapper.rewrite(stack), cleanup: () => {}, ...runtimeScript };
+  const mapper = new StackMapper(bundle, () => bundleMapOf(bundle));
+  return { url: pathToFileURL(bundle).href, path, mapStack: (stack) => mapper.rewrite(stack), cleanup: () => {}, ...installedRuntime() };
 }
