@@ -18,7 +18,32 @@ const WINDOW = 64;
 // the timed loop's function is first taken in the report pass, and its deoptimization slowed the
 // first size timed after it by 2-3x (1 B one way 1.5 us against 0.6 us as the second size).
 
-/** One-way microseconds of a ping-pong of `bytes` (the second of two passes). */
+// The timed loops are functions of their own, warmed by the batches of the warm-up and then called
+// once for the timed pass: a loop that awaits is never replaced by V8 while it runs, so a loop
+// entered once runs in the tier its function had when entered (the interpreter, for a function
+// called a few times). Measured on the collectives: a 2-rank bcast of one double 1.4-1.6 us per
+// call in a timed loop of its own, 0.4-0.7 us through a function the warm-up had run.
+
+/** `n` round trips of `view` between ranks 0 and 1. */
+async function roundTrips(view: Uint8Array, n: number): Promise<void> {
+  for (let i = 0; i < n; i++) {
+    if (comm.rank === 0) {
+      await comm.send(view, 1, 1);
+      await comm.recvInto(view, 1, 1);
+    } else if (comm.rank === 1) {
+      await comm.recvInto(view, 0, 1);
+      await comm.send(view, 0, 1);
+    }
+  }
+}
+
+/** Runs `step(count)` for `total` calls in batches of a tenth of `timed` (the warm-up). */
+async function warmUp(total: number, timed: number, step: (count: number) => Promise<void>): Promise<void> {
+  const batch = Math.max(1, Math.floor(timed / 10));
+  for (let done = 0; done < total; done += batch) await step(Math.min(batch, total - done));
+}
+
+/** One-way microseconds of a ping-pong of `bytes`, after a warm-up. */
 async function pingpong(bytes: number): Promise<number> {
   const iters = bytes >= 1 << 20 ? 50 : 10_000;
   const view = buffer.subarray(0, bytes);
@@ -26,47 +51,39 @@ async function pingpong(bytes: number): Promise<number> {
   // ~30,000 round trips while V8 compiles the path (measured: 1.1 us one way after 11,000, 0.5-0.8
   // us after 40,000). Larger ones are bound by copies, not by the JIT.
   const warm = bytes <= 1024 ? 3 * iters : Math.floor(iters / 10) + 1;
-  let us = 0;
-  for (let pass = 0; pass < 2; pass++) {
-    const n = pass === 0 ? warm : iters;
-    await comm.barrier();
-    const t0 = performance.now();
-    for (let i = 0; i < n; i++) {
-      if (comm.rank === 0) {
-        await comm.send(view, 1, 1);
-        await comm.recvInto(view, 1, 1);
-      } else if (comm.rank === 1) {
-        await comm.recvInto(view, 0, 1);
-        await comm.send(view, 0, 1);
-      }
-    }
-    us = ((performance.now() - t0) / n / 2) * 1000;
-  }
-  return us;
+  await comm.barrier();
+  await warmUp(warm, iters, (count) => roundTrips(view, count));
+  await comm.barrier();
+  const t0 = performance.now();
+  await roundTrips(view, iters);
+  return ((performance.now() - t0) / iters / 2) * 1000;
 }
 
-async function windowed(bytes: number, windows: number, warm: number, tag: number): Promise<number> {
-  const view = buffer.subarray(0, bytes);
-  let seconds = 0;
-  for (let pass = 0; pass < 2; pass++) {
-    const n = pass === 0 ? warm : windows;
-    await comm.barrier();
-    const t0 = performance.now();
-    const requests: Request<unknown>[] = new Array(WINDOW);
-    for (let w = 0; w < n; w++) {
-      if (comm.rank === 0) {
-        for (let i = 0; i < WINDOW; i++) requests[i] = comm.isend(view, 1, tag);
-        await waitAll(requests);
-        await comm.recvInto(ack, 1, tag + 1);
-      } else if (comm.rank === 1) {
-        for (let i = 0; i < WINDOW; i++) requests[i] = comm.irecvInto(view, 0, tag);
-        await waitAll(requests);
-        await comm.send(ack, 0, tag + 1);
-      }
+/** `n` windows of WINDOW sends of `view` from rank 0 to rank 1, each acknowledged. */
+async function windows(view: Uint8Array, n: number, tag: number): Promise<void> {
+  const requests: Request<unknown>[] = new Array(WINDOW);
+  for (let w = 0; w < n; w++) {
+    if (comm.rank === 0) {
+      for (let i = 0; i < WINDOW; i++) requests[i] = comm.isend(view, 1, tag);
+      await waitAll(requests);
+      await comm.recvInto(ack, 1, tag + 1);
+    } else if (comm.rank === 1) {
+      for (let i = 0; i < WINDOW; i++) requests[i] = comm.irecvInto(view, 0, tag);
+      await waitAll(requests);
+      await comm.send(ack, 0, tag + 1);
     }
-    seconds = (performance.now() - t0) / 1000;
   }
-  return seconds;
+}
+
+/** Seconds of `count` windows of `bytes`, after `warm` windows. */
+async function windowed(bytes: number, count: number, warm: number, tag: number): Promise<number> {
+  const view = buffer.subarray(0, bytes);
+  await comm.barrier();
+  await warmUp(warm, Math.min(count, warm), (n) => windows(view, n, tag));
+  await comm.barrier();
+  const t0 = performance.now();
+  await windows(view, count, tag);
+  return (performance.now() - t0) / 1000;
 }
 
 /** GB/s of windows of `bytes`. */
@@ -83,6 +100,16 @@ async function rate(bytes: number): Promise<number> {
   return (WINDOW * windows) / seconds;
 }
 
+/** `n` exchanges of `view` into `into` with the other rank. */
+async function exchanges(view: Uint8Array, into: Uint8Array, n: number): Promise<void> {
+  const peer = 1 - comm.rank;
+  for (let i = 0; i < n; i++) {
+    const send = comm.isend(view, peer, 6);
+    await comm.recvInto(into, peer, 6);
+    await send.wait();
+  }
+}
+
 /**
  * Both ranks start a send to the other, receive the other's message, then wait for the send: the
  * peer's message often arrives before its receive is posted, and waits as an unexpected message.
@@ -91,21 +118,13 @@ async function exchange(bytes: number): Promise<number> {
   const iters = bytes >= 64 << 10 ? 2000 : 20_000;
   const view = buffer.subarray(0, bytes);
   const into = bytesOf(Math.max(1, bytes));
-  const peer = 1 - comm.rank;
   const warm = bytes <= 1024 ? iters : Math.floor(iters / 10) + 1;
-  let us = 0;
-  for (let pass = 0; pass < 2; pass++) {
-    const n = pass === 0 ? warm : iters;
-    await comm.barrier();
-    const t0 = performance.now();
-    for (let i = 0; i < n; i++) {
-      const send = comm.isend(view, peer, 6);
-      await comm.recvInto(into, peer, 6);
-      await send.wait();
-    }
-    us = ((performance.now() - t0) / n) * 1000;
-  }
-  return us;
+  await comm.barrier();
+  await warmUp(warm, iters, (n) => exchanges(view, into, n));
+  await comm.barrier();
+  const t0 = performance.now();
+  await exchanges(view, into, iters);
+  return ((performance.now() - t0) / iters) * 1000;
 }
 
 // The whole schedule runs once untimed first: V8 compiles the hot paths in background threads,
