@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { after, before, describe, test } from 'node:test';
 import { explain, fixture, repoRoot, tsmpi, type JobResult } from '../helpers/run-job.ts';
 import { hostAddress, hostfile, hosts, hostsMissing, leftOnHosts } from '../helpers/hosts.ts';
-import { rankOfTrack, readTimeline } from '../helpers/trace.ts';
+import { rankOfTrack, readTimeline, sliceAt } from '../helpers/trace.ts';
 
 const missing = hostsMissing();
 if (missing !== undefined && process.env.TSMPI_REQUIRE_HOSTS === '1') throw new Error(`multi-host tests required but ${missing}`);
@@ -260,7 +260,15 @@ describe('tsmpi run on 4 hosts over ssh', { skip }, () => {
       // most half its round trip (and 1 ms for the processes' own epochs), and so is an arrow moved by it.
       for (const c of clocks) assert.ok(c.roundTripMs > 0 && Math.abs(c.offsetMs) <= c.roundTripMs / 2 + 1, JSON.stringify(c));
       const slack = Math.max(...clocks.map((c) => c.roundTripMs)) * 1e3 + 1200;
-      for (const { from, to } of t.flows) assert.ok(to.ts! >= from.ts! - slack, `an arrow back in time: ${from.ts} -> ${to.ts}`);
+      // A failure says which message, in which calls, and what the clocks were: enough to tell a
+      // clock estimate from a mispaired message (this check failed once in CI, 8.5 ms back).
+      const at = (e: (typeof t.flows)[number]['from']): string => {
+        const slice = sliceAt(t, e.pid!, e.tid!, e.ts!);
+        return `${t.tracks.get(`${e.pid}:${e.tid}`)} (host ${e.pid}) at ${e.ts} us in ${slice === undefined ? 'no call' : `${slice.name} ${slice.ts}+${slice.dur}`}`;
+      };
+      for (const { from, to } of t.flows) {
+        assert.ok(to.ts! >= from.ts! - slack, `an arrow back in time by ${((from.ts! - to.ts!) / 1000).toFixed(2)} ms (slack ${(slack / 1000).toFixed(2)}): sent by ${at(from)} ${JSON.stringify(from.args)}, matched by ${at(to)}; clocks ${JSON.stringify(clocks)}`);
+      }
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
