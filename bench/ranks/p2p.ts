@@ -37,10 +37,10 @@ async function roundTrips(view: Uint8Array, n: number): Promise<void> {
   }
 }
 
-/** Runs `step(count)` for `total` calls in batches of a tenth of `timed` (the warm-up). */
-async function warmUp(total: number, timed: number, step: (count: number) => Promise<void>): Promise<void> {
-  const batch = Math.max(1, Math.floor(timed / 10));
-  for (let done = 0; done < total; done += batch) await step(Math.min(batch, total - done));
+/** The warm-up: `step(count)` for `total` calls in all, in batches of `batch` (at least 1). */
+async function warmUp(total: number, batch: number, step: (count: number) => Promise<void>): Promise<void> {
+  const size = Math.max(1, Math.floor(batch));
+  for (let done = 0; done < total; done += size) await step(Math.min(size, total - done));
 }
 
 /** One-way microseconds of a ping-pong of `bytes`, after a warm-up. */
@@ -52,7 +52,7 @@ async function pingpong(bytes: number): Promise<number> {
   // us after 40,000). Larger ones are bound by copies, not by the JIT.
   const warm = bytes <= 1024 ? 3 * iters : Math.floor(iters / 10) + 1;
   await comm.barrier();
-  await warmUp(warm, iters, (count) => roundTrips(view, count));
+  await warmUp(warm, iters / 10, (count) => roundTrips(view, count));
   await comm.barrier();
   const t0 = performance.now();
   await roundTrips(view, iters);
@@ -79,7 +79,7 @@ async function windows(view: Uint8Array, n: number, tag: number): Promise<void> 
 async function windowed(bytes: number, count: number, warm: number, tag: number): Promise<number> {
   const view = buffer.subarray(0, bytes);
   await comm.barrier();
-  await warmUp(warm, Math.min(count, warm), (n) => windows(view, n, tag));
+  await warmUp(warm, warm / 10, (n) => windows(view, n, tag));
   await comm.barrier();
   const t0 = performance.now();
   await windows(view, count, tag);
@@ -120,7 +120,7 @@ async function exchange(bytes: number): Promise<number> {
   const into = bytesOf(Math.max(1, bytes));
   const warm = bytes <= 1024 ? iters : Math.floor(iters / 10) + 1;
   await comm.barrier();
-  await warmUp(warm, iters, (n) => exchanges(view, into, n));
+  await warmUp(warm, iters / 10, (n) => exchanges(view, into, n));
   await comm.barrier();
   const t0 = performance.now();
   await exchanges(view, into, iters);
