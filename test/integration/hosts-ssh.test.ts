@@ -267,7 +267,8 @@ describe('tsmpi run on 4 hosts over ssh', { skip }, () => {
         return `${t.tracks.get(`${e.pid}:${e.tid}`)} (host ${e.pid}) at ${e.ts} us in ${slice === undefined ? 'no call' : `${slice.name} ${slice.ts}+${slice.dur}`}`;
       };
       for (const { from, to } of t.flows) {
-        assert.ok(to.ts! >= from.ts! - slack, `an arrow back in time by ${((from.ts! - to.ts!) / 1000).toFixed(2)} ms (slack ${(slack / 1000).toFixed(2)}): sent by ${at(from)} ${JSON.stringify(from.args)}, matched by ${at(to)}; clocks ${JSON.stringify(clocks)}`);
+        // (The message is built only for an arrow that fails: each costs a scan of the slices.)
+        if (to.ts! < from.ts! - slack) assert.fail(`an arrow back in time by ${((from.ts! - to.ts!) / 1000).toFixed(2)} ms (slack ${(slack / 1000).toFixed(2)}): sent by ${at(from)} ${JSON.stringify(from.args)}, matched by ${at(to)}; clocks ${JSON.stringify(clocks)}`);
       }
     } finally {
       rmSync(dir, { recursive: true, force: true });
