@@ -3,7 +3,7 @@
  * barrier, bcast, allreduce (sum of doubles), allgather and alltoall, as bench/peers/coll.c: the
  * arrays are allocated once and results land in receive arrays, as the C program's buffers.
  *   tsmpi run -n N bench/ranks/collectives.ts <bytes>...
- * With BENCH_ALLOC_MEM=1 the arrays come from allocMem.
+ * With BENCH_ALLOC_MEM=1 the arrays come from allocMem; BENCH_OPS=allreduce,bcast times only those.
  */
 import { Op, allocMem, freeMem, init } from 'tsmpi';
 
@@ -84,7 +84,7 @@ async function timed(op: string, bytes: number): Promise<number> {
 // and each call warms up before it is timed (see timed).
 for (const report of [false, true]) {
   for (const [index, bytes] of sizes.entries()) {
-    for (const op of ['barrier', 'bcast', 'allreduce', 'allgather', 'alltoall']) {
+    for (const op of (process.env.BENCH_OPS ?? 'barrier,bcast,allreduce,allgather,alltoall').split(',')) {
       if (op === 'barrier' && index > 0) continue;
       const us = await timed(op, bytes);
       if (report && comm.rank === 0) console.log(JSON.stringify({ bench: 'collective', op, bytes: op === 'barrier' ? 0 : bytes, ranks: comm.size, us }));

@@ -5,17 +5,24 @@
  * of two values; declare whether it commutes, so the algorithms know whether they may reorder.
  * Reductions combine in rank order: result = x0 op x1 op ... op x(p-1).
  */
-import type { TypedArray } from './codec.js';
+import { allocateLike, type TypedArray } from './codec.js';
 import { ErrorCode, TsmpiError } from '../errors.js';
-import { combineLoops, type CombineOrder } from './op-kernels.js';
+import { combineLoops, type CombineLoop } from './op-kernels.js';
 
 /** Combines `source` into `target` in place, element by element. */
 type InPlaceCombine = (target: TypedArray, source: TypedArray) => void;
-/** The in-place combiners of a built-in elementwise op: `target op source`, and `source op target`. */
+/**
+ * The in-place combiners of a built-in elementwise op: `target op source`, `source op target`,
+ * and `target = a op b`.
+ */
 interface InPlaceOps {
   combineInto: InPlaceCombine;
   combineOnto: InPlaceCombine;
+  combineTo: CombineLoop;
 }
+
+/** Ops whose typed-array loops may run in WebAssembly lanes (where the kind allows it). */
+const LANE_OPS = new Set(['sum', 'prod', 'band', 'bor', 'bxor']);
 
 /** A (value, index) pair for `minloc` / `maxloc`. */
 export interface ValueIndex {
@@ -84,8 +91,8 @@ function elementwise(name: string, num: (a: number, b: number) => number, big: (
           hint: 'every rank must pass the same kind and length of typed array',
         });
       }
-      const out = a.slice() as TypedArray;
-      combineInto(out, b);
+      const out = allocateLike(a, a.length);
+      combineTo(out, a, b);
       return out;
     }
     if (Array.isArray(a) && Array.isArray(b)) {
@@ -96,20 +103,18 @@ function elementwise(name: string, num: (a: number, b: number) => number, big: (
     }
     return scalar(a as Scalar, b as Scalar);
   };
-  const inPlace = (order: CombineOrder): InPlaceCombine => {
-    const bigLoops = big ? combineLoops(`${name} bigint`, big, order) : undefined;
-    const numLoops = combineLoops(name, num, order);
-    return (target, source) => {
-      if (target instanceof BigInt64Array || target instanceof BigUint64Array) {
-        if (!bigLoops) throw opError(name, target, hint);
-        bigLoops(target)(target, source);
-        return;
-      }
-      numLoops(target)(target, source);
-    };
+  const bigLoops = big ? combineLoops(`${name} bigint`, big, LANE_OPS.has(name) ? name : undefined) : undefined;
+  const numLoops = combineLoops(name, num, LANE_OPS.has(name) ? name : undefined);
+  const combineTo: CombineLoop = (target, a, b) => {
+    if (target instanceof BigInt64Array || target instanceof BigUint64Array) {
+      if (!bigLoops) throw opError(name, target, hint);
+      bigLoops(target, a, b);
+      return;
+    }
+    numLoops(target, a, b);
   };
-  const combineInto = inPlace('target-first');
-  const op: BuiltinOp & InPlaceOps = { name, commutative, builtin: true, combine, combineInto, combineOnto: inPlace('source-first') };
+  const combineInto: InPlaceCombine = (target, source) => combineTo(target, target, source);
+  const op: BuiltinOp & InPlaceOps = { name, commutative, builtin: true, combine, combineInto, combineOnto: (target, source) => combineTo(target, source, target), combineTo };
   return op;
 }
 
@@ -186,6 +191,12 @@ export function inPlaceCombiner(op: AnyOp<unknown>): InPlaceCombine | undefined 
  */
 export function inPlaceCombinerOnto(op: AnyOp<unknown>): InPlaceCombine | undefined {
   const candidate = (op as Partial<InPlaceOps>).combineOnto;
+  return typeof candidate === 'function' ? candidate : undefined;
+}
+
+/** `target = a op b` elementwise for a built-in op, if it has typed-array loops (target may be a or b). */
+export function combinerTo(op: AnyOp<unknown>): CombineLoop | undefined {
+  const candidate = (op as Partial<InPlaceOps>).combineTo;
   return typeof candidate === 'function' ? candidate : undefined;
 }
 

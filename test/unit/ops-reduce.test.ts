@@ -4,7 +4,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import { ErrorCode, TsmpiError } from '../../src/errors.ts';
-import { Op, inPlaceCombiner, inPlaceCombinerOnto, type BuiltinOp } from '../../src/comm/ops.ts';
+import { Op, combinerTo, inPlaceCombiner, inPlaceCombinerOnto, type BuiltinOp } from '../../src/comm/ops.ts';
+import { SIMD_FROM_ELEMENTS } from '../../src/comm/op-kernels.ts';
 
 const scalar: Record<string, (a: number, b: number) => number> = {
   sum: (a, b) => a + b,
@@ -50,6 +51,49 @@ test('ops: each kind of typed array combines in place as its element stores woul
   const ubig = BigUint64Array.of(6n);
   inPlaceCombiner(Op.bxor)!(ubig, BigUint64Array.of(3n));
   assert.deepStrictEqual(ubig, BigUint64Array.of(5n));
+});
+
+test('ops: long arrays (WebAssembly lane loops where an op and kind have one) combine to the scalar loop\'s values, into either operand or a third array', () => {
+  type Kind = { new (length: number): ArrayLike<number | bigint> & { [i: number]: number | bigint }; name: string };
+  const kinds = [...numberKinds, BigInt64Array, BigUint64Array] as unknown as Kind[];
+  const bigScalar: Record<string, (a: bigint, b: bigint) => bigint> = { sum: (a, b) => a + b, prod: (a, b) => a * b, min: (a, b) => (b < a ? b : a), band: (a, b) => a & b, bor: (a, b) => a | b, bxor: (a, b) => a ^ b };
+  // Values the lanes could get wrong: signed zeros, infinities, NaN, wrap-around and large products.
+  const specials = [0, -0, 1, -1, 0.5, 255, 256, 65535, 2 ** 31 - 1, -(2 ** 31), 2 ** 32 - 1, 3.4e38, -3.4e38, 1e-45, Infinity, -Infinity, NaN, 1.7976931348623157e308];
+  const case_ = fc.record({
+    op: fc.constantFrom('sum', 'prod', 'band', 'bor', 'bxor', 'min'),
+    kind: fc.constantFrom(...kinds),
+    // Across the threshold, a chunk's length (32 KiB of elements) and tails of every lane count.
+    length: fc.oneof(fc.integer({ min: SIMD_FROM_ELEMENTS - 3, max: SIMD_FROM_ELEMENTS + 40 }), fc.integer({ min: 4090, max: 4200 }), fc.integer({ min: 16380, max: 33000 })),
+    seed: fc.integer({ min: 1, max: 2 ** 30 }),
+    target: fc.constantFrom('a', 'b', 'third'),
+  });
+  fc.assert(
+    fc.property(case_, ({ op: name, kind, length, seed, target }) => {
+      const big = kind === (BigInt64Array as unknown) || kind === (BigUint64Array as unknown);
+      let state = seed;
+      const next = (): number => {
+        state = (Math.imul(state, 1103515245) + 12345) >>> 0;
+        return state;
+      };
+      const value = (): number | bigint => {
+        const r = next();
+        if (big) return (BigInt(r) << 33n) ^ BigInt(next()) ^ (r & 1 ? -1n << 62n : 0n);
+        return r % 7 === 0 ? specials[r % specials.length]! : ((r / 2 ** 32) - 0.5) * 2 ** (r % 40);
+      };
+      const a = new kind(length);
+      const b = new kind(length);
+      for (let i = 0; i < length; i++) ((a[i] = value()), (b[i] = value()));
+      const expected = new kind(length);
+      const f = (big ? bigScalar[name] : scalar[name]) as unknown as (x: number | bigint, y: number | bigint) => number | bigint;
+      for (let i = 0; i < length; i++) expected[i] = f(a[i]!, b[i]!);
+      const into = target === 'a' ? a : target === 'b' ? b : new kind(length);
+      combinerTo((Op as unknown as Record<string, BuiltinOp>)[name]!)!(into as never, a as never, b as never);
+      for (let i = 0; i < length; i++) {
+        if (!Object.is(into[i], expected[i])) assert.fail(`${name} on ${kind.name}(${length}) into ${target}: element ${i} is ${into[i]}, the scalar op gives ${expected[i]}`);
+      }
+    }),
+    { numRuns: 120 },
+  );
 });
 
 test('ops: typed arrays reduce elementwise like the scalar op', () => {
