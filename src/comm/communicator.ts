@@ -19,10 +19,11 @@ import { bcast, bcastBytes, bcastBytesStep } from './collectives/bcast.js';
 import { CollectiveCall } from './collectives/call.js';
 import { checked, type CollectiveArgs } from './collectives/check.js';
 import { runStepFor, runSteps, runStepsFor, ScheduleRequest, withResult, type Steps } from './collectives/steps.js';
-import { gather, gatherv, type Concatenated } from './collectives/gather.js';
+import { checkCounts, gather, gatherv, type Concatenated } from './collectives/gather.js';
 import { reduce } from './collectives/reduce.js';
 import { scan, exscan } from './collectives/scan.js';
 import { scatter, scatterv } from './collectives/scatter.js';
+import { reduceScatter } from './collectives/reduce-scatter.js';
 import type { Endpoint } from './endpoint.js';
 import { ErrorCode, TsmpiError } from '../errors.js';
 import { ANY_SOURCE, ANY_TAG, PROC_NULL, type UnexpectedMessage } from './matching.js';
@@ -576,6 +577,71 @@ export class Communicator {
   iexscan<T>(value: T, op: AnyOp<T>): Request<T | undefined> {
     checkOp(op, 'iexscan', this.#errorRank);
     return this.#start('exscan', 'iexscan', (call) => exscan(call, value, op as ReduceOp), { op, data: value, agree: 'count' });
+  }
+
+  /**
+   * The elementwise reduction of every rank's typed array (the same kind and length on every
+   * rank), cut into blocks in rank order: rank r gets block r, `counts[r]` elements (MPI_Reduce_scatter;
+   * the counts add up to the array's length and are the same on every rank). `into` (same kind,
+   * at least `counts[rank]` long) receives the block; the call returns the block's view of it.
+   * @example
+   * ```ts
+   * // Each rank sums its rows' share of a vector that every rank contributes to.
+   * const mine = await comm.reduceScatter(contributions, rowsPerRank, Op.sum);
+   * ```
+   */
+  reduceScatter<A extends TypedArray>(data: A, counts: readonly number[], op: AnyOp<A>, into?: A): Promise<A> {
+    return runSteps(this.#steps('reducescatter', 'reduceScatter', { op, data, agree: 'count' }, this.#reduceScatter(data, counts, op, into, 'reduceScatter')));
+  }
+
+  /** Starts a {@link reduceScatter}. */
+  ireduceScatter<A extends TypedArray>(data: A, counts: readonly number[], op: AnyOp<A>, into?: A): Request<A> {
+    return this.#start('reducescatter', 'ireduceScatter', this.#reduceScatter(data, counts, op, into, 'ireduceScatter'), { op, data, agree: 'count' });
+  }
+
+  /**
+   * {@link reduceScatter} with equal blocks (MPI_Reduce_scatter_block): the array's length is a
+   * multiple of the communicator's size, and rank r gets elements [r n, (r + 1) n) of the
+   * reduction, n = length / size.
+   */
+  reduceScatterBlock<A extends TypedArray>(data: A, op: AnyOp<A>, into?: A): Promise<A> {
+    const counts = this.#equalBlocks(data, 'reduceScatterBlock');
+    return runSteps(this.#steps('reducescatter', 'reduceScatterBlock', { op, data, agree: 'count' }, this.#reduceScatter(data, counts, op, into, 'reduceScatterBlock')));
+  }
+
+  /** Starts a {@link reduceScatterBlock}. */
+  ireduceScatterBlock<A extends TypedArray>(data: A, op: AnyOp<A>, into?: A): Request<A> {
+    const counts = this.#equalBlocks(data, 'ireduceScatterBlock');
+    return this.#start('reducescatter', 'ireduceScatterBlock', this.#reduceScatter(data, counts, op, into, 'ireduceScatterBlock'), { op, data, agree: 'count' });
+  }
+
+  /** The counts of equal blocks of `data`, one per rank (its length must be a multiple of the size). */
+  #equalBlocks(data: unknown, operation: string): number[] {
+    this.#checkTyped(data, operation);
+    const length = (data as TypedArray).length;
+    if (length % this.size !== 0) {
+      throw this.#error(ErrorCode.Count, `the data has ${length} elements, not a multiple of the ${this.size} ranks`, operation, `pass ${this.size} blocks of equal length (or reduceScatter with the counts of each block)`);
+    }
+    return new Array<number>(this.size).fill(length / this.size);
+  }
+
+  /** Checks the arguments and makes the steps of a reduce-scatter. */
+  #reduceScatter<A extends TypedArray>(data: A, counts: readonly number[], op: AnyOp<A>, into: A | undefined, operation: string): (call: CollectiveCall) => Steps<A> {
+    checkOp(op, operation, this.#errorRank);
+    this.#checkTyped(data, operation);
+    checkCounts(counts, this.size, operation, this.#errorRank);
+    const total = counts.reduce((sum, count) => sum + count, 0);
+    if (total !== data.length) {
+      throw this.#error(ErrorCode.Count, `the counts add up to ${total} but the data has ${data.length} elements`, operation, 'pass one count per rank, adding up to the length of the array every rank passes');
+    }
+    if (into !== undefined) {
+      this.#checkInto(data, into, operation, false);
+      if (into.length < counts[this.rank]!) {
+        throw this.#error(ErrorCode.Count, `\`into\` has ${into.length} elements but this rank's block ${counts[this.rank]}`, operation, `pass an array of at least counts[${this.rank}] elements`);
+      }
+    }
+    const own = [...counts];
+    return (call) => reduceScatter(call, data, own, op as ReduceOp, into);
   }
 
   /** Every rank's value, in rank order, on `root`; undefined elsewhere. */

@@ -97,6 +97,7 @@ export const collectiveAlgorithms = {
   scatter: ['auto', 'binomial', 'linear'],
   alltoall: ['auto', 'pairwise', 'xor-pairwise', 'bruck', 'linear'],
   barrier: ['auto', 'shared', 'dissemination', 'linear'],
+  reduceScatter: ['auto', 'ring', 'reduce-scatterv'],
 } as const;
 
 export type CollectiveName = keyof typeof collectiveAlgorithms;
@@ -462,6 +463,7 @@ export const tunables = {
   collScatter: collectiveTunable('scatter'),
   collAlltoall: collectiveTunable('alltoall'),
   collBarrier: collectiveTunable('barrier'),
+  collReduceScatter: collectiveTunable('reduceScatter'),
 } as const;
 
 export type TunableName = keyof typeof tunables;

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { explain, runFixture } from '../helpers/run-job.ts';
 
-const CHECKS = 12;
+const CHECKS = 13;
 const COMMUNICATORS = 4;
 
 function okLines(stdout: string): number {
@@ -37,6 +37,7 @@ const forced: [string, string, string][] = [
   ['TSMPI_COLL_ALLGATHER', 'linear', 'allgather'],
   ['TSMPI_COLL_ALLTOALL', 'xor-pairwise', 'alltoall'],
   ['TSMPI_COLL_ALLTOALL', 'bruck', 'alltoall'],
+  ['TSMPI_COLL_REDUCESCATTER', 'reduce-scatterv', 'reduceScatter'],
 ];
 
 for (const [variable, algorithm, check] of forced) {

@@ -255,7 +255,7 @@ function* exactReceive(call: CollectiveCall, op: ReduceOp, own: TypedArray, into
  * the left neighbour passed a typed array of another length (a smaller one would otherwise be
  * combined silently with stale bytes).
  */
-function* ringStep(call: CollectiveCall, op: ReduceOp, own: TypedArray, bytes: Uint8Array, dest: number, into: Uint8Array, source: number): Steps<void> {
+export function* ringStep(call: CollectiveCall, op: ReduceOp, own: TypedArray, bytes: Uint8Array, dest: number, into: Uint8Array, source: number): Steps<void> {
   const receive = call.recvInto(into, source);
   const send = call.send(bytes, dest);
   let status: Status;

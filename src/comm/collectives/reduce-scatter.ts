@@ -1,0 +1,81 @@
+/**
+ * Reduce-scatter (MPI_Reduce_scatter, MPI_Reduce_scatter_block): the elementwise reduction of
+ * every rank's typed array, cut into blocks in rank order; rank r keeps block r (`counts[r]`
+ * elements).
+ * - ring (commutative built-in ops): p - 1 steps; at step s rank r sends block r - s - 1 (its own
+ *   data at the first step, else the partial it combined the step before) to rank r + 1 and
+ *   combines block r - s - 2 from rank r - 1 with its own data. Each rank sends and combines
+ *   (p - 1) / p of the array, the bandwidth optimum, and ends with block r.
+ * - reduce-scatterv: a reduce to rank 0 (in rank order, so exact for non-commutative and user
+ *   ops), then a scatterv of the blocks. SimGrid's default for equal blocks; for unequal ones
+ *   SimGrid runs MPICH's recursive halving or pairwise exchange, which this one does not (the
+ *   same result, other messages).
+ */
+import type { TypedArray } from '../codec.js';
+import { allocateLike, bytesOf } from '../codec.js';
+import { combinerTo, type ReduceOp } from '../ops.js';
+import { ringStep } from './allreduce.js';
+import type { CollectiveCall } from './call.js';
+import { displacements } from './gather.js';
+import { reduce } from './reduce.js';
+import { scatterv } from './scatter.js';
+import type { Steps } from './steps.js';
+import type { Settings } from '../../config/tunables.js';
+
+/** The ring where the op allows it (commutative, with typed-array loops), unless forced. */
+export function selectReduceScatter(settings: Settings, op: ReduceOp): 'ring' | 'reduce-scatterv' {
+  const ringable = op.commutative && combinerTo(op) !== undefined;
+  const choice = settings.collReduceScatter;
+  if (choice === 'reduce-scatterv') return choice;
+  if (choice === 'ring') return ringable ? 'ring' : 'reduce-scatterv';
+  return ringable && settings.collRules !== 'simgrid' ? 'ring' : 'reduce-scatterv';
+}
+
+/**
+ * Rank r's block of the reduction (`counts[r]` elements), in `into` when given (its first
+ * `counts[r]` elements; the call returns that view). The counts are checked by the caller: one
+ * per rank, adding up to the data's length.
+ */
+export function* reduceScatter<A extends TypedArray>(call: CollectiveCall, data: A, counts: readonly number[], op: ReduceOp, into?: A): Steps<A> {
+  const { rank, size } = call;
+  const result = into === undefined ? allocateLike(data, counts[rank]!) : (into.subarray(0, counts[rank]) as A);
+  if (size === 1) {
+    result.set(data as never);
+    return result;
+  }
+  if (selectReduceScatter(call.settings, op) === 'ring') {
+    yield* ring(call, data, counts, op, result);
+    return result;
+  }
+  const reduced = yield* reduce(call, data, op, 0);
+  const mine = yield* scatterv(call, rank === 0 ? (reduced as A) : undefined, counts, 0);
+  result.set(mine as never);
+  return result;
+}
+
+function* ring<A extends TypedArray>(call: CollectiveCall, data: A, counts: readonly number[], op: ReduceOp, result: A): Steps<void> {
+  const { rank, size } = call;
+  const combineTo = combinerTo(op)!;
+  const displs = displacements(counts);
+  const block = (array: A, b: number): A => array.subarray(displs[b]!, displs[b]! + counts[b]!) as A;
+  let largest = 0;
+  for (const count of counts) largest = Math.max(largest, count);
+  // Two scratch blocks: the partner's block arrives in one while the partial the step sends sits
+  // in the other (rewritten only after its send completed).
+  const incoming = call.scratch(data, largest);
+  const partial = call.scratch(data, largest);
+  const right = (rank + 1) % size;
+  const left = (rank - 1 + size) % size;
+  for (let step = 0; step < size - 1; step++) {
+    const sendBlock = (rank - step - 1 + 2 * size) % size;
+    const recvBlock = (rank - step - 2 + 2 * size) % size;
+    const outgoing = step === 0 ? block(data, sendBlock) : (partial.subarray(0, counts[sendBlock]) as A);
+    const arriving = incoming.subarray(0, counts[recvBlock]) as A;
+    yield* ringStep(call, op, data, bytesOf(outgoing), right, bytesOf(arriving), left);
+    // The last step's block is this rank's own: it lands in the result.
+    const target = step === size - 2 ? result : (partial.subarray(0, counts[recvBlock]) as A);
+    combineTo(target, block(data, recvBlock), arriving);
+  }
+  call.release(partial);
+  call.release(incoming);
+}
