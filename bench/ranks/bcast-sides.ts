@@ -14,6 +14,14 @@ if (comm.size !== 2) throw new Error('bcast-sides: run it on 2 ranks');
 const one = new Float64Array(1);
 const CALLS = 4000;
 const rootTimes: number[] = [];
+/**
+ * The calls of one side. A loop of awaits at the top level runs interpreted (V8 does not replace
+ * a loop that awaits while it runs): in a function the warm-up rounds compile, the root's figure
+ * went from 0.38-0.61 to 0.30-0.46 us (three runs each).
+ */
+async function calls(n: number): Promise<void> {
+  for (let i = 0; i < n; i++) await comm.bcastInto(one, 0);
+}
 const leafTimes: number[] = [];
 
 for (let round = 0; round < 60; round++) {
@@ -21,23 +29,23 @@ for (let round = 0; round < 60; round++) {
   if (comm.rank === 0) {
     // The leaf computes meanwhile: the root's calls meet no reader.
     const t0 = performance.now();
-    for (let i = 0; i < CALLS; i++) await comm.bcastInto(one, 0);
+    await calls(CALLS);
     if (round >= 40) rootTimes.push(((performance.now() - t0) / CALLS) * 1000);
   } else {
     const until = performance.now() + 3;
     while (performance.now() < until);
-    for (let i = 0; i < CALLS; i++) await comm.bcastInto(one, 0);
+    await calls(CALLS);
   }
   await comm.barrier();
   // The root sends everything first; the leaf, computing meanwhile (no tsmpi call, which would
   // take the messages out of the link as unexpected ones), then takes them from the link.
   if (comm.rank === 0) {
-    for (let i = 0; i < CALLS; i++) await comm.bcastInto(one, 0);
+    await calls(CALLS);
   } else {
     const until = performance.now() + 10;
     while (performance.now() < until);
     const t0 = performance.now();
-    for (let i = 0; i < CALLS; i++) await comm.bcastInto(one, 0);
+    await calls(CALLS);
     if (round >= 40) leafTimes.push(((performance.now() - t0) / CALLS) * 1000);
   }
 }
