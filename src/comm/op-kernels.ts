@@ -18,9 +18,10 @@ import { simdCombine, type SimdCombine } from './simd-kernels.js';
 export type CombineLoop = (target: TypedArray, a: TypedArray, b: TypedArray) => void;
 
 /**
- * Arrays at least this long take the lane loop where there is one. Below, its calls and copies
- * cost more than they save: a sum of Float64Arrays took 0.7 us either way at 256 elements, 1.5
- * in the scalar loop against 0.9-1.0 at 512, 13 against 5 at 4096 on the project machine.
+ * Arrays at least this long take the lane loop where there is one: from here on they clearly pay
+ * (sums of doubles, ns per element: 1.8 against 2.9 for the scalar loop at 512, 1.0 against 3.0
+ * at 4096), where at 256 the two were within 15% (2.7 against 3.2) and the lanes' fixed cost of
+ * calls and copies grows as arrays shrink (`npm run bench -- reduce-kernels`).
  */
 export const SIMD_FROM_ELEMENTS = 512;
 

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { readSettings } from '../../src/config/tunables.ts';
 import { Op } from '../../src/comm/ops.ts';
-import { selectAllgather, selectAllreduce, selectAlltoall, selectBarrier, selectBcast, selectBcastInto, selectGather, selectReduce, selectScatter, selectVectorExchange } from '../../src/comm/collectives/select.ts';
+import { selectAllgather, selectAllreduce, selectAlltoall, selectBarrier, selectBcast, selectBcastInto, selectGather, selectReduce, selectReduceScatter, selectScatter, selectVectorExchange } from '../../src/comm/collectives/select.ts';
 
 const tsmpi = readSettings({});
 const simgrid = readSettings({ TSMPI_COLL_RULES: 'simgrid' });
@@ -82,4 +82,17 @@ test('a forced algorithm wins over either rule set', () => {
   assert.equal(selectBarrier(shared, 64, false), 'dissemination');
   // xor-pairwise on a size that is not a power of two falls back to the rotating pairwise.
   assert.equal(selectAlltoall(readSettings({ TSMPI_COLL_ALLTOALL: 'xor-pairwise' }), 6, pairs(6, 4)), 'pairwise');
+});
+
+test('reduceScatter: the ring for commutative built-in ops, reduce + scatterv for the rest and under SimGrid\'s rules', () => {
+  assert.equal(selectReduceScatter(tsmpi, Op.sum), 'ring');
+  assert.equal(selectReduceScatter(tsmpi, Op.bxor), 'ring');
+  // Not commutative, or no typed-array loop: rank order needs the reduce.
+  assert.equal(selectReduceScatter(tsmpi, Op.replace), 'reduce-scatterv');
+  assert.equal(selectReduceScatter(tsmpi, Op.create((a: number, b: number) => a + b, { commutative: true })), 'reduce-scatterv');
+  assert.equal(selectReduceScatter(simgrid, Op.sum), 'reduce-scatterv');
+  // Forced: the ring only where the op allows it.
+  assert.equal(selectReduceScatter(readSettings({ TSMPI_COLL_REDUCESCATTER: 'ring' }), Op.noOp), 'reduce-scatterv');
+  assert.equal(selectReduceScatter(readSettings({ TSMPI_COLL_REDUCESCATTER: 'ring', TSMPI_COLL_RULES: 'simgrid' }), Op.sum), 'ring');
+  assert.equal(selectReduceScatter(readSettings({ TSMPI_COLL_REDUCESCATTER: 'reduce-scatterv' }), Op.sum), 'reduce-scatterv');
 });

@@ -18,18 +18,9 @@ import { ringStep } from './allreduce.js';
 import type { CollectiveCall } from './call.js';
 import { displacements } from './gather.js';
 import { reduce } from './reduce.js';
+import { selectReduceScatter } from './select.js';
 import { scatterv } from './scatter.js';
 import type { Steps } from './steps.js';
-import type { Settings } from '../../config/tunables.js';
-
-/** The ring where the op allows it (commutative, with typed-array loops), unless forced. */
-export function selectReduceScatter(settings: Settings, op: ReduceOp): 'ring' | 'reduce-scatterv' {
-  const ringable = op.commutative && combinerTo(op) !== undefined;
-  const choice = settings.collReduceScatter;
-  if (choice === 'reduce-scatterv') return choice;
-  if (choice === 'ring') return ringable ? 'ring' : 'reduce-scatterv';
-  return ringable && settings.collRules !== 'simgrid' ? 'ring' : 'reduce-scatterv';
-}
 
 /**
  * Rank r's block of the reduction (`counts[r]` elements), in `into` when given (its first

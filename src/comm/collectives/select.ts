@@ -14,7 +14,7 @@
  */
 import type { Settings } from '../../config/tunables.js';
 import type { TypedArray } from '../codec.js';
-import { inPlaceCombiner, isTypedArray, type ReduceOp } from '../ops.js';
+import { combinerTo, inPlaceCombiner, isTypedArray, type ReduceOp } from '../ops.js';
 
 /** Typed arrays at least this large use the bandwidth-optimal algorithms. */
 export const LARGE_MESSAGE_BYTES = 64 * 1024;
@@ -92,6 +92,18 @@ export function selectAllreduce(settings: Settings, size: number, value: unknown
   if (choice === 'ring') return ringable ? 'ring' : 'recursive-doubling';
   if (simgridRules(settings)) return 'reduce-bcast';
   return ringable && (size > 2 || inOneProcess) && isLargeArray(value) ? 'ring' : 'recursive-doubling';
+}
+
+/**
+ * reduceScatter: the ring where the op allows it (commutative, with typed-array loops), unless
+ * forced; reduce + scatterv otherwise and under SimGrid's rules (its default for equal blocks).
+ */
+export function selectReduceScatter(settings: Settings, op: ReduceOp): 'ring' | 'reduce-scatterv' {
+  const ringable = op.commutative && combinerTo(op) !== undefined;
+  const choice = settings.collReduceScatter;
+  if (choice === 'reduce-scatterv') return choice;
+  if (choice === 'ring') return ringable ? 'ring' : 'reduce-scatterv';
+  return ringable && settings.collRules !== 'simgrid' ? 'ring' : 'reduce-scatterv';
 }
 
 export function selectGather(settings: Settings): 'binomial' | 'linear' {
