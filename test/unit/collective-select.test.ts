@@ -89,7 +89,7 @@ test('reduceScatter: the ring for commutative built-in ops, reduce + scatterv fo
   assert.equal(selectReduceScatter(tsmpi, Op.bxor), 'ring');
   // Not commutative, or no typed-array loop: rank order needs the reduce.
   assert.equal(selectReduceScatter(tsmpi, Op.replace), 'reduce-scatterv');
-  assert.equal(selectReduceScatter(tsmpi, Op.create((a: unknown, b: unknown) => (a as number) + (b as number), { commutative: true })), 'reduce-scatterv');
+  assert.equal(selectReduceScatter(tsmpi, Op.create<unknown>((a, b) => (a as number) + (b as number), { commutative: true })), 'reduce-scatterv');
   assert.equal(selectReduceScatter(simgrid, Op.sum), 'reduce-scatterv');
   // Forced: the ring only where the op allows it.
   assert.equal(selectReduceScatter(readSettings({ TSMPI_COLL_REDUCESCATTER: 'ring' }), Op.noOp), 'reduce-scatterv');
