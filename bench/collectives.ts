@@ -1,6 +1,6 @@
 /**
- * Collectives: microseconds per call (slowest rank) of barrier, bcast, allreduce, allgather and
- * alltoall at 8 B, 64 KiB and 1 MiB, on 2 ranks (one per core) and 4 ranks (two per core), against
+ * Collectives: microseconds per call (slowest rank) of barrier, bcast, allreduce, allgather,
+ * alltoall and reduce-scatter at 8 B, 64 KiB and 1 MiB, on 2 ranks (one per core) and 4 ranks (two per core), against
  * Open MPI in the same invocation.   npm run bench -- collectives [--with-openmpi]
  * With --check: the cost of collective argument checking, tsmpi with TSMPI_CHECK=1 against
  * tsmpi without it, in the same invocation (no Open MPI rows).
@@ -18,7 +18,7 @@ console.log(`# RANKS=${rankList.join(',')}${process.env.RANKS ? '' : ' (default)
 const sizes = [8, 64 << 10, 1 << 20];
 const cores = availableParallelism();
 const mpi = openMpi(wantsOpenMpi(process.argv));
-const ops = ['barrier', 'bcast', 'allreduce', 'allgather', 'alltoall'];
+const ops = ['barrier', 'bcast', 'allreduce', 'allgather', 'alltoall', 'reducescatter'];
 const figures = ops.flatMap((op) =>
   (op === 'barrier' ? [0] : sizes).map((bytes) => ({
     label: `${op} ${op === 'barrier' ? '' : sizeLabel(bytes)}`.trim(),

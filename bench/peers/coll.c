@@ -1,6 +1,7 @@
 /*
  * Collective peer benchmark: time per call of barrier, bcast, allreduce (sum of doubles),
- * allgather and alltoall, the same schedule as bench/ranks/collectives.ts.
+ * allgather, alltoall and reduce_scatter_block (sum of doubles), the same schedule as
+ * bench/ranks/collectives.ts.
  *   mpirun --allow-run-as-root --oversubscribe -n N ./coll [bytes...]
  */
 #include <mpi.h>
@@ -22,6 +23,7 @@ static double timed(int which, long bytes, double *a, double *b, int size) {
         case 2: MPI_Allreduce(a, b, count, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD); break;
         case 3: MPI_Allgather(a, count / size > 0 ? count / size : 1, MPI_DOUBLE, b, count / size > 0 ? count / size : 1, MPI_DOUBLE, MPI_COMM_WORLD); break;
         case 4: MPI_Alltoall(a, count / size > 0 ? count / size : 1, MPI_DOUBLE, b, count / size > 0 ? count / size : 1, MPI_DOUBLE, MPI_COMM_WORLD); break;
+        case 5: MPI_Reduce_scatter_block(a, b, count / size > 0 ? count / size : 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD); break;
       }
     }
     double us = (MPI_Wtime() - t0) / n * 1e6;
@@ -37,13 +39,13 @@ int main(int argc, char **argv) {
   int rank, size;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  const char *names[] = {"barrier", "bcast", "allreduce", "allgather", "alltoall"};
+  const char *names[] = {"barrier", "bcast", "allreduce", "allgather", "alltoall", "reducescatter"};
   long max = 8L << 20;
   double *a = malloc(max * 2), *b = malloc(max * 2);
   memset(a, 0, max * 2);
   for (int arg = 1; arg < argc; arg++) {
     long bytes = atol(argv[arg]);
-    for (int w = 0; w < 5; w++) {
+    for (int w = 0; w < 6; w++) {
       if (w == 0 && arg > 1) continue;
       double us = timed(w, bytes, a, b, size);
       if (rank == 0) printf("{\"bench\":\"collective\",\"op\":\"%s\",\"bytes\":%ld,\"ranks\":%d,\"us\":%.3f}\n", names[w], w == 0 ? 0 : bytes, size, us);

@@ -1,6 +1,7 @@
 /**
  * Rank program of the collectives benchmark: microseconds per call (the slowest rank's time) of
- * barrier, bcast, allreduce (sum of doubles), allgather and alltoall, as bench/peers/coll.c: the
+ * barrier, bcast, allreduce (sum of doubles), allgather, alltoall and reduceScatterBlock (sum of
+ * doubles), as bench/peers/coll.c: the
  * arrays are allocated once and results land in receive arrays, as the C program's buffers.
  *   tsmpi run -n N bench/ranks/collectives.ts <bytes>...
  * With BENCH_ALLOC_MEM=1 the arrays come from allocMem; BENCH_OPS=allreduce,bcast times only those.
@@ -38,6 +39,7 @@ async function timed(op: string, bytes: number): Promise<number> {
   const sendAll = doubles(per * comm.size).fill(comm.rank);
   const reduced = doubles(count);
   const gathered = doubles(per * comm.size);
+  const reducedPart = doubles(per);
   // Calls are timed 20,000 times at 8 B, 1,000 at 64 KiB and 100 at 1 MiB, as by the C peer: over
   // a few ms, one collection, one late wake-up or one stall of the machine (it now and then stops
   // a thread for milliseconds) swung a figure several times over between runs.
@@ -49,6 +51,7 @@ async function timed(op: string, bytes: number): Promise<number> {
     if (op === 'bcast') return comm.bcastInto(data, 0);
     if (op === 'allreduce') return comm.allreduce(data, Op.sum, reduced);
     if (op === 'allgather') return comm.allgatherv(part, counts, gathered);
+    if (op === 'reducescatter') return comm.reduceScatterBlock(sendAll, Op.sum, reducedPart);
     return comm.alltoallv(sendAll, counts, counts, gathered);
   };
   // Warm-up until V8 has compiled the call's path and the spin budgets have settled: a small
@@ -84,7 +87,7 @@ async function timed(op: string, bytes: number): Promise<number> {
 // and each call warms up before it is timed (see timed).
 for (const report of [false, true]) {
   for (const [index, bytes] of sizes.entries()) {
-    for (const op of (process.env.BENCH_OPS ?? 'barrier,bcast,allreduce,allgather,alltoall').split(',')) {
+    for (const op of (process.env.BENCH_OPS ?? 'barrier,bcast,allreduce,allgather,alltoall,reducescatter').split(',')) {
       if (op === 'barrier' && index > 0) continue;
       const us = await timed(op, bytes);
       if (report && comm.rank === 0) console.log(JSON.stringify({ bench: 'collective', op, bytes: op === 'barrier' ? 0 : bytes, ranks: comm.size, us }));

@@ -7,6 +7,9 @@ import { fileURLToPath } from 'node:url';
 export const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 export const cli = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
 
+/** Lines test/fixtures/cco-suite.ts prints when all passes: one per check (13) and communicator (4). */
+export const CCO_SUITE_LINES = 13 * 4;
+
 export function fixture(name: string): string {
   return fileURLToPath(new URL(`../fixtures/${name}`, import.meta.url));
 }

@@ -3,10 +3,10 @@
 // inside, TCP across). Plus failure and security across processes.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { explain, fixture, tsmpi } from '../helpers/run-job.ts';
+import { CCO_SUITE_LINES, explain, fixture, tsmpi } from '../helpers/run-job.ts';
 
 const P2P_LINES = 16 * 4;
-const CCO_LINES = 12 * 4;
+const CCO_LINES = CCO_SUITE_LINES;
 const count = (stdout: string, prefix: string): number => stdout.split('\n').filter((l) => l.startsWith(prefix)).length;
 
 for (const [np, mode] of [[2, ['--procs']], [3, ['--procs']], [4, ['--ranks-per-proc', '2']]] as const) {
