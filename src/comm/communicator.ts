@@ -606,33 +606,39 @@ export class Communicator {
    */
   reduceScatterBlock<A extends TypedArray>(data: A, op: AnyOp<A>, into?: A): Promise<A> {
     const counts = this.#equalBlocks(data, 'reduceScatterBlock');
-    return runSteps(this.#steps('reducescatter', 'reduceScatterBlock', { op, data, agree: 'count' }, this.#reduceScatter(data, counts, op, into, 'reduceScatterBlock')));
+    return runSteps(this.#steps('reducescatter', 'reduceScatterBlock', { op, data, agree: 'count' }, this.#reduceScatter(data, counts, op, into, 'reduceScatterBlock', true)));
   }
 
   /** Starts a {@link reduceScatterBlock}. */
   ireduceScatterBlock<A extends TypedArray>(data: A, op: AnyOp<A>, into?: A): Request<A> {
     const counts = this.#equalBlocks(data, 'ireduceScatterBlock');
-    return this.#start('reducescatter', 'ireduceScatterBlock', this.#reduceScatter(data, counts, op, into, 'ireduceScatterBlock'), { op, data, agree: 'count' });
+    return this.#start('reducescatter', 'ireduceScatterBlock', this.#reduceScatter(data, counts, op, into, 'ireduceScatterBlock', true), { op, data, agree: 'count' });
   }
 
   /** The counts of equal blocks of `data`, one per rank (its length must be a multiple of the size). */
-  #equalBlocks(data: unknown, operation: string): number[] {
+  #equalBlocks(data: unknown, operation: string): readonly number[] {
     this.#checkTyped(data, operation);
     const length = (data as TypedArray).length;
     if (length % this.size !== 0) {
       throw this.#error(ErrorCode.Count, `the data has ${length} elements, not a multiple of the ${this.size} ranks`, operation, `pass ${this.size} blocks of equal length (or reduceScatter with the counts of each block)`);
     }
-    return new Array<number>(this.size).fill(length / this.size);
+    // The same length as the last call (a loop's): the same counts, never handed to the program.
+    if (this.#lastEqualBlocks?.length !== length) this.#lastEqualBlocks = { length, counts: new Array<number>(this.size).fill(length / this.size) };
+    return this.#lastEqualBlocks.counts;
   }
 
-  /** Checks the arguments and makes the steps of a reduce-scatter. */
-  #reduceScatter<A extends TypedArray>(data: A, counts: readonly number[], op: AnyOp<A>, into: A | undefined, operation: string): (call: CollectiveCall) => Steps<A> {
+  #lastEqualBlocks: { length: number; counts: readonly number[] } | undefined;
+
+  /** Checks the arguments and makes the steps of a reduce-scatter (`equal`: counts #equalBlocks made). */
+  #reduceScatter<A extends TypedArray>(data: A, counts: readonly number[], op: AnyOp<A>, into: A | undefined, operation: string, equal = false): (call: CollectiveCall) => Steps<A> {
     checkOp(op, operation, this.#errorRank);
-    this.#checkTyped(data, operation);
-    checkCounts(counts, this.size, operation, this.#errorRank);
-    const total = counts.reduce((sum, count) => sum + count, 0);
-    if (total !== data.length) {
-      throw this.#error(ErrorCode.Count, `the counts add up to ${total} but the data has ${data.length} elements`, operation, 'pass one count per rank, adding up to the length of the array every rank passes');
+    if (!equal) {
+      this.#checkTyped(data, operation);
+      checkCounts(counts, this.size, operation, this.#errorRank);
+      const total = counts.reduce((sum, count) => sum + count, 0);
+      if (total !== data.length) {
+        throw this.#error(ErrorCode.Count, `the counts add up to ${total} but the data has ${data.length} elements`, operation, 'pass one count per rank, adding up to the length of the array every rank passes');
+      }
     }
     if (into !== undefined) {
       this.#checkInto(data, into, operation, false);
@@ -640,7 +646,8 @@ export class Communicator {
         throw this.#error(ErrorCode.Count, `\`into\` has ${into.length} elements but this rank's block ${counts[this.rank]}`, operation, `pass an array of at least counts[${this.rank}] elements`);
       }
     }
-    const own = [...counts];
+    // The program's counts are copied: it may change its array while the call runs.
+    const own = equal ? counts : [...counts];
     return (call) => reduceScatter(call, data, own, op as ReduceOp, into);
   }
 

@@ -230,12 +230,12 @@ function* pairReduceStep(call: CollectiveCall, op: ReduceOp, own: TypedArray, by
 }
 
 /** The error of a receive that must fill `into` exactly: a truncation means a larger block came. */
-function blockError(call: CollectiveCall, op: ReduceOp, own: TypedArray, into: Uint8Array, source: number, error: unknown): unknown {
+export function blockError(call: CollectiveCall, op: ReduceOp, own: TypedArray, into: Uint8Array, source: number, error: unknown): unknown {
   return error instanceof TsmpiError && error.code === ErrorCode.Truncate ? call.blockMismatch(op, own, undefined, into.byteLength, source) : error;
 }
 
 /** Throws unless the block that arrived fills `into` exactly. */
-function checkBlock(call: CollectiveCall, op: ReduceOp, own: TypedArray, into: Uint8Array, source: number, status: Status): void {
+export function checkBlock(call: CollectiveCall, op: ReduceOp, own: TypedArray, into: Uint8Array, source: number, status: Status): void {
   if (status.bytes !== into.byteLength) throw call.blockMismatch(op, own, status.bytes, into.byteLength, source);
 }
 

@@ -12,9 +12,10 @@
  *   same result, other messages).
  */
 import type { TypedArray } from '../codec.js';
+import type { Status } from '../request.js';
 import { allocateLike, bytesOf } from '../codec.js';
 import { combinerTo, type ReduceOp } from '../ops.js';
-import { ringStep } from './allreduce.js';
+import { blockError, checkBlock, ringStep } from './allreduce.js';
 import type { CollectiveCall } from './call.js';
 import { displacements } from './gather.js';
 import { reduce } from './reduce.js';
@@ -27,24 +28,60 @@ import type { Steps } from './steps.js';
  * `counts[r]` elements; the call returns that view). The counts are checked by the caller: one
  * per rank, adding up to the data's length.
  */
-export function* reduceScatter<A extends TypedArray>(call: CollectiveCall, data: A, counts: readonly number[], op: ReduceOp, into?: A): Steps<A> {
+export function reduceScatter<A extends TypedArray>(call: CollectiveCall, data: A, counts: readonly number[], op: ReduceOp, into?: A): Steps<A> {
   const { rank, size } = call;
-  const result = into === undefined ? allocateLike(data, counts[rank]!) : (into.subarray(0, counts[rank]) as A);
-  if (size === 1) {
-    result.set(data as never);
-    return result;
-  }
-  if (selectReduceScatter(call.settings, op) === 'ring') {
-    yield* ring(call, data, counts, op, result);
-    return result;
-  }
+  const own = counts[rank]!;
+  const result = into === undefined ? allocateLike(data, own) : into.length === own ? into : (into.subarray(0, own) as A);
+  if (size === 1) return single(data, result);
+  if (selectReduceScatter(call.settings, op) !== 'ring') return reduceScatterv(call, data, counts, op, result);
+  // (The 2-rank step is returned as it is, not delegated to: a generator less per call.)
+  return size === 2 ? pair(call, data, counts, op, result) : ring(call, data, counts, op, result);
+}
+
+// No step: one rank keeps its whole array.
+function* single<A extends TypedArray>(data: A, result: A): Steps<A> {
+  result.set(data as never);
+  return result;
+}
+
+function* reduceScatterv<A extends TypedArray>(call: CollectiveCall, data: A, counts: readonly number[], op: ReduceOp, result: A): Steps<A> {
   const reduced = yield* reduce(call, data, op, 0);
-  const mine = yield* scatterv(call, rank === 0 ? (reduced as A) : undefined, counts, 0);
+  const mine = yield* scatterv(call, call.rank === 0 ? (reduced as A) : undefined, counts, 0);
   result.set(mine as never);
   return result;
 }
 
-function* ring<A extends TypedArray>(call: CollectiveCall, data: A, counts: readonly number[], op: ReduceOp, result: A): Steps<void> {
+/**
+ * The ring's one step on 2 ranks: the other rank's part of this rank's block arrives straight in
+ * the result and this rank's own part is combined into it there, with no scratch (small calls
+ * spent a third of their time on scratch blocks and their views).
+ */
+function* pair<A extends TypedArray>(call: CollectiveCall, data: A, counts: readonly number[], op: ReduceOp, result: A): Steps<A> {
+  const rank = call.rank;
+  const peer = 1 - rank;
+  const width = data.BYTES_PER_ELEMENT;
+  // Block 0 starts the array, block 1 follows it.
+  const peerBegin = peer === 0 ? 0 : counts[0]!;
+  const ownBegin = rank === 0 ? 0 : counts[0]!;
+  const outgoing = call.bytesRange(call.bytesOf(data), peerBegin * width, (peerBegin + counts[peer]!) * width);
+  const into = call.bytesOf(result);
+  // The exchange written out (as allreduce's first round): a send its link takes at once goes first.
+  const sentNow = call.sendNow(outgoing, peer);
+  const receive = call.recvInto(into, peer);
+  const send = sentNow ? undefined : call.send(outgoing, peer);
+  let status: Status;
+  try {
+    status = (yield receive) as Status;
+  } catch (error) {
+    throw blockError(call, op, data, into, peer, error);
+  }
+  checkBlock(call, op, data, into, peer, status);
+  if (send !== undefined) yield send;
+  combinerTo(op)!(result, data.subarray(ownBegin, ownBegin + result.length) as A, result);
+  return result;
+}
+
+function* ring<A extends TypedArray>(call: CollectiveCall, data: A, counts: readonly number[], op: ReduceOp, result: A): Steps<A> {
   const { rank, size } = call;
   const combineTo = combinerTo(op)!;
   const displs = displacements(counts);
@@ -69,4 +106,5 @@ function* ring<A extends TypedArray>(call: CollectiveCall, data: A, counts: read
   }
   call.release(partial);
   call.release(incoming);
+  return result;
 }
