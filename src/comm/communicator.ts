@@ -105,6 +105,8 @@ export class Communicator {
   #collectiveSeq = 0;
   /** The call object {@link #oneStepCall} lends. */
   #reusedCall: CollectiveCall | undefined;
+  /** reduceScatterBlock's counts for the length it was last given. */
+  #lastEqualBlocks: { length: number; counts: readonly number[] } | undefined;
   #self: Communicator | undefined;
   #info: Info;
   #freed = false;
@@ -626,8 +628,6 @@ export class Communicator {
     if (this.#lastEqualBlocks?.length !== length) this.#lastEqualBlocks = { length, counts: new Array<number>(this.size).fill(length / this.size) };
     return this.#lastEqualBlocks.counts;
   }
-
-  #lastEqualBlocks: { length: number; counts: readonly number[] } | undefined;
 
   /** Checks the arguments and makes the steps of a reduce-scatter (`equal`: counts #equalBlocks made). */
   #reduceScatter<A extends TypedArray>(data: A, counts: readonly number[], op: AnyOp<A>, into: A | undefined, operation: string, equal = false): (call: CollectiveCall) => Steps<A> {

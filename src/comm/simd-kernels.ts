@@ -152,8 +152,10 @@ export function simdCombine(opName: string, like: TypedArray): SimdCombine | und
       const count = end - start;
       // A whole chunk is copied by `set` of the view itself, the tail by a subarray of it.
       const into = count === chunk ? first : (first.subarray(0, count) as TypedArray);
-      into.set(a.subarray(start, end) as never);
-      (count === chunk ? second : (second.subarray(0, count) as TypedArray)).set(b.subarray(start, end) as never);
+      // An operand that fits one pass whole is copied as it is, not through a new view of it.
+      const whole = start === 0 && end === n;
+      into.set((whole && a.length === n ? a : a.subarray(start, end)) as never);
+      (count === chunk ? second : (second.subarray(0, count) as TypedArray)).set((whole && b.length === n ? b : b.subarray(start, end)) as never);
       // Lanes past `count` in the last vector combine stale bytes and are not copied out.
       run(0, CHUNK_BYTES, (count * width + 15) & ~15);
       target.set(into as never, start);
