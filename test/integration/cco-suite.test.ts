@@ -38,6 +38,8 @@ const forced: [string, string, string][] = [
   ['TSMPI_COLL_ALLTOALL', 'xor-pairwise', 'alltoall'],
   ['TSMPI_COLL_ALLTOALL', 'bruck', 'alltoall'],
   ['TSMPI_COLL_REDUCESCATTER', 'reduce-scatterv', 'reduceScatter'],
+  ['TSMPI_COLL_REDUCESCATTER', 'ring', 'reduceScatter'],
+  ['TSMPI_COLL_REDUCESCATTER', 'recursive-doubling', 'reduceScatter'],
 ];
 
 for (const [variable, algorithm, check] of forced) {

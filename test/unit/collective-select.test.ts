@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { readSettings } from '../../src/config/tunables.ts';
 import { Op } from '../../src/comm/ops.ts';
-import { selectAllgather, selectAllreduce, selectAlltoall, selectBarrier, selectBcast, selectBcastInto, selectGather, selectReduce, selectReduceScatter, selectScatter, selectVectorExchange } from '../../src/comm/collectives/select.ts';
+import { selectAllgather, selectAllreduce, selectAlltoall, selectBarrier, selectBcast, selectBcastInto, selectGather, selectReduce, selectReduceScatter, selectScatter, selectVectorExchange, REDUCE_SCATTER_DOUBLING_BELOW } from '../../src/comm/collectives/select.ts';
 
 const tsmpi = readSettings({});
 const simgrid = readSettings({ TSMPI_COLL_RULES: 'simgrid' });
@@ -84,15 +84,23 @@ test('a forced algorithm wins over either rule set', () => {
   assert.equal(selectAlltoall(readSettings({ TSMPI_COLL_ALLTOALL: 'xor-pairwise' }), 6, pairs(6, 4)), 'pairwise');
 });
 
-test('reduceScatter: the ring for commutative built-in ops, reduce + scatterv for the rest and under SimGrid\'s rules', () => {
-  assert.equal(selectReduceScatter(tsmpi, Op.sum), 'ring');
-  assert.equal(selectReduceScatter(tsmpi, Op.bxor), 'ring');
+test('reduceScatter: recursive doubling for small arrays on more than 2 ranks, the ring for commutative built-in ops, reduce + scatterv for the rest and under SimGrid\'s rules', () => {
+  const large = 64 * 1024;
+  assert.equal(selectReduceScatter(tsmpi, Op.sum, 4, large), 'ring');
+  assert.equal(selectReduceScatter(tsmpi, Op.bxor, 8, large), 'ring');
+  // Small: log2 p rounds, for any op (the rounds combine in rank order).
+  assert.equal(selectReduceScatter(tsmpi, Op.sum, 8, 64), 'recursive-doubling');
+  assert.equal(selectReduceScatter(tsmpi, Op.replace, 3, 8), 'recursive-doubling');
+  assert.equal(selectReduceScatter(tsmpi, Op.sum, 8, REDUCE_SCATTER_DOUBLING_BELOW), 'ring');
+  // 2 ranks: the ring's one exchange is already a single round.
+  assert.equal(selectReduceScatter(tsmpi, Op.sum, 2, 8), 'ring');
   // Not commutative, or no typed-array loop: rank order needs the reduce.
-  assert.equal(selectReduceScatter(tsmpi, Op.replace), 'reduce-scatterv');
-  assert.equal(selectReduceScatter(tsmpi, Op.create<unknown>((a, b) => (a as number) + (b as number), { commutative: true })), 'reduce-scatterv');
-  assert.equal(selectReduceScatter(simgrid, Op.sum), 'reduce-scatterv');
+  assert.equal(selectReduceScatter(tsmpi, Op.replace, 4, large), 'reduce-scatterv');
+  assert.equal(selectReduceScatter(tsmpi, Op.create<unknown>((a, b) => (a as number) + (b as number), { commutative: true }), 4, large), 'reduce-scatterv');
+  assert.equal(selectReduceScatter(simgrid, Op.sum, 8, 8), 'reduce-scatterv');
   // Forced: the ring only where the op allows it.
-  assert.equal(selectReduceScatter(readSettings({ TSMPI_COLL_REDUCESCATTER: 'ring' }), Op.noOp), 'reduce-scatterv');
-  assert.equal(selectReduceScatter(readSettings({ TSMPI_COLL_REDUCESCATTER: 'ring', TSMPI_COLL_RULES: 'simgrid' }), Op.sum), 'ring');
-  assert.equal(selectReduceScatter(readSettings({ TSMPI_COLL_REDUCESCATTER: 'reduce-scatterv' }), Op.sum), 'reduce-scatterv');
+  assert.equal(selectReduceScatter(readSettings({ TSMPI_COLL_REDUCESCATTER: 'ring' }), Op.noOp, 4, 8), 'reduce-scatterv');
+  assert.equal(selectReduceScatter(readSettings({ TSMPI_COLL_REDUCESCATTER: 'ring', TSMPI_COLL_RULES: 'simgrid' }), Op.sum, 8, 8), 'ring');
+  assert.equal(selectReduceScatter(readSettings({ TSMPI_COLL_REDUCESCATTER: 'reduce-scatterv' }), Op.sum, 8, 8), 'reduce-scatterv');
+  assert.equal(selectReduceScatter(readSettings({ TSMPI_COLL_REDUCESCATTER: 'recursive-doubling' }), Op.sum, 4, large), 'recursive-doubling');
 });

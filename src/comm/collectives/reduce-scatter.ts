@@ -6,6 +6,8 @@
  *   data at the first step, else the partial it combined the step before) to rank r + 1 and
  *   combines block r - s - 2 from rank r - 1 with its own data. Each rank sends and combines
  *   (p - 1) / p of the array, the bandwidth optimum, and ends with block r.
+ * - recursive doubling (small arrays on more than 2 ranks): the whole array allreduced in log2 p
+ *   rounds (exact for any op), of which each rank keeps its block.
  * - reduce-scatterv: a reduce to rank 0 (in rank order, so exact for non-commutative and user
  *   ops), then a scatterv of the blocks. SimGrid's default for equal blocks; for unequal ones
  *   SimGrid runs MPICH's recursive halving or pairwise exchange, which this one does not (the
@@ -15,7 +17,7 @@ import type { TypedArray } from '../codec.js';
 import type { Status } from '../request.js';
 import { allocateLike, bytesOf } from '../codec.js';
 import { combinerTo, type ReduceOp } from '../ops.js';
-import { blockError, checkBlock, ringStep } from './allreduce.js';
+import { allreduce, blockError, checkBlock, ringStep } from './allreduce.js';
 import type { CollectiveCall } from './call.js';
 import { displacements } from './gather.js';
 import { reduce } from './reduce.js';
@@ -33,7 +35,9 @@ export function reduceScatter<A extends TypedArray>(call: CollectiveCall, data: 
   const own = counts[rank]!;
   const result = into === undefined ? allocateLike(data, own) : into.length === own ? into : (into.subarray(0, own) as A);
   if (size === 1) return single(data, result);
-  if (selectReduceScatter(call.settings, op) !== 'ring') return reduceScatterv(call, data, counts, op, result);
+  const algorithm = selectReduceScatter(call.settings, op, size, data.byteLength);
+  if (algorithm === 'recursive-doubling') return wholeThenBlock(call, data, counts, op, result);
+  if (algorithm === 'reduce-scatterv') return reduceScatterv(call, data, counts, op, result);
   // (The 2-rank step is returned as it is, not delegated to: a generator less per call.)
   return size === 2 ? pair(call, data, counts, op, result) : ring(call, data, counts, op, result);
 }
@@ -48,6 +52,16 @@ function* reduceScatterv<A extends TypedArray>(call: CollectiveCall, data: A, co
   const reduced = yield* reduce(call, data, op, 0);
   const mine = yield* scatterv(call, call.rank === 0 ? (reduced as A) : undefined, counts, 0);
   result.set(mine as never);
+  return result;
+}
+
+function* wholeThenBlock<A extends TypedArray>(call: CollectiveCall, data: A, counts: readonly number[], op: ReduceOp, result: A): Steps<A> {
+  const whole = call.scratch(data, data.length);
+  yield* allreduce(call, data, op, whole);
+  let begin = 0;
+  for (let r = 0; r < call.rank; r++) begin += counts[r]!;
+  result.set(whole.subarray(begin, begin + result.length) as never);
+  call.release(whole);
   return result;
 }
 
