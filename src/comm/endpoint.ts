@@ -37,6 +37,7 @@ import { ReceivePath } from './receive-path.js';
 import { Request as RequestClass, type Request, type RequestDescription, type RequestDriver, type Status } from './request.js';
 import { SendPath } from './send-path.js';
 import { SharedBarrierRequest, type SharedBarrierHost } from './shared-barrier.js';
+import { SharedBcastRequest, type SharedBcastHost } from './shared-bcast.js';
 
 /** The world communicator's collective context (its point-to-point context is 0). */
 const WORLD_COLLECTIVES = 1;
@@ -326,21 +327,50 @@ export class Endpoint implements RequestDriver, ProgressHost {
   /** Enters the world's shared-memory barrier (shared-barrier.ts), after this rank's previous one. */
   sharedBarrier(context: number, tag: number, operation: string): Request<void> {
     const barrier = this.transport.worldBarrier!;
-    this.sharedBarrierHost ??= {
-      driver: this,
-      barrier,
-      endedError: (request) => {
-        // (Asked at every poll while the barrier waits: nothing to look through until a rank ends.)
-        if (this.ended.size === 0) return undefined;
-        // Named as a wait for the rank that ended (world ranks are the world's ranks).
-        const rank = this.ended.keys().next().value!;
-        return this.endedError(new RequestClass<unknown>(this, request.operation, rank, request.tag, request.context), rank);
-      },
-    };
+    this.sharedBarrierHost ??= { driver: this, barrier, endedError: (request) => this.sharedWaitEndedError(request) };
     const previous = this.sharedBarrierLast !== undefined && !this.sharedBarrierLast.done ? this.sharedBarrierLast : undefined;
     const request = new SharedBarrierRequest(this.sharedBarrierHost, operation, tag, context, previous);
     if (!request.done) {
       this.sharedBarrierLast = request;
+      this.background.add(request);
+    }
+    return request;
+  }
+
+  /** The error of a shared-memory wait once some rank ended (its world rank named as the peer). */
+  private sharedWaitEndedError(request: Request<void>): Error | undefined {
+    // (Asked at every poll while the wait lasts: nothing to look through until a rank ends.)
+    if (this.ended.size === 0) return undefined;
+    const rank = this.ended.keys().next().value!;
+    return this.endedError(new RequestClass<unknown>(this, request.operation, rank, request.tag, request.context), rank);
+  }
+
+  // ---- the world's small broadcasts in shared memory ------------------------------------------
+
+  private sharedBcastHost: SharedBcastHost | undefined;
+  /** This rank's latest shared broadcast (a later one acts after it). */
+  private sharedBcastLast: SharedBcastRequest | undefined;
+  /** Shared broadcasts this rank has started: every rank numbers them alike. */
+  private sharedBcastCount = 0;
+
+  /**
+   * True when a bcast of `bytes` on `context` over `group` can go through the world's broadcast
+   * slots: the world's, every rank in this process, a payload that fits a slot. Every rank of a
+   * correct program sees the same (a bcast's byte length is the same everywhere).
+   */
+  sharedBcastAvailable(context: number, group: Int32Array, bytes: number): boolean {
+    const broadcast = this.transport.worldBroadcast;
+    return context === WORLD_COLLECTIVES && group.length === this.size && broadcast !== undefined && bytes <= broadcast.maxBytes;
+  }
+
+  /** Broadcasts `bytes` from world rank `root` through the broadcast slots (shared-bcast.ts), after this rank's previous one. */
+  sharedBcast(context: number, tag: number, operation: string, bytes: Uint8Array, root: number): Request<void> {
+    const broadcast = this.transport.worldBroadcast!;
+    this.sharedBcastHost ??= { driver: this, rank: this.rank, broadcast, endedError: (request) => this.sharedWaitEndedError(request) };
+    const previous = this.sharedBcastLast !== undefined && !this.sharedBcastLast.done ? this.sharedBcastLast : undefined;
+    const request = new SharedBcastRequest(this.sharedBcastHost, operation, tag, context, this.sharedBcastCount++, root, root === this.rank, bytes, previous);
+    if (!request.done) {
+      this.sharedBcastLast = request;
       this.background.add(request);
     }
     return request;

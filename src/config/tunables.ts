@@ -89,7 +89,7 @@ function powerOfTwoAtLeast(n: number): number {
 
 /** Algorithms a collective can be forced to use; `auto` lets the selection rules decide. */
 export const collectiveAlgorithms = {
-  bcast: ['auto', 'binomial', 'binomial-blocking', 'scatter-allgather', 'linear'],
+  bcast: ['auto', 'binomial', 'binomial-blocking', 'scatter-allgather', 'linear', 'shared'],
   reduce: ['auto', 'binomial', 'linear'],
   allreduce: ['auto', 'recursive-doubling', 'ring', 'reduce-bcast'],
   allgather: ['auto', 'bruck', 'ring', 'recursive-doubling', 'linear'],

@@ -16,6 +16,13 @@
  *  the block after the last rank's: the process's barrier
  *  word 0   ARRIVED     ranks in the barrier now
  *  word 16  GENERATION  barriers completed (the last to arrive adds 1, then wakes the sleepers)
+ *
+ *  then BCAST_SLOTS broadcast slots (the process's small broadcasts, in sequence)
+ *  word 0   SEQUENCE    sequence + 1 of the broadcast the slot holds (0: none yet)
+ *  word 1   LENGTH      its payload's bytes
+ *  word 2   ROOT        the rank that published it
+ *  word 16  PENDING     readers that have not copied it out yet
+ *  byte 128 the payload (up to BCAST_SLOT_BYTES)
  * ```
  * A running rank polls its rings directly; senders touch the doorbell only when the rank sleeps,
  * so a message costs no extra cache-line transfer. Wake-up without a lost notification (Dekker):
@@ -29,6 +36,7 @@
  * either comes before the sleeper loads DOORBELL (so its last poll, after that load, sees every
  * frame published before the 2 was read) or wakes the wait.
  */
+import { copyBytes } from './copy-bytes.js';
 
 export const enum RankState {
   Starting = 0,
@@ -47,14 +55,25 @@ const ACTIVE = 48;
 const BARRIER_ARRIVED = 0;
 const BARRIER_GENERATION = 16;
 
+/** Broadcast slots: a root runs this many broadcasts ahead of its slowest reader. */
+export const BCAST_SLOTS = 64;
+/** Largest payload a broadcast slot holds. */
+export const BCAST_SLOT_BYTES = 1024;
+const BCAST_SEQUENCE = 0;
+const BCAST_LENGTH = 1;
+const BCAST_ROOT = 2;
+const BCAST_PENDING = 16;
+const BCAST_PAYLOAD_BYTES = 128;
+const BCAST_STRIDE_BYTES = BCAST_PAYLOAD_BYTES + BCAST_SLOT_BYTES;
+
 /** Bytes of one rank's block for a process of `slots` ranks. */
 export function controlBlockBytes(slots: number): number {
   return Math.ceil(((ACTIVE + slots) * 4) / 64) * 64;
 }
 
-/** Allocates the control area for `slots` ranks (and the process's barrier block after them). */
+/** Allocates the control area for `slots` ranks (and the process's barrier block and broadcast slots after them). */
 export function allocateControlArea(slots: number): SharedArrayBuffer {
-  return new SharedArrayBuffer(controlBlockBytes(slots) * (slots + 1));
+  return new SharedArrayBuffer(controlBlockBytes(slots) * (slots + 1) + BCAST_SLOTS * BCAST_STRIDE_BYTES);
 }
 
 /** A view of the control area that knows every rank's block. */
@@ -62,6 +81,9 @@ export class ControlArea {
   readonly i32: Int32Array;
   readonly slots: number;
   private readonly blockWords: number;
+  private readonly bytes: Uint8Array;
+  /** Byte offset of the first broadcast slot. */
+  private readonly bcastBase: number;
   /**
    * Set when this view's owner woke a sleeping rank ({@link wake}); when its process runs more
    * rank threads than cores, its next wait takes it and sleeps without spinning (ProgressEngine's
@@ -71,8 +93,10 @@ export class ControlArea {
 
   constructor(sab: SharedArrayBuffer, slots: number) {
     this.i32 = new Int32Array(sab);
+    this.bytes = new Uint8Array(sab);
     this.slots = slots;
     this.blockWords = controlBlockBytes(slots) / 4;
+    this.bcastBase = controlBlockBytes(slots) * (slots + 1);
   }
 
   /** Int32 index of `slot`'s doorbell word. */
@@ -146,6 +170,58 @@ export class ControlArea {
   /** True once the barrier entered at `generation` ({@link enterBarrier}) has released its ranks. */
   barrierPassed(generation: number): boolean {
     return Atomics.load(this.i32, this.slots * this.blockWords + BARRIER_GENERATION) !== generation;
+  }
+
+  /**
+   * Publishes broadcast `sequence` (its `root` and `payload`, for `readers` ranks) in its slot and
+   * wakes the sleepers. False while the slot's previous broadcast has readers left: call again.
+   * Broadcasts are published in sequence, each once the publisher has seen the one BCAST_SLOTS
+   * before it (published or read), so a free slot holds nothing later.
+   */
+  publishBcast(sequence: number, root: number, payload: Uint8Array, readers: number): boolean {
+    const word = this.bcastWord(sequence);
+    if (Atomics.load(this.i32, word + BCAST_PENDING) !== 0) return false;
+    copyBytes(this.bytes, this.bcastPayload(sequence), payload, 0, payload.length);
+    Atomics.store(this.i32, word + BCAST_LENGTH, payload.length);
+    Atomics.store(this.i32, word + BCAST_ROOT, root);
+    Atomics.store(this.i32, word + BCAST_PENDING, readers);
+    // Last: a reader that sees the sequence sees the rest.
+    Atomics.store(this.i32, word + BCAST_SEQUENCE, (sequence + 1) | 0);
+    this.wakeAll();
+    return true;
+  }
+
+  /** The payload length of broadcast `sequence` once it is published, else -1. */
+  bcastLength(sequence: number): number {
+    const word = this.bcastWord(sequence);
+    return Atomics.load(this.i32, word + BCAST_SEQUENCE) === ((sequence + 1) | 0) ? Atomics.load(this.i32, word + BCAST_LENGTH) : -1;
+  }
+
+  /** The rank that published broadcast `sequence` (once {@link bcastLength} says it is there). */
+  bcastRoot(sequence: number): number {
+    return Atomics.load(this.i32, this.bcastWord(sequence) + BCAST_ROOT);
+  }
+
+  /**
+   * Copies the first `length` bytes of published broadcast `sequence` into `into` and counts
+   * this reader out; the last reader frees the slot and wakes a publisher waiting for it.
+   */
+  takeBcast(sequence: number, into: Uint8Array, length: number): void {
+    if (length > 0) copyBytes(into, 0, this.bytes, this.bcastPayload(sequence), length);
+    if (Atomics.sub(this.i32, this.bcastWord(sequence) + BCAST_PENDING, 1) === 1) this.wakeAll();
+  }
+
+  private bcastWord(sequence: number): number {
+    return (this.bcastBase + (sequence % BCAST_SLOTS) * BCAST_STRIDE_BYTES) / 4;
+  }
+
+  private bcastPayload(sequence: number): number {
+    return this.bcastBase + (sequence % BCAST_SLOTS) * BCAST_STRIDE_BYTES + BCAST_PAYLOAD_BYTES;
+  }
+
+  /** Wakes every rank that sleeps (one load each for those that do not). */
+  private wakeAll(): void {
+    for (let slot = 0; slot < this.slots; slot++) this.wake(slot);
   }
 
   /** Records that `writer` has written to `reader` for the first time. */

@@ -2,12 +2,12 @@
  * The transport of ranks that share a process: shared-memory rings between them and a loopback
  * link to itself. `worldOfSlot[s]` is the world rank living in local slot `s`.
  */
-import { ControlArea } from './control-block.js';
+import { BCAST_SLOT_BYTES, ControlArea } from './control-block.js';
 import type { Link, LinkEvents } from './link.js';
 import { LoopbackLink } from './loopback-link.js';
 import type { ShmArenaDescriptor } from './shm-arena.js';
 import { ShmLink } from './shm-link.js';
-import type { Transport, WorldBarrier } from './transport.js';
+import type { Transport, WorldBarrier, WorldBroadcast } from './transport.js';
 
 export class ShmTransport implements Transport {
   readonly rank: number;
@@ -15,6 +15,7 @@ export class ShmTransport implements Transport {
   readonly control: ControlArea;
   readonly slot: number;
   readonly worldBarrier: WorldBarrier | undefined;
+  readonly worldBroadcast: WorldBroadcast | undefined;
   private readonly arena: ShmArenaDescriptor;
   private readonly worldOfSlot: readonly number[];
   private readonly slotOfWorld: Map<number, number>;
@@ -39,6 +40,16 @@ export class ShmTransport implements Transport {
               const missing = control.missingFromBarrier(generation);
               return missing < 0 ? -1 : worldOfSlot[missing]!;
             },
+          }
+        : undefined;
+    this.worldBroadcast =
+      worldOfSlot.length === size
+        ? {
+            maxBytes: BCAST_SLOT_BYTES,
+            publish: (sequence, payload) => control.publishBcast(sequence, this.rank, payload, size - 1),
+            length: (sequence) => control.bcastLength(sequence),
+            root: (sequence) => control.bcastRoot(sequence),
+            take: (sequence, into, length) => control.takeBcast(sequence, into, length),
           }
         : undefined;
   }

@@ -30,6 +30,23 @@ export interface WorldBarrier {
   missing(generation: number): number;
 }
 
+/**
+ * The world's small broadcasts in shared memory, when every world rank lives in this process: a
+ * ring of slots each rank reads in the same order (control-block.ts).
+ */
+export interface WorldBroadcast {
+  /** Largest payload a broadcast carries. */
+  readonly maxBytes: number;
+  /** Publishes broadcast `sequence` from this rank; false while its slot is still read (call again). */
+  publish(sequence: number, payload: Uint8Array): boolean;
+  /** Broadcast `sequence`'s payload length once published, else -1. */
+  length(sequence: number): number;
+  /** The world rank that published broadcast `sequence`. */
+  root(sequence: number): number;
+  /** Copies `length` bytes of published broadcast `sequence` into `into` and counts this rank out of its readers. */
+  take(sequence: number, into: Uint8Array, length: number): void;
+}
+
 export interface Transport {
   /** World rank of the rank this transport serves. */
   readonly rank: number;
@@ -39,6 +56,8 @@ export interface Transport {
   readonly slot?: number;
   /** The world's barrier in shared memory, when every world rank lives in this process (threads). */
   readonly worldBarrier?: WorldBarrier | undefined;
+  /** The world's small broadcasts in shared memory, when every world rank lives in this process. */
+  readonly worldBroadcast?: WorldBroadcast | undefined;
   /**
    * How the rank waits, when not the runtime's spin-then-sleep engine on `control` (the
    * simulator's transport drives time itself).

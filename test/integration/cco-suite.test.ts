@@ -22,6 +22,7 @@ for (const np of [1, 2, 3, 4, 7, 8]) {
 const forced: [string, string, string][] = [
   ['TSMPI_COLL_BCAST', 'linear', 'bcast'],
   ['TSMPI_COLL_BCAST', 'scatter-allgather', 'bcastInto'],
+  ['TSMPI_COLL_BCAST', 'shared', 'bcastInto'],
   ['TSMPI_COLL_REDUCE', 'linear', 'reduce'],
   ['TSMPI_COLL_ALLREDUCE', 'ring', 'allreduce'],
   ['TSMPI_COLL_ALLREDUCE', 'reduce-bcast', 'allreduce'],

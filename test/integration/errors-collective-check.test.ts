@@ -46,6 +46,14 @@ test('a typed array of another kind is named as such without the check, at any s
   assert.match(large.stderr, /passed an? (Int32Array|Float64Array)\(100000\) to allreduce \(Op\.sum\) on world, but rank \d passed one of another kind or length/, explain(large));
 });
 
+test('a bcastInto longer than a rank\'s buffer is named without the check, through the broadcast slots and through messages', { timeout: 60_000 }, async () => {
+  for (const env of [{}, { TSMPI_COLL_BCAST: 'binomial' }]) {
+    const result = await tsmpi(['run', '-n', '3', fixture('collective-mistakes.ts'), 'into-length'], { env, timeoutMs: 30_000 });
+    assert.equal(result.code, 1, explain(result));
+    assert.match(result.stderr, /rank 1, bcastInto\b.*32-byte .*(does not fit|into) the 24-byte (buffer|receive buffer)/, explain(result));
+  }
+});
+
 test('the collectives suite passes unchanged with TSMPI_CHECK=1 (no false alarm)', { timeout: 300_000 }, async () => {
   for (const command of [['run', '-n', '3'], ['sim', '--quiet', '-n', '4']]) {
     const result = await tsmpi([...command, fixture('cco-suite.ts')], { env: { TSMPI_CHECK: '1' }, timeoutMs: 240_000 });

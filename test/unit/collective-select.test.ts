@@ -29,6 +29,15 @@ test("tsmpi's rules are the runtime's defaults", () => {
   assert.equal(selectBcastInto(tsmpi, 8, 512 * 1024 - 1), 'binomial');
   assert.equal(selectBcastInto(tsmpi, 2, 1 << 20), 'binomial');
   assert.equal(selectBcastInto(tsmpi, 8, 1 << 20, true), 'binomial');
+  // The world's broadcast slots, where the bytes fit them and every rank is a thread here: on
+  // more than 2 ranks, by default; forced, at any size they are available to; never under SimGrid's rules.
+  assert.equal(selectBcastInto(tsmpi, 4, 8, false, true), 'shared');
+  assert.equal(selectBcastInto(tsmpi, 8, 1024, true, true), 'shared');
+  assert.equal(selectBcastInto(tsmpi, 2, 8, false, true), 'binomial');
+  assert.equal(selectBcastInto(tsmpi, 4, 8, false, false), 'binomial');
+  assert.equal(selectBcastInto(readSettings({ TSMPI_COLL_BCAST: 'shared' }), 2, 8, false, true), 'shared');
+  assert.equal(selectBcastInto(readSettings({ TSMPI_COLL_BCAST: 'shared' }), 4, 8, false, false), 'binomial');
+  assert.equal(selectBcastInto(simgrid, 4, 8, false, true), 'binomial-blocking');
   assert.equal(selectBcastInto(readSettings({ TSMPI_COLL_BCAST: 'scatter-allgather' }), 8, 1 << 20, true), 'scatter-allgather');
   assert.equal(selectReduce(tsmpi), 'binomial');
   assert.equal(selectAllreduce(tsmpi, 8, 1, Op.sum), 'recursive-doubling');

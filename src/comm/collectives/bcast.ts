@@ -7,6 +7,8 @@
  * - binomial-blocking (SimGrid's): the same tree, each rank sending to its children one after
  *   another with blocking sends, largest subtree first.
  * - linear: the root sends to every rank.
+ * - shared (small buffers, `bcastInto` on a world of threads): the root's bytes go through a
+ *   slot of the process's shared memory that every rank reads (shared-bcast.ts).
  */
 import { decodeEncoded, encodeValue, type Encoded } from '../codec.js';
 import type { Request } from '../request.js';
@@ -52,10 +54,15 @@ export function* bcast<T>(call: CollectiveCall, value: T, root: number): Steps<T
 export function bcastBytes(call: CollectiveCall, bytes: Uint8Array, root: number): Steps<void> {
   const size = call.size;
   if (size === 1) return noSteps();
-  const algorithm = selectBcastInto(call.settings, size, bytes.length, call.crowded);
+  const algorithm = selectBcastInto(call.settings, size, bytes.length, call.crowded, call.sharedBcastAvailable(bytes.length));
+  if (algorithm === 'shared') return sharedBcast(call, bytes, root);
   if (algorithm === 'linear') return linearBcast(call, bytes, root);
   if (algorithm === 'binomial' || algorithm === 'binomial-blocking') return binomialBcast(call, bytes, root, algorithm === 'binomial-blocking');
   return scatterAllgather(call, bytes, root);
+}
+
+function* sharedBcast(call: CollectiveCall, bytes: Uint8Array, root: number): Steps<void> {
+  yield call.sharedBcast(bytes, root);
 }
 
 /**
@@ -66,7 +73,8 @@ export function bcastBytes(call: CollectiveCall, bytes: Uint8Array, root: number
 export function bcastBytesStep(call: CollectiveCall, bytes: Uint8Array, root: number): Awaitable | undefined {
   const size = call.size;
   if (size === 1 || call.traced) return undefined;
-  const algorithm = selectBcastInto(call.settings, size, bytes.length, call.crowded);
+  const algorithm = selectBcastInto(call.settings, size, bytes.length, call.crowded, call.sharedBcastAvailable(bytes.length));
+  if (algorithm === 'shared') return call.sharedBcast(bytes, root);
   if (algorithm !== 'binomial' && algorithm !== 'binomial-blocking') return undefined;
   const vrank = (call.rank - root + size) % size;
   if (vrank === 0) {

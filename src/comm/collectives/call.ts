@@ -136,6 +136,16 @@ export class CollectiveCall {
     return this.endpoint.sharedBarrier(this.context, this.tag, this.operation);
   }
 
+  /** True when a bcast of `bytes` bytes on this call's communicator can go through the world's broadcast slots. */
+  sharedBcastAvailable(bytes: number): boolean {
+    return this.endpoint.sharedBcastAvailable(this.context, this.group, bytes);
+  }
+
+  /** Broadcasts `bytes` from `root` (a rank of the group) through the slots ({@link sharedBcastAvailable} must hold). */
+  sharedBcast(bytes: Uint8Array, root: number): Request<void> {
+    return this.endpoint.sharedBcast(this.context, this.tag, this.operation, bytes, this.group[root]!);
+  }
+
   /** The bytes of a typed array the program passed (its view made once: ByteViews). */
   bytesOf(view: ArrayBufferView): Uint8Array {
     return this.endpoint.byteViews.of(view);

@@ -52,19 +52,29 @@ export function selectBarrier(settings: Settings, size = 0, sharedAvailable = fa
 export const BCAST_SCATTER_FROM = 512 * 1024;
 
 /**
+ * `sharedAvailable`: the bytes fit the world's broadcast slots and every rank is a thread of this
+ * process (shared-bcast.ts). On more than 2 ranks the slots win: 4 and 8 rank threads on 2 cores,
+ * 8 bytes, 0.54 and 1.37 us a call against 1.13 and 2.36 for the binomial tree, 1 KiB 0.74 and
+ * 1.85 against 1.99 and 4.30 (medians of 5, `tsmpi run -n N bench/ranks/collectives.ts 8 1024`
+ * with BENCH_OPS=bcast, and TSMPI_COLL_BCAST=binomial); on 2 the tree's one message is cheaper
+ * (0.21 us against 0.27).
+ *
  * `crowded`: every rank of the communicator is a thread of one process that runs more rank
  * threads than cores (the same for all of them). There each round of scatter-allgather waits for
  * ranks without a core, and a binomial tree wins at every size (4 ranks on 2 cores, 1 MiB: 258 us
  * against 556).
  */
-export function selectBcastInto(settings: Settings, size: number, bytes: number, crowded = false): 'binomial' | 'binomial-blocking' | 'scatter-allgather' | 'linear' {
+export function selectBcastInto(settings: Settings, size: number, bytes: number, crowded = false, sharedAvailable = false): 'binomial' | 'binomial-blocking' | 'scatter-allgather' | 'linear' | 'shared' {
   const choice = settings.collBcast;
+  if (choice === 'shared') return sharedAvailable ? 'shared' : 'binomial';
   if (choice === 'binomial' || choice === 'binomial-blocking' || choice === 'linear') return choice;
   if (choice === 'scatter-allgather') return size > 1 && bytes >= size ? 'scatter-allgather' : 'binomial';
   if (simgridRules(settings)) return 'binomial-blocking';
+  if (sharedAvailable && size > 2) return 'shared';
   return size > 2 && bytes >= BCAST_SCATTER_FROM && !crowded ? 'scatter-allgather' : 'binomial';
 }
 
+/** bcast of any value: the readers do not know its size, so the broadcast slots are not an option. */
 export function selectBcast(settings: Settings): 'binomial' | 'binomial-blocking' | 'linear' {
   const choice = settings.collBcast;
   if (choice === 'linear' || choice === 'binomial-blocking') return choice;

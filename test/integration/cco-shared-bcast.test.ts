@@ -1,0 +1,39 @@
+// Small bcastInto calls on a world whose ranks are all threads of one process go through the
+// process's broadcast slots (shared-bcast.ts): no messages in the timeline, the binomial tree's
+// messages when forced or across processes; a hang in one names its root. The results are
+// checked by the collectives suite (cco-suite.test.ts), runs longer than the slots included.
+import assert from 'node:assert/strict';
+import { readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { explain, fixture, tsmpi } from '../helpers/run-job.ts';
+
+test('small broadcasts of a world of threads send no message; forced binomial, 2 ranks and 2 processes send the tree\'s', { timeout: 120_000 }, async () => {
+  const flows = async (args: string[], env: Record<string, string>): Promise<number> => {
+    const file = join(tmpdir(), `tsmpi-bcast-${process.pid}-${args.join('')}-${Object.values(env).join('-')}.json`);
+    try {
+      const r = await tsmpi(['run', ...args, '--trace', file, fixture('bcasts-only.ts')], { env, timeoutMs: 80_000 });
+      assert.equal(r.code, 0, explain(r));
+      const trace = JSON.parse(readFileSync(file, 'utf8')) as { traceEvents: { ph: string; name: string }[] };
+      const ranks = Number(args[args.indexOf('-n') + 1]);
+      assert.equal(trace.traceEvents.filter((e) => e.ph === 'X' && e.name === 'bcastInto').length, 5 * ranks);
+      return trace.traceEvents.filter((e) => e.ph === 's').length;
+    } finally {
+      rmSync(file, { force: true });
+    }
+  };
+  assert.equal(await flows(['-n', '4'], {}), 0);
+  // 4 ranks in a binomial tree: 3 messages a broadcast.
+  assert.equal(await flows(['-n', '4'], { TSMPI_COLL_BCAST: 'binomial' }), 15);
+  assert.equal(await flows(['-n', '2'], {}), 5);
+  assert.equal(await flows(['-n', '4', '--ranks-per-proc', '2'], { TSMPI_COLL_BCAST: 'shared' }), 15);
+});
+
+test('a hang in a shared broadcast names its root', { timeout: 60_000 }, async () => {
+  // Ranks 0 and 1 deadlock in receives; 2 and 3 wait for rank 0's broadcast.
+  const r = await tsmpi(['run', '-n', '4', '--hang-timeout', '1', fixture('deadlock.ts'), 'bcast'], { timeoutMs: 50_000 });
+  assert.equal(r.code, 124, explain(r));
+  assert.match(r.stderr, /rank 2: waiting in bcastInto from rank 0 on world\n/);
+  assert.match(r.stderr, /rank 3: waiting in bcastInto from rank 0 on world\n/);
+});
