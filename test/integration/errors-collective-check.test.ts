@@ -47,7 +47,7 @@ test('a typed array of another kind is named as such without the check, at any s
 });
 
 test('a bcastInto longer than a rank\'s buffer is named without the check, through the broadcast slots and through messages', { timeout: 60_000 }, async () => {
-  for (const env of [{}, { TSMPI_COLL_BCAST: 'binomial' }]) {
+  for (const env of [{}, { TSMPI_COLL_BCAST: 'binomial' }] as Record<string, string>[]) {
     const result = await tsmpi(['run', '-n', '3', fixture('collective-mistakes.ts'), 'into-length'], { env, timeoutMs: 30_000 });
     assert.equal(result.code, 1, explain(result));
     assert.match(result.stderr, /rank 1, bcastInto\b.*32-byte .*(does not fit|into) the 24-byte (buffer|receive buffer)/, explain(result));
