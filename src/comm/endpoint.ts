@@ -37,7 +37,7 @@ import { ReceivePath } from './receive-path.js';
 import { Request as RequestClass, type Request, type RequestDescription, type RequestDriver, type Status } from './request.js';
 import { SendPath } from './send-path.js';
 import { SharedBarrierRequest, type SharedBarrierHost } from './shared-barrier.js';
-import { SharedBcastRequest, type SharedBcastHost } from './shared-bcast.js';
+import { bcastChunks, SharedBcastRequest, type SharedBcastHost } from './shared-bcast.js';
 
 /** The world communicator's collective context (its point-to-point context is 0). */
 const WORLD_COLLECTIVES = 1;
@@ -350,17 +350,15 @@ export class Endpoint implements RequestDriver, ProgressHost {
   private sharedBcastHost: SharedBcastHost | undefined;
   /** This rank's latest shared broadcast (a later one acts after it). */
   private sharedBcastLast: SharedBcastRequest | undefined;
-  /** Shared broadcasts this rank has started: every rank numbers them alike. */
+  /** Chunks of the shared broadcasts this rank has started: every rank numbers them alike. */
   private sharedBcastCount = 0;
 
   /**
-   * True when a bcast of `bytes` on `context` over `group` can go through the world's broadcast
-   * slots: the world's, every rank in this process, a payload that fits a slot. Every rank of a
-   * correct program sees the same (a bcast's byte length is the same everywhere).
+   * True when a bcast on `context` over `group` can go through the world's broadcast slots: the
+   * world's, every rank in this process (every rank sees the same).
    */
-  sharedBcastAvailable(context: number, group: Int32Array, bytes: number): boolean {
-    const broadcast = this.transport.worldBroadcast;
-    return context === WORLD_COLLECTIVES && group.length === this.size && broadcast !== undefined && bytes <= broadcast.maxBytes;
+  sharedBcastAvailable(context: number, group: Int32Array): boolean {
+    return context === WORLD_COLLECTIVES && group.length === this.size && this.transport.worldBroadcast !== undefined;
   }
 
   /** Broadcasts `bytes` from world rank `root` through the broadcast slots (shared-bcast.ts), after this rank's previous one. */
@@ -368,7 +366,8 @@ export class Endpoint implements RequestDriver, ProgressHost {
     const broadcast = this.transport.worldBroadcast!;
     this.sharedBcastHost ??= { driver: this, rank: this.rank, broadcast, endedError: (request) => this.sharedWaitEndedError(request) };
     const previous = this.sharedBcastLast !== undefined && !this.sharedBcastLast.done ? this.sharedBcastLast : undefined;
-    const request = new SharedBcastRequest(this.sharedBcastHost, operation, tag, context, this.sharedBcastCount++, root, root === this.rank, bytes, previous);
+    const request = new SharedBcastRequest(this.sharedBcastHost, operation, tag, context, this.sharedBcastCount, root, root === this.rank, bytes, previous);
+    this.sharedBcastCount += bcastChunks(bytes.length, broadcast.chunkBytes);
     if (!request.done) {
       this.sharedBcastLast = request;
       this.background.add(request);

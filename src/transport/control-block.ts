@@ -17,10 +17,11 @@
  *  word 0   ARRIVED     ranks in the barrier now
  *  word 16  GENERATION  barriers completed (the last to arrive adds 1, then wakes the sleepers)
  *
- *  then BCAST_SLOTS broadcast slots (the process's small broadcasts, in sequence)
- *  word 0   SEQUENCE    sequence + 1 of the broadcast the slot holds (0: none yet)
+ *  then BCAST_SLOTS broadcast slots (the process's broadcasts in sequence, a chunk per slot)
+ *  word 0   SEQUENCE    sequence + 1 of the chunk the slot holds (0: none yet)
  *  word 1   LENGTH      its payload's bytes
  *  word 2   ROOT        the rank that published it
+ *  word 3   TOTAL       the bytes of the whole broadcast it is a chunk of
  *  word 16  PENDING     readers that have not copied it out yet
  *  byte 128 the payload (up to BCAST_SLOT_BYTES)
  * ```
@@ -33,8 +34,10 @@
  * sees SLEEPING = 1. The first sender to see 1 moves it to 2 (compare-exchange) and rings; later
  * ones see 2 and leave the doorbell alone: a burst into a sleeping rank's ring rang it (a futex
  * wake each) once per frame. A sender that sees 2 needs no ring of its own: the ringer's add
- * either comes before the sleeper loads DOORBELL (so its last poll, after that load, sees every
- * frame published before the 2 was read) or wakes the wait.
+ * either comes after the sleeper loaded DOORBELL (and wakes the wait) or before it, and then the
+ * sleeper, finding SLEEPING at 2 after its last poll, does not sleep but announces and looks
+ * again. (A ring may bring nothing for the sleeper: a broadcast or a freed slot rings every rank.
+ * Sleeping on the count read after it, with SLEEPING at 2, would miss every later sender.)
  */
 import { copyBytes } from './copy-bytes.js';
 
@@ -55,13 +58,17 @@ const ACTIVE = 48;
 const BARRIER_ARRIVED = 0;
 const BARRIER_GENERATION = 16;
 
-/** Broadcast slots: a root runs this many broadcasts ahead of its slowest reader. */
+/** Broadcast slots: a root runs this many chunks ahead of its slowest reader. */
 export const BCAST_SLOTS = 64;
-/** Largest payload a broadcast slot holds. */
-export const BCAST_SLOT_BYTES = 1024;
+/**
+ * Largest payload a broadcast slot holds (a chunk of a larger broadcast). The slots are address
+ * space until a chunk touches their pages: small broadcasts commit a page per slot.
+ */
+export const BCAST_SLOT_BYTES = 16 * 1024;
 const BCAST_SEQUENCE = 0;
 const BCAST_LENGTH = 1;
 const BCAST_ROOT = 2;
+const BCAST_TOTAL = 3;
 const BCAST_PENDING = 16;
 const BCAST_PAYLOAD_BYTES = 128;
 const BCAST_STRIDE_BYTES = BCAST_PAYLOAD_BYTES + BCAST_SLOT_BYTES;
@@ -121,6 +128,11 @@ export class ControlArea {
     Atomics.notify(this.i32, base + DOORBELL);
   }
 
+  /** True when a sender has rung `slot` since it last announced its sleep. */
+  rung(slot: number): boolean {
+    return Atomics.load(this.i32, slot * this.blockWords + SLEEPING) === 2;
+  }
+
   doorbell(slot: number): number {
     return Atomics.load(this.i32, slot * this.blockWords + DOORBELL);
   }
@@ -173,16 +185,18 @@ export class ControlArea {
   }
 
   /**
-   * Publishes broadcast `sequence` (its `root` and `payload`, for `readers` ranks) in its slot and
-   * wakes the sleepers. False while the slot's previous broadcast has readers left: call again.
-   * Broadcasts are published in sequence, each once the publisher has seen the one BCAST_SLOTS
-   * before it (published or read), so a free slot holds nothing later.
+   * Publishes chunk `sequence` (`length` bytes of `payload` from `offset`, part of a broadcast of
+   * `total` bytes from `root`, for `readers` ranks) in its slot and wakes the sleepers. False while
+   * the slot's previous chunk has readers left: call again. Chunks are published in sequence, each
+   * once the publisher has seen the one BCAST_SLOTS before it (published or read), so a free slot
+   * holds nothing later.
    */
-  publishBcast(sequence: number, root: number, payload: Uint8Array, readers: number): boolean {
+  publishBcast(sequence: number, root: number, payload: Uint8Array, offset: number, length: number, total: number, readers: number): boolean {
     const word = this.bcastWord(sequence);
     if (Atomics.load(this.i32, word + BCAST_PENDING) !== 0) return false;
-    copyBytes(this.bytes, this.bcastPayload(sequence), payload, 0, payload.length);
-    Atomics.store(this.i32, word + BCAST_LENGTH, payload.length);
+    if (length > 0) copyBytes(this.bytes, this.bcastPayload(sequence), payload, offset, length);
+    Atomics.store(this.i32, word + BCAST_LENGTH, length);
+    Atomics.store(this.i32, word + BCAST_TOTAL, total);
     Atomics.store(this.i32, word + BCAST_ROOT, root);
     Atomics.store(this.i32, word + BCAST_PENDING, readers);
     // Last: a reader that sees the sequence sees the rest.
@@ -191,23 +205,28 @@ export class ControlArea {
     return true;
   }
 
-  /** The payload length of broadcast `sequence` once it is published, else -1. */
+  /** The payload length of chunk `sequence` once it is published, else -1. */
   bcastLength(sequence: number): number {
     const word = this.bcastWord(sequence);
     return Atomics.load(this.i32, word + BCAST_SEQUENCE) === ((sequence + 1) | 0) ? Atomics.load(this.i32, word + BCAST_LENGTH) : -1;
   }
 
-  /** The rank that published broadcast `sequence` (once {@link bcastLength} says it is there). */
+  /** The rank that published chunk `sequence` (once {@link bcastLength} says it is there). */
   bcastRoot(sequence: number): number {
     return Atomics.load(this.i32, this.bcastWord(sequence) + BCAST_ROOT);
   }
 
+  /** The bytes of the whole broadcast chunk `sequence` is part of (once published). */
+  bcastTotal(sequence: number): number {
+    return Atomics.load(this.i32, this.bcastWord(sequence) + BCAST_TOTAL);
+  }
+
   /**
-   * Copies the first `length` bytes of published broadcast `sequence` into `into` and counts
+   * Copies the first `length` bytes of published chunk `sequence` into `into` at `at` and counts
    * this reader out; the last reader frees the slot and wakes a publisher waiting for it.
    */
-  takeBcast(sequence: number, into: Uint8Array, length: number): void {
-    if (length > 0) copyBytes(into, 0, this.bytes, this.bcastPayload(sequence), length);
+  takeBcast(sequence: number, into: Uint8Array, at: number, length: number): void {
+    if (length > 0) copyBytes(into, at, this.bytes, this.bcastPayload(sequence), length);
     if (Atomics.sub(this.i32, this.bcastWord(sequence) + BCAST_PENDING, 1) === 1) this.wakeAll();
   }
 

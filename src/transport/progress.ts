@@ -603,6 +603,13 @@ export class ProgressEngine implements Progress {
           if (this.checkWaiters()) await new Promise<void>((resolve) => setImmediate(resolve));
           continue;
         }
+        if (control.rung(this.slot)) {
+          // Rung since the announcement for nothing this rank had to do (another rank's broadcast,
+          // a freed slot): senders that see the ring do not ring again, so sleeping on the count
+          // read after it would miss them. Announce again and look again.
+          control.setSleeping(this.slot, false);
+          continue;
+        }
         sleptAt = monotonicMillis();
         // A blocking sleep would hold up the rank's own sleep(): a conveyor's advance() took up
         // to a whole slice per call while its receive waited in the background.

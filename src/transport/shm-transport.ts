@@ -45,11 +45,12 @@ export class ShmTransport implements Transport {
     this.worldBroadcast =
       worldOfSlot.length === size
         ? {
-            maxBytes: BCAST_SLOT_BYTES,
-            publish: (sequence, payload) => control.publishBcast(sequence, this.rank, payload, size - 1),
+            chunkBytes: BCAST_SLOT_BYTES,
+            publish: (sequence, payload, offset, length, total) => control.publishBcast(sequence, this.rank, payload, offset, length, total, size - 1),
             length: (sequence) => control.bcastLength(sequence),
             root: (sequence) => control.bcastRoot(sequence),
-            take: (sequence, into, length) => control.takeBcast(sequence, into, length),
+            total: (sequence) => control.bcastTotal(sequence),
+            take: (sequence, into, at, length) => control.takeBcast(sequence, into, at, length),
           }
         : undefined;
   }

@@ -31,20 +31,23 @@ export interface WorldBarrier {
 }
 
 /**
- * The world's small broadcasts in shared memory, when every world rank lives in this process: a
- * ring of slots each rank reads in the same order (control-block.ts).
+ * The world's broadcasts in shared memory, when every world rank lives in this process: a ring of
+ * slots every rank reads in the same order, a broadcast taking one slot per chunk of
+ * `chunkBytes` (control-block.ts).
  */
 export interface WorldBroadcast {
-  /** Largest payload a broadcast carries. */
-  readonly maxBytes: number;
-  /** Publishes broadcast `sequence` from this rank; false while its slot is still read (call again). */
-  publish(sequence: number, payload: Uint8Array): boolean;
-  /** Broadcast `sequence`'s payload length once published, else -1. */
+  /** Largest chunk a slot holds. */
+  readonly chunkBytes: number;
+  /** Publishes chunk `sequence` (`length` bytes of `payload` from `offset`, of a `total`-byte broadcast) from this rank; false while its slot is still read (call again). */
+  publish(sequence: number, payload: Uint8Array, offset: number, length: number, total: number): boolean;
+  /** Chunk `sequence`'s length once published, else -1. */
   length(sequence: number): number;
-  /** The world rank that published broadcast `sequence`. */
+  /** The world rank that published chunk `sequence`. */
   root(sequence: number): number;
-  /** Copies `length` bytes of published broadcast `sequence` into `into` and counts this rank out of its readers. */
-  take(sequence: number, into: Uint8Array, length: number): void;
+  /** The bytes of the broadcast chunk `sequence` belongs to. */
+  total(sequence: number): number;
+  /** Copies `length` bytes of published chunk `sequence` into `into` at `at` and counts this rank out of its readers. */
+  take(sequence: number, into: Uint8Array, at: number, length: number): void;
 }
 
 export interface Transport {
@@ -56,7 +59,7 @@ export interface Transport {
   readonly slot?: number;
   /** The world's barrier in shared memory, when every world rank lives in this process (threads). */
   readonly worldBarrier?: WorldBarrier | undefined;
-  /** The world's small broadcasts in shared memory, when every world rank lives in this process. */
+  /** The world's broadcasts in shared memory, when every world rank lives in this process. */
   readonly worldBroadcast?: WorldBroadcast | undefined;
   /**
    * How the rank waits, when not the runtime's spin-then-sleep engine on `control` (the

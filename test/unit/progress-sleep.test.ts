@@ -143,3 +143,35 @@ test('a wait that the last look before a sleep completes goes on at once, even w
   assert.equal(polls >= 2, true, 'the wait ended at the last look before a sleep');
   assert.equal(blockedBeforeResult, 0, 'no blocking sleep between the wait ending and the program going on');
 });
+
+test('a ring that brought nothing does not make the sleep deaf to the next sender (no wait ends by timeout)', async () => {
+  // A broadcast or a freed slot rings every sleeping rank, with nothing for most of them: the ring
+  // leaves SLEEPING at 2, and senders that see 2 do not ring again. The engine must look again
+  // rather than sleep on the doorbell count read after that ring.
+  const control = new ControlArea(allocateControlArea(2), 2);
+  const slot = 0;
+  let published = false;
+  let spurious = 0;
+  // Between the engine's announcement of its sleep and its read of the doorbell, another rank
+  // rings it for nothing, once.
+  const readDoorbell = control.doorbell.bind(control);
+  control.doorbell = (s: number): number => {
+    if (spurious === 0 && Atomics.load(control.i32, control.doorbellIndex(s) + 16) === 1) {
+      spurious++;
+      control.wake(s);
+    }
+    return readDoorbell(s);
+  };
+  const host: ProgressHost = { poll: () => false, pollFully: () => false };
+  const engine = new ProgressEngine(host, control, slot, 0, { sleepLimitMs: 3000 });
+  const waited = engine.waitUntil(() => published, description);
+  // The sender publishes a little later and rings as every sender does (skipping a rung sleeper).
+  setTimeout(() => {
+    published = true;
+    control.wake(slot);
+  }, 30);
+  await waited;
+  engine.finish();
+  assert.equal(spurious, 1, 'the spurious ring happened while the engine had announced its sleep');
+  assert.equal(engine.timeoutWakeups, 0, 'the wait ended on the sender\'s ring, not on the sleep limit');
+});

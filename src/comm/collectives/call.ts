@@ -136,9 +136,9 @@ export class CollectiveCall {
     return this.endpoint.sharedBarrier(this.context, this.tag, this.operation);
   }
 
-  /** True when a bcast of `bytes` bytes on this call's communicator can go through the world's broadcast slots. */
-  sharedBcastAvailable(bytes: number): boolean {
-    return this.endpoint.sharedBcastAvailable(this.context, this.group, bytes);
+  /** True when a bcast on this call's communicator can go through the world's broadcast slots. */
+  get sharedBcastAvailable(): boolean {
+    return this.endpoint.sharedBcastAvailable(this.context, this.group);
   }
 
   /** Broadcasts `bytes` from `root` (a rank of the group) through the slots ({@link sharedBcastAvailable} must hold). */

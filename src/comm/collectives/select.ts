@@ -52,12 +52,14 @@ export function selectBarrier(settings: Settings, size = 0, sharedAvailable = fa
 export const BCAST_SCATTER_FROM = 512 * 1024;
 
 /**
- * `sharedAvailable`: the bytes fit the world's broadcast slots and every rank is a thread of this
- * process (shared-bcast.ts). On more than 2 ranks the slots win: 4 and 8 rank threads on 2 cores,
- * 8 bytes, 0.54 and 1.37 us a call against 1.13 and 2.36 for the binomial tree, 1 KiB 0.74 and
- * 1.85 against 1.99 and 4.30 (medians of 5, `tsmpi run -n N bench/ranks/collectives.ts 8 1024`
- * with BENCH_OPS=bcast, and TSMPI_COLL_BCAST=binomial); on 2 the tree's one message is cheaper
- * (0.21 us against 0.27).
+ * `sharedAvailable`: every rank is a thread of this process and the communicator is the world:
+ * the bytes can go through the world's broadcast slots (shared-bcast.ts), p copies of them where
+ * a tree makes 2 (p - 1). On more than 2 ranks the slots win at every size: 4 and 8 rank threads
+ * on 2 cores, 8 bytes 0.54 and 1.37 us a call against 1.13 and 2.36 for the binomial tree, 64 KiB
+ * 12.2 and 18.0 against 33.8 and 136, 1 MiB 120 and 288 against 247 and 988 (medians of 3-5,
+ * `tsmpi run -n N bench/ranks/collectives.ts 8 65536 1048576` with BENCH_OPS=bcast, and
+ * TSMPI_COLL_BCAST=binomial). On 2 the tree's one message is cheaper (8 bytes 0.20 us against
+ * 0.43, 1 MiB 425 against 615).
  *
  * `crowded`: every rank of the communicator is a thread of one process that runs more rank
  * threads than cores (the same for all of them). There each round of scatter-allgather waits for
