@@ -8,7 +8,9 @@ import { test } from 'node:test';
 import { cli, fixture, repoRoot } from '../helpers/run-job.ts';
 
 test('tsmpi sim on a terminal: an advancing status line, and program output on its own lines', { timeout: 120_000 }, () => {
-  const command = `${process.execPath} ${cli} sim -n 8 ${fixture('sim-chatty.ts')} 16000`;
+  // Long enough that the status line (shown from 2 s of wall time on) has a few seconds to show
+  // and advance on a fast machine too: 16,000 rounds took 1.93 s on one and showed none.
+  const command = `${process.execPath} ${cli} sim -n 8 ${fixture('sim-chatty.ts')} 48000`;
   const run = spawnSync('script', ['-qfec', command, '/dev/null'], { cwd: repoRoot, encoding: 'utf8', env: { ...process.env, COLUMNS: '120', TSMPI_HANG_WARN: '0' }, timeout: 100_000 });
   assert.equal(run.status, 0, `${run.stdout}\n${run.stderr}`);
   // What a person sees line by line: split where the terminal returns, drop the erase sequences.
@@ -17,8 +19,8 @@ test('tsmpi sim on a terminal: an advancing status line, and program output on i
     .map((piece) => piece.replace(/\x1b\[[0-9;]*[A-Za-z]/g, ''))
     .filter((piece) => piece !== '');
   const rounds = pieces.filter((piece) => piece.includes('round '));
-  assert.equal(rounds.length, 32, `every line of program output once:\n${rounds.join('\n')}`);
-  for (const piece of rounds) assert.match(piece, /^round \d+ of 16000: sum \d+$/, `a program line was broken or shared: ${JSON.stringify(piece)}`);
+  assert.equal(rounds.length, 96, `every line of program output once:\n${rounds.join('\n')}`);
+  for (const piece of rounds) assert.match(piece, /^round \d+ of 48000: sum \d+$/, `a program line was broken or shared: ${JSON.stringify(piece)}`);
   const statuses = pieces.filter((piece) => piece.startsWith('simulating: '));
   assert.ok(statuses.length >= 2, `the status line showed ${statuses.length} times\n${pieces.join('\n')}`);
   for (const status of statuses) assert.match(status, /^simulating: [\d.]+ (us|ms|s) virtual, [\d.]+[KM]? events \([\d.]+[KM]?\/s\), \d\/8 ranks done, \d+ s$/, status);
