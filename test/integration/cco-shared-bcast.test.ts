@@ -37,3 +37,12 @@ test('a hang in a shared broadcast names its root', { timeout: 60_000 }, async (
   assert.match(r.stderr, /rank 2: waiting in bcastInto from rank 0 on world\n/);
   assert.match(r.stderr, /rank 3: waiting in bcastInto from rank 0 on world\n/);
 });
+
+test('a shared broadcast whose root ended fails on the readers, naming the root, as the tree does', { timeout: 60_000 }, async () => {
+  for (const env of [{}, { TSMPI_COLL_BCAST: 'binomial' }] as Record<string, string>[]) {
+    const r = await tsmpi(['run', '-n', '4', fixture('bcast-root-ended.ts')], { env, timeoutMs: 50_000 });
+    assert.equal(r.code, 1, explain(r));
+    assert.match(r.stderr, /rank [123], bcastInto: bcastInto from rank 0 on world: world rank 0 exited \(code 0\), so this can never complete/, explain(r));
+    assert.doesNotMatch(r.stdout, /rank [123] done/, explain(r));
+  }
+});
