@@ -37,7 +37,7 @@ import { ReceivePath } from './receive-path.js';
 import { Request as RequestClass, type Request, type RequestDescription, type RequestDriver, type Status } from './request.js';
 import { SendPath } from './send-path.js';
 import { SharedBarrierRequest, type SharedBarrierHost } from './shared-barrier.js';
-import { bcastChunks, SharedBcastRequest, type SharedBcastHost } from './shared-bcast.js';
+import { SharedBcastRequest, type SharedBcastHost } from './shared-bcast.js';
 
 /** The world communicator's collective context (its point-to-point context is 0). */
 const WORLD_COLLECTIVES = 1;
@@ -338,20 +338,18 @@ export class Endpoint implements RequestDriver, ProgressHost {
   }
 
   /** The error of a shared-memory wait once some rank ended (its world rank named as the peer). */
-  private sharedWaitEndedError(request: Request<void>): Error | undefined {
+  private sharedWaitEndedError(request: Request<unknown>): Error | undefined {
     // (Asked at every poll while the wait lasts: nothing to look through until a rank ends.)
     if (this.ended.size === 0) return undefined;
     const rank = this.ended.keys().next().value!;
     return this.endedError(new RequestClass<unknown>(this, request.operation, rank, request.tag, request.context), rank);
   }
 
-  // ---- the world's small broadcasts in shared memory ------------------------------------------
+  // ---- the world's broadcasts in shared memory ------------------------------------------------
 
   private sharedBcastHost: SharedBcastHost | undefined;
   /** This rank's latest shared broadcast (a later one acts after it). */
   private sharedBcastLast: SharedBcastRequest | undefined;
-  /** Chunks of the shared broadcasts this rank has started: every rank numbers them alike. */
-  private sharedBcastCount = 0;
 
   /**
    * True when a bcast on `context` over `group` can go through the world's broadcast slots: the
@@ -361,13 +359,17 @@ export class Endpoint implements RequestDriver, ProgressHost {
     return context === WORLD_COLLECTIVES && group.length === this.size && this.transport.worldBroadcast !== undefined;
   }
 
-  /** Broadcasts `bytes` from world rank `root` through the broadcast slots (shared-bcast.ts), after this rank's previous one. */
-  sharedBcast(context: number, tag: number, operation: string, bytes: Uint8Array, root: number): Request<void> {
+  /**
+   * Broadcasts from world rank `root` through the broadcast slots (shared-bcast.ts), after this
+   * rank's previous one: the root's `bytes` (of payload `kind`), into a reader's `bytes`, or, with
+   * none, a value whatever its length (the request's result is the encoded value).
+   */
+  sharedBcast(context: number, tag: number, operation: string, root: number, bytes: Uint8Array | undefined, kind: number): Request<Encoded | undefined> {
     const broadcast = this.transport.worldBroadcast!;
-    this.sharedBcastHost ??= { driver: this, rank: this.rank, broadcast, endedError: (request) => this.sharedWaitEndedError(request) };
+    this.sharedBcastHost ??= { driver: this, rank: this.rank, broadcast, endedError: (request) => this.sharedWaitEndedError(request), nextSequence: 0 };
     const previous = this.sharedBcastLast !== undefined && !this.sharedBcastLast.done ? this.sharedBcastLast : undefined;
-    const request = new SharedBcastRequest(this.sharedBcastHost, operation, tag, context, this.sharedBcastCount, root, root === this.rank, bytes, previous);
-    this.sharedBcastCount += bcastChunks(bytes.length, broadcast.chunkBytes);
+    const role = root === this.rank ? 'root' : bytes !== undefined ? 'into' : 'value';
+    const request = new SharedBcastRequest(this.sharedBcastHost, operation, tag, context, root, role, bytes, kind, previous);
     if (!request.done) {
       this.sharedBcastLast = request;
       this.background.add(request);

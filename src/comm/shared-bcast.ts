@@ -1,6 +1,6 @@
 /**
- * A broadcast of a world whose ranks all live in this process (the threads launcher): the root
- * copies its bytes once into the next slots of the process's broadcast ring, a chunk per slot,
+ * A broadcast (`bcastInto`, or `bcast` of an encoded value) of a world whose ranks all live in this
+ * process (the threads launcher): the root copies its bytes once into the next slots of the process's broadcast ring, a chunk per slot,
  * and every other rank copies them out (control-block.ts): p copies of the bytes in all, where a
  * tree's messages make 2 (p - 1). No rank forwards for another: on more ranks than cores
  * a tree's inner ranks had to be scheduled before their subtrees could finish, and each message
@@ -8,7 +8,8 @@
  * small buffers through such slots too.
  *
  * Each rank numbers the chunks of its world broadcasts that take this path; every rank calls them
- * in the same order with the same lengths, so the numbers agree. A rank's broadcasts act in that order (a later one waits for its
+ * in the same order, and learns each one's length (its own buffer's, or the first chunk's for a
+ * value of any size), so the numbers agree. A rank's broadcasts act in that order (a later one waits for its
  * earlier one), which keeps a slot from being reused before every rank has read it.
  *
  * Waiting is the endpoint's, as for the shared barrier: the request is a background task
@@ -18,6 +19,7 @@ import { ErrorCode, TsmpiError } from '../errors.js';
 import type { BackgroundTask } from './background.js';
 import { Request, type RequestDriver } from './request.js';
 import type { WorldBroadcast } from '../transport/transport.js';
+import type { Encoded } from './codec.js';
 
 /** What the request needs of the process and of the endpoint. */
 export interface SharedBcastHost {
@@ -27,7 +29,12 @@ export interface SharedBcastHost {
   /** The broadcast slots in the process's shared memory (the transport's). */
   readonly broadcast: WorldBroadcast;
   /** The error of a wait that can never complete because a rank ended, or undefined while none did. */
-  endedError(request: Request<void>): Error | undefined;
+  endedError(request: Request<Encoded | undefined>): Error | undefined;
+  /**
+   * The sequence number of the next chunk this rank's broadcasts take. Each broadcast takes its
+   * own once the one before it is done, which then knows how many chunks it took.
+   */
+  nextSequence: number;
 }
 
 /** The sequence numbers a broadcast of `bytes` takes: one per chunk, one for an empty one. */
@@ -35,26 +42,35 @@ export function bcastChunks(bytes: number, chunkBytes: number): number {
   return Math.max(1, Math.ceil(bytes / chunkBytes));
 }
 
-export class SharedBcastRequest extends Request<void> implements BackgroundTask {
+/**
+ * What this rank does in a broadcast: publish its bytes (the root), copy them into a buffer of
+ * the same length (`bcastInto`), or take a value of any length (`bcast`: its length and kind come
+ * with the first chunk; the request's result is the encoded value).
+ */
+export type SharedBcastRole = 'root' | 'into' | 'value';
+
+export class SharedBcastRequest extends Request<Encoded | undefined> implements BackgroundTask {
   private readonly host: SharedBcastHost;
-  /** The sequence number of this broadcast's first chunk. */
-  private readonly first: number;
-  /** Chunks done (published by the root, read by a reader). */
+  private readonly role: SharedBcastRole;
+  /** The sequence number of this broadcast's first chunk, once it acts (-1 before). */
+  private first = -1;
+  /** Its chunks, once known (-1: a value's reader before the first chunk). */
+  private chunks = -1;
   private chunksDone = 0;
-  private readonly chunks: number;
-  private readonly isRoot: boolean;
-  private readonly bytes: Uint8Array;
+  /** The root's payload, a reader's buffer, or (a value's reader) the buffer made on the first chunk. */
+  private bytes: Uint8Array | undefined;
+  /** The payload kind (the root's; a value's reader learns it from the first chunk). */
+  private kind: number;
   /** This rank's broadcast before this one, while it is pending (this one acts after it). */
   private previous: SharedBcastRequest | undefined;
 
-  /** `root` and the ranks are the world's; `bytes` is the root's payload, or a reader's receive buffer; its chunks take sequence numbers `first` on. */
-  constructor(host: SharedBcastHost, operation: string, tag: number, context: number, first: number, root: number, isRoot: boolean, bytes: Uint8Array, previous: SharedBcastRequest | undefined) {
-    super(host.driver, operation, isRoot ? -1 : root, tag, context);
+  /** `root` is the world's; `bytes` the root's payload or an `into` reader's buffer. */
+  constructor(host: SharedBcastHost, operation: string, tag: number, context: number, root: number, role: SharedBcastRole, bytes: Uint8Array | undefined, kind: number, previous: SharedBcastRequest | undefined) {
+    super(host.driver, operation, role === 'root' ? -1 : root, tag, context);
     this.host = host;
-    this.first = first;
-    this.chunks = bcastChunks(bytes.length, host.broadcast.chunkBytes);
-    this.isRoot = isRoot;
+    this.role = role;
     this.bytes = bytes;
+    this.kind = kind;
     this.previous = previous;
     this.advance();
   }
@@ -65,33 +81,52 @@ export class SharedBcastRequest extends Request<void> implements BackgroundTask 
       if (!this.previous.done) return false;
       this.previous = undefined;
     }
-    const broadcast = this.host.broadcast;
+    const host = this.host;
+    const broadcast = host.broadcast;
     const chunkBytes = broadcast.chunkBytes;
-    const total = this.bytes.length;
+    if (this.first < 0) {
+      this.first = host.nextSequence;
+      if (this.role !== 'value') this.chunks = this.countChunks(this.bytes!.length);
+    }
     // As many chunks as can move now: the root's while slots are free, a reader's while published.
-    while (this.chunksDone < this.chunks) {
+    while (this.chunks < 0 || this.chunksDone < this.chunks) {
       const sequence = this.first + this.chunksDone;
       const at = this.chunksDone * chunkBytes;
-      const length = Math.min(chunkBytes, total - at);
-      if (this.isRoot) {
-        if (!broadcast.publish(sequence, this.bytes, at, length, total)) break;
+      if (this.role === 'root') {
+        const total = this.bytes!.length;
+        if (!broadcast.publish(sequence, this.bytes!, at, Math.min(chunkBytes, total - at), total, this.kind)) break;
       } else {
         const published = broadcast.length(sequence);
         if (published < 0) break;
-        if (this.chunksDone === 0 && this.mismatch(sequence)) return true;
-        broadcast.take(sequence, this.bytes, at, published);
+        if (this.chunksDone === 0) {
+          if (this.mismatch(sequence)) return true;
+          if (this.role === 'value') {
+            const total = broadcast.total(sequence);
+            this.kind = broadcast.kind(sequence);
+            this.bytes = new Uint8Array(total);
+            this.chunks = this.countChunks(total);
+          }
+        }
+        broadcast.take(sequence, this.bytes!, at, published);
       }
       this.chunksDone++;
     }
     if (this.chunksDone === this.chunks) {
-      this.complete(undefined);
+      this.complete(this.role === 'value' ? { kind: this.kind, bytes: this.bytes! } : undefined);
       return true;
     }
     // Published first: the root may have ended right after it published.
-    const error = this.host.endedError(this);
+    const error = host.endedError(this);
     if (error === undefined) return false;
     this.fail(error);
     return true;
+  }
+
+  /** This broadcast's chunks, which the next one's numbers follow. */
+  private countChunks(bytes: number): number {
+    const chunks = bcastChunks(bytes, this.host.broadcast.chunkBytes);
+    this.host.nextSequence = this.first + chunks;
+    return chunks;
   }
 
   /**
@@ -102,17 +137,18 @@ export class SharedBcastRequest extends Request<void> implements BackgroundTask 
     const broadcast = this.host.broadcast;
     const root = broadcast.root(sequence);
     const total = broadcast.total(sequence);
-    if (root === this.peer && total === this.bytes.length) return false;
-    broadcast.take(sequence, this.bytes, 0, 0);
     const sameRoot = root === this.peer;
+    const length = this.bytes?.length ?? total;
+    if (sameRoot && total === length) return false;
+    broadcast.take(sequence, new Uint8Array(0), 0, 0);
     this.fail(
       new TsmpiError(
-        !sameRoot ? ErrorCode.Arg : total > this.bytes.length ? ErrorCode.Truncate : ErrorCode.Count,
+        !sameRoot ? ErrorCode.Arg : total > length ? ErrorCode.Truncate : ErrorCode.Count,
         !sameRoot
           ? `rank ${root} broadcast as the root where this rank named rank ${this.peer}`
-          : total > this.bytes.length
-            ? `the ${total}-byte broadcast of rank ${root} does not fit the ${this.bytes.length}-byte buffer`
-            : `the ${total}-byte broadcast of rank ${root} does not fill the ${this.bytes.length}-byte buffer`,
+          : total > length
+            ? `the ${total}-byte broadcast of rank ${root} does not fit the ${length}-byte buffer`
+            : `the ${total}-byte broadcast of rank ${root} does not fill the ${length}-byte buffer`,
         {
           rank: this.host.rank,
           operation: this.operation,

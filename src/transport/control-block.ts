@@ -22,6 +22,7 @@
  *  word 1   LENGTH      its payload's bytes
  *  word 2   ROOT        the rank that published it
  *  word 3   TOTAL       the bytes of the whole broadcast it is a chunk of
+ *  word 4   KIND        the broadcast's payload kind (how a value was encoded)
  *  word 16  PENDING     readers that have not copied it out yet
  *  byte 128 the payload (up to BCAST_SLOT_BYTES)
  * ```
@@ -69,6 +70,7 @@ const BCAST_SEQUENCE = 0;
 const BCAST_LENGTH = 1;
 const BCAST_ROOT = 2;
 const BCAST_TOTAL = 3;
+const BCAST_KIND = 4;
 const BCAST_PENDING = 16;
 const BCAST_PAYLOAD_BYTES = 128;
 const BCAST_STRIDE_BYTES = BCAST_PAYLOAD_BYTES + BCAST_SLOT_BYTES;
@@ -186,17 +188,18 @@ export class ControlArea {
 
   /**
    * Publishes chunk `sequence` (`length` bytes of `payload` from `offset`, part of a broadcast of
-   * `total` bytes from `root`, for `readers` ranks) in its slot and wakes the sleepers. False while
+   * `total` bytes of payload `kind` from `root`, for `readers` ranks) in its slot and wakes the sleepers. False while
    * the slot's previous chunk has readers left: call again. Chunks are published in sequence, each
    * once the publisher has seen the one BCAST_SLOTS before it (published or read), so a free slot
    * holds nothing later.
    */
-  publishBcast(sequence: number, root: number, payload: Uint8Array, offset: number, length: number, total: number, readers: number): boolean {
+  publishBcast(sequence: number, root: number, payload: Uint8Array, offset: number, length: number, total: number, kind: number, readers: number): boolean {
     const word = this.bcastWord(sequence);
     if (Atomics.load(this.i32, word + BCAST_PENDING) !== 0) return false;
     if (length > 0) copyBytes(this.bytes, this.bcastPayload(sequence), payload, offset, length);
     Atomics.store(this.i32, word + BCAST_LENGTH, length);
     Atomics.store(this.i32, word + BCAST_TOTAL, total);
+    Atomics.store(this.i32, word + BCAST_KIND, kind);
     Atomics.store(this.i32, word + BCAST_ROOT, root);
     Atomics.store(this.i32, word + BCAST_PENDING, readers);
     // Last: a reader that sees the sequence sees the rest.
@@ -219,6 +222,11 @@ export class ControlArea {
   /** The bytes of the whole broadcast chunk `sequence` is part of (once published). */
   bcastTotal(sequence: number): number {
     return Atomics.load(this.i32, this.bcastWord(sequence) + BCAST_TOTAL);
+  }
+
+  /** The payload kind of the broadcast chunk `sequence` belongs to (once published). */
+  bcastKind(sequence: number): number {
+    return Atomics.load(this.i32, this.bcastWord(sequence) + BCAST_KIND);
   }
 
   /**

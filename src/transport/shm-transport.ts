@@ -46,10 +46,11 @@ export class ShmTransport implements Transport {
       worldOfSlot.length === size
         ? {
             chunkBytes: BCAST_SLOT_BYTES,
-            publish: (sequence, payload, offset, length, total) => control.publishBcast(sequence, this.rank, payload, offset, length, total, size - 1),
+            publish: (sequence, payload, offset, length, total, kind) => control.publishBcast(sequence, this.rank, payload, offset, length, total, kind, size - 1),
             length: (sequence) => control.bcastLength(sequence),
             root: (sequence) => control.bcastRoot(sequence),
             total: (sequence) => control.bcastTotal(sequence),
+            kind: (sequence) => control.bcastKind(sequence),
             take: (sequence, into, at, length) => control.takeBcast(sequence, into, at, length),
           }
         : undefined;

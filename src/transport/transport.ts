@@ -38,14 +38,16 @@ export interface WorldBarrier {
 export interface WorldBroadcast {
   /** Largest chunk a slot holds. */
   readonly chunkBytes: number;
-  /** Publishes chunk `sequence` (`length` bytes of `payload` from `offset`, of a `total`-byte broadcast) from this rank; false while its slot is still read (call again). */
-  publish(sequence: number, payload: Uint8Array, offset: number, length: number, total: number): boolean;
+  /** Publishes chunk `sequence` (`length` bytes of `payload` from `offset`, of a `total`-byte broadcast of payload `kind`) from this rank; false while its slot is still read (call again). */
+  publish(sequence: number, payload: Uint8Array, offset: number, length: number, total: number, kind: number): boolean;
   /** Chunk `sequence`'s length once published, else -1. */
   length(sequence: number): number;
   /** The world rank that published chunk `sequence`. */
   root(sequence: number): number;
   /** The bytes of the broadcast chunk `sequence` belongs to. */
   total(sequence: number): number;
+  /** The payload kind of the broadcast chunk `sequence` belongs to. */
+  kind(sequence: number): number;
   /** Copies `length` bytes of published chunk `sequence` into `into` at `at` and counts this rank out of its readers. */
   take(sequence: number, into: Uint8Array, at: number, length: number): void;
 }

@@ -1,5 +1,5 @@
-// Small bcastInto calls on a world whose ranks are all threads of one process go through the
-// process's broadcast slots (shared-bcast.ts): no messages in the timeline, the binomial tree's
+// bcastInto calls (and bcast calls, when TSMPI_COLL_BCAST=shared) on a world of more than 2 ranks
+// that are all threads of one process go through the process's broadcast slots (shared-bcast.ts): no messages in the timeline, the binomial tree's
 // messages when forced or across processes; a hang in one names its root. The results are
 // checked by the collectives suite (cco-suite.test.ts), runs longer than the slots included.
 import assert from 'node:assert/strict';
@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { explain, fixture, tsmpi } from '../helpers/run-job.ts';
 
-test('small broadcasts of a world of threads send no message; forced binomial, 2 ranks and 2 processes send the tree\'s', { timeout: 120_000 }, async () => {
+test('bcastInto on a world of threads sends no message, nor bcast when forced; forced binomial, 2 ranks and 2 processes send the tree\'s', { timeout: 120_000 }, async () => {
   const flows = async (args: string[], env: Record<string, string>): Promise<number> => {
     const file = join(tmpdir(), `tsmpi-bcast-${process.pid}-${args.join('')}-${Object.values(env).join('-')}.json`);
     try {
@@ -18,16 +18,18 @@ test('small broadcasts of a world of threads send no message; forced binomial, 2
       const trace = JSON.parse(readFileSync(file, 'utf8')) as { traceEvents: { ph: string; name: string }[] };
       const ranks = Number(args[args.indexOf('-n') + 1]);
       assert.equal(trace.traceEvents.filter((e) => e.ph === 'X' && e.name === 'bcastInto').length, 5 * ranks);
+      assert.equal(trace.traceEvents.filter((e) => e.ph === 'X' && e.name === 'bcast').length, 5 * ranks);
       return trace.traceEvents.filter((e) => e.ph === 's').length;
     } finally {
       rmSync(file, { force: true });
     }
   };
-  assert.equal(await flows(['-n', '4'], {}), 0);
-  // 4 ranks in a binomial tree: 3 messages a broadcast.
-  assert.equal(await flows(['-n', '4'], { TSMPI_COLL_BCAST: 'binomial' }), 15);
-  assert.equal(await flows(['-n', '2'], {}), 5);
-  assert.equal(await flows(['-n', '4', '--ranks-per-proc', '2'], { TSMPI_COLL_BCAST: 'shared' }), 15);
+  // 4 ranks: bcastInto through the slots, bcast of a value in the tree (3 messages each) unless forced.
+  assert.equal(await flows(['-n', '4'], {}), 15);
+  assert.equal(await flows(['-n', '4'], { TSMPI_COLL_BCAST: 'shared' }), 0);
+  assert.equal(await flows(['-n', '4'], { TSMPI_COLL_BCAST: 'binomial' }), 30);
+  assert.equal(await flows(['-n', '2'], {}), 10);
+  assert.equal(await flows(['-n', '4', '--ranks-per-proc', '2'], { TSMPI_COLL_BCAST: 'shared' }), 30);
 });
 
 test('a hang in a shared broadcast names its root', { timeout: 60_000 }, async () => {

@@ -23,6 +23,7 @@ const forced: [string, string, string][] = [
   ['TSMPI_COLL_BCAST', 'linear', 'bcast'],
   ['TSMPI_COLL_BCAST', 'scatter-allgather', 'bcastInto'],
   ['TSMPI_COLL_BCAST', 'shared', 'bcastInto'],
+  ['TSMPI_COLL_BCAST', 'shared', 'bcast'],
   ['TSMPI_COLL_REDUCE', 'linear', 'reduce'],
   ['TSMPI_COLL_ALLREDUCE', 'ring', 'allreduce'],
   ['TSMPI_COLL_ALLREDUCE', 'reduce-bcast', 'allreduce'],

@@ -38,6 +38,12 @@ test("tsmpi's rules are the runtime's defaults", () => {
   assert.equal(selectBcastInto(readSettings({ TSMPI_COLL_BCAST: 'shared' }), 2, 8, false, true), 'shared');
   assert.equal(selectBcastInto(readSettings({ TSMPI_COLL_BCAST: 'shared' }), 4, 8, false, false), 'binomial');
   assert.equal(selectBcastInto(simgrid, 4, 8, false, true), 'binomial-blocking');
+  // bcast of any value: through the slots only when forced (small values lose there).
+  assert.equal(selectBcast(tsmpi, true), 'binomial');
+  assert.equal(selectBcast(simgrid, true), 'binomial-blocking');
+  assert.equal(selectBcast(readSettings({ TSMPI_COLL_BCAST: 'shared' }), true), 'shared');
+  assert.equal(selectBcast(readSettings({ TSMPI_COLL_BCAST: 'shared' }), false), 'binomial');
+  assert.equal(selectBcast(readSettings({ TSMPI_COLL_BCAST: 'linear' }), true), 'linear');
   assert.equal(selectBcastInto(readSettings({ TSMPI_COLL_BCAST: 'scatter-allgather' }), 8, 1 << 20, true), 'scatter-allgather');
   assert.equal(selectReduce(tsmpi), 'binomial');
   assert.equal(selectAllreduce(tsmpi, 8, 1, Op.sum), 'recursive-doubling');

@@ -33,7 +33,7 @@ test('every rank reads every broadcast as published, in sequence, whatever the i
           if (rootOf(n) === rank) {
             // The slot is free once every reader of the broadcast BCAST_SLOTS before took it.
             const free = n < BCAST_SLOTS || took.get(n - BCAST_SLOTS) === slots - 1;
-            const published = view.publishBcast(n, rank, payload(n, lengthOf(n)), 0, lengthOf(n), lengthOf(n), slots - 1);
+            const published = view.publishBcast(n, rank, payload(n, lengthOf(n)), 0, lengthOf(n), lengthOf(n), 0, slots - 1);
             assert.equal(published, free, `broadcast ${n} from rank ${rank}: published ${published}, slot free ${free}`);
             if (published) next[rank]!++;
             return published;
@@ -74,16 +74,16 @@ test('a publish wakes the ranks that sleep, and the last reader wakes a root wai
   views[1]!.setSleeping(1, true);
   views[2]!.setSleeping(2, true);
   const before = [bell(1), bell(2)];
-  assert.equal(views[0]!.publishBcast(0, 0, payload(0, 8), 0, 8, 8, 2), true);
+  assert.equal(views[0]!.publishBcast(0, 0, payload(0, 8), 0, 8, 8, 0, 2), true);
   assert.deepEqual([bell(1), bell(2)], [before[0]! + 1, before[1]! + 1]);
   // Fill the ring from rank 0; the slot of broadcast 0 is then needed again.
-  for (let n = 1; n < BCAST_SLOTS; n++) assert.equal(views[0]!.publishBcast(n, 0, payload(n, 8), 0, 8, 8, 2), true);
-  assert.equal(views[0]!.publishBcast(BCAST_SLOTS, 0, payload(BCAST_SLOTS, 8), 0, 8, 8, 2), false);
+  for (let n = 1; n < BCAST_SLOTS; n++) assert.equal(views[0]!.publishBcast(n, 0, payload(n, 8), 0, 8, 8, 0, 2), true);
+  assert.equal(views[0]!.publishBcast(BCAST_SLOTS, 0, payload(BCAST_SLOTS, 8), 0, 8, 8, 0, 2), false);
   views[0]!.setSleeping(0, true);
   const rootBell = bell(0);
   views[1]!.takeBcast(0, new Uint8Array(8), 0, 8);
   assert.equal(bell(0), rootBell, 'one reader left: the root sleeps on');
   views[2]!.takeBcast(0, new Uint8Array(8), 0, 8);
   assert.equal(bell(0), rootBell + 1, 'the last reader woke the root');
-  assert.equal(views[0]!.publishBcast(BCAST_SLOTS, 0, payload(BCAST_SLOTS, 8), 0, 8, 8, 2), true);
+  assert.equal(views[0]!.publishBcast(BCAST_SLOTS, 0, payload(BCAST_SLOTS, 8), 0, 8, 8, 0, 2), true);
 });

@@ -7,8 +7,9 @@
  * - binomial-blocking (SimGrid's): the same tree, each rank sending to its children one after
  *   another with blocking sends, largest subtree first.
  * - linear: the root sends to every rank.
- * - shared (small buffers, `bcastInto` on a world of threads): the root's bytes go through a
- *   slot of the process's shared memory that every rank reads (shared-bcast.ts).
+ * - shared (a world of threads; `bcast` of a value only when forced): the root's bytes (a
+ *   `bcast`'s encoded value) go through slots of the process's shared memory that every rank
+ *   reads (shared-bcast.ts).
  */
 import { decodeEncoded, encodeValue, type Encoded } from '../codec.js';
 import type { Request } from '../request.js';
@@ -21,7 +22,16 @@ import { binomialChildren, binomialParent, ceilPowerOfTwo, hasBinomialChildren }
 export function* bcast<T>(call: CollectiveCall, value: T, root: number): Steps<T> {
   const { rank, size } = call;
   if (size === 1) return value;
-  if (selectBcast(call.settings) === 'linear') {
+  const algorithm = selectBcast(call.settings, call.sharedBcastAvailable);
+  if (algorithm === 'shared') {
+    // The readers learn the value's length and kind from its first chunk.
+    if (rank === root) {
+      yield call.sharedBcastEncoded(encodeValue(value, rank, call.operation), root);
+      return value;
+    }
+    return decodeEncoded((yield call.sharedBcastEncoded(undefined, root)) as Encoded) as T;
+  }
+  if (algorithm === 'linear') {
     if (rank === root) {
       const encoded = encodeValue(value, rank, call.operation);
       const sends: Request<void>[] = [];
@@ -40,7 +50,7 @@ export function* bcast<T>(call: CollectiveCall, value: T, root: number): Steps<T
     encoded = (yield call.recvEncoded((parent + root) % size)) as Encoded;
   }
   const children = binomialChildren(vrank, size);
-  if (selectBcast(call.settings) === 'binomial-blocking') for (const child of children) yield call.sendEncoded(encoded, (child + root) % size);
+  if (algorithm === 'binomial-blocking') for (const child of children) yield call.sendEncoded(encoded, (child + root) % size);
   else if (children.length === 1) yield call.sendEncoded(encoded, (children[0]! + root) % size);
   else if (children.length > 1) {
     const sends: Request<void>[] = [];

@@ -141,9 +141,14 @@ export class CollectiveCall {
     return this.endpoint.sharedBcastAvailable(this.context, this.group);
   }
 
-  /** Broadcasts `bytes` from `root` (a rank of the group) through the slots ({@link sharedBcastAvailable} must hold). */
-  sharedBcast(bytes: Uint8Array, root: number): Request<void> {
-    return this.endpoint.sharedBcast(this.context, this.tag, this.operation, bytes, this.group[root]!);
+  /** Broadcasts the root's `bytes` into every rank's `bytes` through the slots ({@link sharedBcastAvailable} must hold); `root` is a rank of the group. */
+  sharedBcast(bytes: Uint8Array, root: number): Request<unknown> {
+    return this.endpoint.sharedBcast(this.context, this.tag, this.operation, this.group[root]!, bytes, -1);
+  }
+
+  /** Broadcasts the root's encoded value through the slots (undefined elsewhere); the readers' request results in the encoded value. */
+  sharedBcastEncoded(encoded: Encoded | undefined, root: number): Request<Encoded | undefined> {
+    return this.endpoint.sharedBcast(this.context, this.tag, this.operation, this.group[root]!, encoded?.bytes, encoded?.kind ?? -1);
   }
 
   /** The bytes of a typed array the program passed (its view made once: ByteViews). */
