@@ -81,7 +81,8 @@ export function selectBcastInto(settings: Settings, size: number, bytes: number,
  * readers learn its length from them) when TSMPI_COLL_BCAST=shared: a 1 MiB Float64Array on 4
  * and 8 rank threads 393-517 and 1109-1316 us a call against 637-1148 and 2164-2220 in the tree,
  * but a small object 3.1-5.9 us against 2.7-3.1 on 3 ranks and 11.9-13.6 against 10.6-12.4 on 8
- * (`tsmpi run -n N` of a loop of bcasts from rank 0, 2-4 runs each way); the readers cannot know
+ * (`tsmpi run -n N bench/ranks/bcast-values.ts` with TSMPI_COLL_BCAST=shared and =binomial, 2-4
+ * runs each way); the readers cannot know
  * a value's size in advance, so the choice cannot depend on it.
  */
 export function selectBcast(settings: Settings, sharedAvailable = false): 'binomial' | 'binomial-blocking' | 'linear' | 'shared' {
