@@ -48,3 +48,17 @@ test('a shared broadcast whose root ended fails on the readers, naming the root,
     assert.doesNotMatch(r.stdout, /rank [123] done/, explain(r));
   }
 });
+
+test('ranks that share a thread broadcast through the slots too: bcastInto and forced bcast pass the suite\'s checks', { timeout: 180_000 }, async () => {
+  // Runs longer than the slots, where a root waits for readers that run only when it yields the
+  // thread. (The lost wake-up found there delayed, but did not break, them: the engine's own test,
+  // test/unit/progress-sleep.test.ts, catches it.)
+  for (const [check, env] of [
+    ['bcastInto', { TSMPI_RANKS_PER_THREAD: '2' }],
+    ['bcast', { TSMPI_RANKS_PER_THREAD: '4', TSMPI_COLL_BCAST: 'shared' }],
+  ] as [string, Record<string, string>][]) {
+    const r = await tsmpi(['run', '-n', '8', fixture('cco-suite.ts'), check], { env, timeoutMs: 150_000 });
+    assert.equal(r.code, 0, explain(r));
+    assert.equal(r.stdout.split('\n').filter((line) => line.startsWith(`cco ok ${check} `)).length, 4, explain(r));
+  }
+});
