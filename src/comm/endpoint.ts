@@ -26,7 +26,7 @@ import type { Transport } from '../transport/transport.js';
 import { BackgroundTasks } from './background.js';
 import { ScratchPool } from './scratch-pool.js';
 import { ByteViews } from './byte-views.js';
-import { encodeValue, rawKindOf, type Encoded } from './codec.js';
+import { encodeValue, rawKindOf, type Encoded, type TypedArray } from './codec.js';
 import { CreationTurns } from './context-agreement.js';
 import { ContextNames, describeWait } from './context-names.js';
 import { FrameType, H_TYPE, frameType } from './frame-header.js';
@@ -38,6 +38,7 @@ import { Request as RequestClass, type Request, type RequestDescription, type Re
 import { SendPath } from './send-path.js';
 import { SharedBarrierRequest, type SharedBarrierHost } from './shared-barrier.js';
 import { SharedBcastRequest, type SharedBcastHost } from './shared-bcast.js';
+import { StagedAllreduceRequest, type StagedHost, type StagedOp } from './staged-allreduce.js';
 
 /** The world communicator's collective context (its point-to-point context is 0). */
 const WORLD_COLLECTIVES = 1;
@@ -372,6 +373,36 @@ export class Endpoint implements RequestDriver, ProgressHost {
     const request = new SharedBcastRequest(this.sharedBcastHost, operation, tag, context, root, role, bytes, kind, previous);
     if (!request.done) {
       this.sharedBcastLast = request;
+      this.background.add(request);
+    }
+    return request;
+  }
+
+  // ---- the world's staging regions in shared memory --------------------------------------------
+
+  private stagedHost: StagedHost | undefined;
+  /** This rank's latest staged collective (a later one acts after it). */
+  private stagedLast: StagedAllreduceRequest | undefined;
+
+  /**
+   * True when a collective on `context` over `group` can go through the world's staging regions:
+   * the world's, every rank in this process (every rank sees the same).
+   */
+  stagingAvailable(context: number, group: Int32Array): boolean {
+    return context === WORLD_COLLECTIVES && group.length === this.size && this.transport.worldStaging !== undefined;
+  }
+
+  /**
+   * Allreduces `value` into `result` through the staging regions (staged-allreduce.ts), after
+   * this rank's previous staged collective; `label` names the call in errors.
+   */
+  stagedAllreduce(context: number, tag: number, operation: string, value: TypedArray, result: TypedArray, op: StagedOp, label: string): Request<TypedArray> {
+    const staging = this.transport.worldStaging!;
+    this.stagedHost ??= { driver: this, rank: this.rank, size: this.size, staging, endedError: (request) => this.sharedWaitEndedError(request) };
+    const previous = this.stagedLast !== undefined && !this.stagedLast.done ? this.stagedLast : undefined;
+    const request = new StagedAllreduceRequest(this.stagedHost, operation, tag, context, value, result, op, label, previous);
+    if (!request.done) {
+      this.stagedLast = request;
       this.background.add(request);
     }
     return request;

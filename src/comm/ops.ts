@@ -10,7 +10,7 @@ import { ErrorCode, TsmpiError } from '../errors.js';
 import { combineLoops, type CombineLoop } from './op-kernels.js';
 
 /** Combines `source` into `target` in place, element by element. */
-type InPlaceCombine = (target: TypedArray, source: TypedArray) => void;
+export type InPlaceCombine = (target: TypedArray, source: TypedArray) => void;
 /**
  * The in-place combiners of a built-in elementwise op: `target op source`, `source op target`,
  * and `target = a op b`.

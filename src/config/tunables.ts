@@ -91,7 +91,7 @@ function powerOfTwoAtLeast(n: number): number {
 export const collectiveAlgorithms = {
   bcast: ['auto', 'binomial', 'binomial-blocking', 'scatter-allgather', 'linear', 'shared'],
   reduce: ['auto', 'binomial', 'linear'],
-  allreduce: ['auto', 'recursive-doubling', 'ring', 'reduce-bcast'],
+  allreduce: ['auto', 'recursive-doubling', 'ring', 'reduce-bcast', 'shared'],
   allgather: ['auto', 'bruck', 'ring', 'recursive-doubling', 'linear'],
   gather: ['auto', 'binomial', 'linear'],
   scatter: ['auto', 'binomial', 'linear'],

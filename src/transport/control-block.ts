@@ -11,11 +11,16 @@
  *  word 33  PROGRESS   requests r completed (the hang detector watches it move)
  *  word 34  ACTIVE_N   number of entries in ACTIVE
  *  word 35  BARRIER_AT generation + 1 of the process's barrier r last entered (0: none yet)
+ *  word 36  STAGED_BYTES  bytes of the array r staged for its current staged collective
+ *  word 37  STAGED_KIND   that array's payload kind
+ *  word 38  STAGING_AT    as BARRIER_AT, for the staging barrier
  *  word 48+ ACTIVE[i]  local slot + 1 of the i-th peer that wrote to r (0 = being written)
  *
- *  the block after the last rank's: the process's barrier
+ *  the block after the last rank's: the process's barriers (the world's barrier, then the
+ *  staging barrier that staged collectives order their steps with)
  *  word 0   ARRIVED     ranks in the barrier now
  *  word 16  GENERATION  barriers completed (the last to arrive adds 1, then wakes the sleepers)
+ *  word 32, 48          ARRIVED and GENERATION of the staging barrier
  *
  *  then BCAST_SLOTS broadcast slots (the process's broadcasts in sequence, a chunk per slot)
  *  word 0   SEQUENCE    sequence + 1 of the chunk the slot holds (0: none yet)
@@ -25,6 +30,9 @@
  *  word 4   KIND        the broadcast's payload kind (how a value was encoded)
  *  word 16  PENDING     readers that have not copied it out yet
  *  byte 128 the payload (up to BCAST_SLOT_BYTES)
+ *
+ *  then the staging regions: one per rank (slot order), then the result region, each
+ *  stagingRegionBytes(slots) (shared-staging collectives copy their arrays in, combine, copy out)
  * ```
  * A running rank polls its rings directly; senders touch the doorbell only when the rank sleeps,
  * so a message costs no extra cache-line transfer. Wake-up without a lost notification (Dekker):
@@ -55,9 +63,20 @@ const STATE = 32;
 const PROGRESS = 33;
 const ACTIVE_N = 34;
 const BARRIER_AT = 35;
+const STAGED_BYTES = 36;
+const STAGED_KIND = 37;
+const STAGING_AT = 38;
 const ACTIVE = 48;
 const BARRIER_ARRIVED = 0;
 const BARRIER_GENERATION = 16;
+/** The words of the staging barrier: the world barrier's, this many words on. */
+const STAGING_BARRIER_SHIFT = 32;
+
+/** Which of the process's barriers: the world's, or the one staged collectives take their steps by. */
+export const enum BarrierCounter {
+  World = 0,
+  Staging = 1,
+}
 
 /** Broadcast slots: a root runs this many chunks ahead of its slowest reader. */
 export const BCAST_SLOTS = 64;
@@ -80,9 +99,18 @@ export function controlBlockBytes(slots: number): number {
   return Math.ceil(((ACTIVE + slots) * 4) / 64) * 64;
 }
 
-/** Allocates the control area for `slots` ranks (and the process's barrier block and broadcast slots after them). */
+/**
+ * Bytes of each staging region of a process of `slots` ranks: 4 MiB over its regions, from 4 to
+ * 256 KiB, in whole pages. Like the broadcast slots, the regions are address space until a
+ * staged collective touches their pages.
+ */
+export function stagingRegionBytes(slots: number): number {
+  return Math.min(256 * 1024, Math.max(4096, Math.floor((4 * 1024 * 1024) / (slots + 1) / 4096) * 4096));
+}
+
+/** Allocates the control area for `slots` ranks (and the process's barrier block, broadcast slots and staging regions after them). */
 export function allocateControlArea(slots: number): SharedArrayBuffer {
-  return new SharedArrayBuffer(controlBlockBytes(slots) * (slots + 1) + BCAST_SLOTS * BCAST_STRIDE_BYTES);
+  return new SharedArrayBuffer(controlBlockBytes(slots) * (slots + 1) + BCAST_SLOTS * BCAST_STRIDE_BYTES + (slots + 1) * stagingRegionBytes(slots));
 }
 
 /** A view of the control area that knows every rank's block. */
@@ -93,6 +121,9 @@ export class ControlArea {
   private readonly bytes: Uint8Array;
   /** Byte offset of the first broadcast slot. */
   private readonly bcastBase: number;
+  /** Byte offset of the first staging region, and each region's bytes. */
+  readonly stagingBase: number;
+  readonly stagingBytes: number;
   /**
    * Set when this view's owner woke a sleeping rank ({@link wake}); when its process runs more
    * rank threads than cores, its next wait takes it and sleeps without spinning (ProgressEngine's
@@ -106,6 +137,35 @@ export class ControlArea {
     this.slots = slots;
     this.blockWords = controlBlockBytes(slots) / 4;
     this.bcastBase = controlBlockBytes(slots) * (slots + 1);
+    this.stagingBase = this.bcastBase + BCAST_SLOTS * BCAST_STRIDE_BYTES;
+    this.stagingBytes = stagingRegionBytes(slots);
+  }
+
+  /** The shared memory itself (staged collectives view their regions in it). */
+  get buffer(): SharedArrayBuffer {
+    return this.i32.buffer as SharedArrayBuffer;
+  }
+
+  /** Byte offset of `slot`'s staging region; `slots` names the result region after the ranks'. */
+  stagingOffset(slot: number): number {
+    return this.stagingBase + slot * this.stagingBytes;
+  }
+
+  /** Records the shape of the array `slot` stages for its current staged collective. */
+  setStaged(slot: number, bytes: number, kind: number): void {
+    const base = slot * this.blockWords;
+    Atomics.store(this.i32, base + STAGED_BYTES, bytes);
+    Atomics.store(this.i32, base + STAGED_KIND, kind);
+  }
+
+  /** The bytes `slot` staged ({@link setStaged}). */
+  stagedBytes(slot: number): number {
+    return Atomics.load(this.i32, slot * this.blockWords + STAGED_BYTES);
+  }
+
+  /** The payload kind `slot` staged ({@link setStaged}). */
+  stagedKind(slot: number): number {
+    return Atomics.load(this.i32, slot * this.blockWords + STAGED_KIND);
   }
 
   /** Int32 index of `slot`'s doorbell word. */
@@ -163,10 +223,10 @@ export class ControlArea {
    * `slot` enters the barrier of the process's `parties` ranks (all of them). Returns the generation to wait past, or -1 when this rank arrived last: it has
    * then released the others, woken those that sleep, and need not wait.
    */
-  enterBarrier(slot: number, parties: number): number {
-    const base = this.slots * this.blockWords;
+  enterBarrier(slot: number, parties: number, counter = BarrierCounter.World): number {
+    const base = this.slots * this.blockWords + (counter === BarrierCounter.Staging ? STAGING_BARRIER_SHIFT : 0);
     const generation = Atomics.load(this.i32, base + BARRIER_GENERATION);
-    Atomics.store(this.i32, slot * this.blockWords + BARRIER_AT, generation + 1);
+    Atomics.store(this.i32, slot * this.blockWords + (counter === BarrierCounter.Staging ? STAGING_AT : BARRIER_AT), generation + 1);
     if (Atomics.add(this.i32, base + BARRIER_ARRIVED, 1) + 1 < parties) return generation;
     // Reset before release: a released rank may enter the next barrier at once.
     Atomics.store(this.i32, base + BARRIER_ARRIVED, 0);
@@ -176,14 +236,15 @@ export class ControlArea {
   }
 
   /** The first slot that has not entered the barrier of `generation` (for hang reports), or -1. */
-  missingFromBarrier(generation: number): number {
-    for (let slot = 0; slot < this.slots; slot++) if (Atomics.load(this.i32, slot * this.blockWords + BARRIER_AT) !== generation + 1) return slot;
+  missingFromBarrier(generation: number, counter = BarrierCounter.World): number {
+    const at = counter === BarrierCounter.Staging ? STAGING_AT : BARRIER_AT;
+    for (let slot = 0; slot < this.slots; slot++) if (Atomics.load(this.i32, slot * this.blockWords + at) !== generation + 1) return slot;
     return -1;
   }
 
   /** True once the barrier entered at `generation` ({@link enterBarrier}) has released its ranks. */
-  barrierPassed(generation: number): boolean {
-    return Atomics.load(this.i32, this.slots * this.blockWords + BARRIER_GENERATION) !== generation;
+  barrierPassed(generation: number, counter = BarrierCounter.World): boolean {
+    return Atomics.load(this.i32, this.slots * this.blockWords + (counter === BarrierCounter.Staging ? STAGING_BARRIER_SHIFT : 0) + BARRIER_GENERATION) !== generation;
   }
 
   /**

@@ -2,12 +2,12 @@
  * The transport of ranks that share a process: shared-memory rings between them and a loopback
  * link to itself. `worldOfSlot[s]` is the world rank living in local slot `s`.
  */
-import { BCAST_SLOT_BYTES, ControlArea } from './control-block.js';
+import { BarrierCounter, BCAST_SLOT_BYTES, ControlArea } from './control-block.js';
 import type { Link, LinkEvents } from './link.js';
 import { LoopbackLink } from './loopback-link.js';
 import type { ShmArenaDescriptor } from './shm-arena.js';
 import { ShmLink } from './shm-link.js';
-import type { Transport, WorldBarrier, WorldBroadcast } from './transport.js';
+import type { Transport, WorldBarrier, WorldBroadcast, WorldStaging } from './transport.js';
 
 export class ShmTransport implements Transport {
   readonly rank: number;
@@ -16,6 +16,7 @@ export class ShmTransport implements Transport {
   readonly slot: number;
   readonly worldBarrier: WorldBarrier | undefined;
   readonly worldBroadcast: WorldBroadcast | undefined;
+  readonly worldStaging: WorldStaging | undefined;
   private readonly arena: ShmArenaDescriptor;
   private readonly worldOfSlot: readonly number[];
   private readonly slotOfWorld: Map<number, number>;
@@ -31,17 +32,15 @@ export class ShmTransport implements Transport {
     this.control = new ControlArea(arena.control, arena.slots);
     // Every world rank here: the world's barrier counts arrivals in the control area.
     const control = this.control;
-    this.worldBarrier =
-      worldOfSlot.length === size
-        ? {
-            enter: () => control.enterBarrier(slot, size),
-            passed: (generation) => control.barrierPassed(generation),
-            missing: (generation) => {
-              const missing = control.missingFromBarrier(generation);
-              return missing < 0 ? -1 : worldOfSlot[missing]!;
-            },
-          }
-        : undefined;
+    const barrierOf = (counter: BarrierCounter): WorldBarrier => ({
+      enter: () => control.enterBarrier(slot, size, counter),
+      passed: (generation) => control.barrierPassed(generation, counter),
+      missing: (generation) => {
+        const missing = control.missingFromBarrier(generation, counter);
+        return missing < 0 ? -1 : worldOfSlot[missing]!;
+      },
+    });
+    this.worldBarrier = worldOfSlot.length === size ? barrierOf(BarrierCounter.World) : undefined;
     this.worldBroadcast =
       worldOfSlot.length === size
         ? {
@@ -52,6 +51,20 @@ export class ShmTransport implements Transport {
             total: (sequence) => control.bcastTotal(sequence),
             kind: (sequence) => control.bcastKind(sequence),
             take: (sequence, into, at, length) => control.takeBcast(sequence, into, at, length),
+          }
+        : undefined;
+    const slotOf = (rank: number): number => this.slotOfWorld.get(rank)!;
+    this.worldStaging =
+      worldOfSlot.length === size
+        ? {
+            barrier: barrierOf(BarrierCounter.Staging),
+            buffer: control.buffer,
+            regionBytes: control.stagingBytes,
+            regionOffset: (rank) => control.stagingOffset(slotOf(rank)),
+            resultOffset: control.stagingOffset(control.slots),
+            setShape: (bytes, kind) => control.setStaged(slot, bytes, kind),
+            shapeBytes: (rank) => control.stagedBytes(slotOf(rank)),
+            shapeKind: (rank) => control.stagedKind(slotOf(rank)),
           }
         : undefined;
   }

@@ -52,6 +52,28 @@ export interface WorldBroadcast {
   take(sequence: number, into: Uint8Array, at: number, length: number): void;
 }
 
+/**
+ * The world's staging regions in shared memory, when every world rank lives in this process: a
+ * region per rank and a result region of `regionBytes` each in `buffer`, and the shape each rank
+ * staged (control-block.ts). Their users order reads and writes with the world's barrier.
+ */
+export interface WorldStaging {
+  /** A barrier of the world's ranks of its own, which only staged collectives enter. */
+  readonly barrier: WorldBarrier;
+  readonly buffer: SharedArrayBuffer;
+  readonly regionBytes: number;
+  /** Byte offset of world rank `rank`'s region. */
+  regionOffset(rank: number): number;
+  /** Byte offset of the result region. */
+  readonly resultOffset: number;
+  /** Records the bytes and payload kind of the array this rank stages. */
+  setShape(bytes: number, kind: number): void;
+  /** The bytes world rank `rank` staged. */
+  shapeBytes(rank: number): number;
+  /** The payload kind world rank `rank` staged. */
+  shapeKind(rank: number): number;
+}
+
 export interface Transport {
   /** World rank of the rank this transport serves. */
   readonly rank: number;
@@ -63,6 +85,8 @@ export interface Transport {
   readonly worldBarrier?: WorldBarrier | undefined;
   /** The world's broadcasts in shared memory, when every world rank lives in this process. */
   readonly worldBroadcast?: WorldBroadcast | undefined;
+  /** The world's staging regions in shared memory, when every world rank lives in this process. */
+  readonly worldStaging?: WorldStaging | undefined;
   /**
    * How the rank waits, when not the runtime's spin-then-sleep engine on `control` (the
    * simulator's transport drives time itself).

@@ -28,6 +28,7 @@ const forced: [string, string, string][] = [
   ['TSMPI_COLL_ALLREDUCE', 'ring', 'allreduce'],
   ['TSMPI_COLL_ALLREDUCE', 'reduce-bcast', 'allreduce'],
   ['TSMPI_COLL_ALLREDUCE', 'recursive-doubling', 'allreduce'],
+  ['TSMPI_COLL_ALLREDUCE', 'shared', 'allreduce'],
   ['TSMPI_COLL_ALLGATHER', 'ring', 'allgather'],
   ['TSMPI_COLL_ALLGATHER', 'recursive-doubling', 'allgather'],
   ['TSMPI_COLL_GATHER', 'linear', 'gather'],

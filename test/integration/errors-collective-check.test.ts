@@ -41,7 +41,12 @@ test('a typed array of another kind is named as such without the check, at any s
   const small = await tsmpi(['run', '-n', '3', fixture('collective-mistakes.ts'), 'kind'], { timeoutMs: 30_000 });
   assert.equal(small.code, 1, explain(small));
   assert.match(small.stderr, /rank \d passed an? (Float64Array|Int32Array)\(4\) and rank \d an? (Int32Array|Float64Array)\(4\) to allreduce \(Op\.sum\) on world/, explain(small));
-  const large = await tsmpi(['run', '-n', '3', fixture('collective-mistakes.ts'), 'large-kind'], { timeoutMs: 30_000 });
+  // Large: through the staging regions (every rank reads every rank's shape), and around the ring.
+  const staged = await tsmpi(['run', '-n', '3', fixture('collective-mistakes.ts'), 'large-kind'], { timeoutMs: 30_000 });
+  assert.equal(staged.code, 1, explain(staged));
+  assert.match(staged.stderr, /rank \d, allreduce: rank 0 passed a Float64Array\(100000\) and rank 1 an Int32Array\(100000\) to allreduce \(Op\.sum\) on world/, explain(staged));
+  assert.doesNotMatch(staged.stdout, /finished/, explain(staged));
+  const large = await tsmpi(['run', '-n', '3', fixture('collective-mistakes.ts'), 'large-kind'], { env: { TSMPI_COLL_ALLREDUCE: 'ring' }, timeoutMs: 30_000 });
   assert.equal(large.code, 1, explain(large));
   assert.match(large.stderr, /passed an? (Int32Array|Float64Array)\(100000\) to allreduce \(Op\.sum\) on world, but rank \d passed one of another kind or length/, explain(large));
 });

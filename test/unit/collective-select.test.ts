@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { readSettings } from '../../src/config/tunables.ts';
-import { Op } from '../../src/comm/ops.ts';
+import { Op, type ReduceOp } from '../../src/comm/ops.ts';
 import { selectAllgather, selectAllreduce, selectAlltoall, selectBarrier, selectBcast, selectBcastInto, selectGather, selectReduce, selectReduceScatter, selectScatter, selectVectorExchange, REDUCE_SCATTER_DOUBLING_BELOW } from '../../src/comm/collectives/select.ts';
 
 const tsmpi = readSettings({});
@@ -53,6 +53,19 @@ test("tsmpi's rules are the runtime's defaults", () => {
   assert.equal(selectAllreduce(tsmpi, 2, large, Op.sum, true), 'ring');
   assert.equal(selectAllreduce(tsmpi, 2, large, Op.sum, false), 'recursive-doubling');
   assert.equal(selectAllreduce(tsmpi, 2, new Float64Array(1 << 12), Op.sum, true), 'recursive-doubling', 'below 64 KiB');
+  // Through the staging regions: typed arrays from 32 KiB on more than 2 rank threads of one
+  // process, with a built-in op that has typed-array loops; any size and 2 ranks when forced.
+  assert.equal(selectAllreduce(tsmpi, 8, large, Op.sum, false, true), 'shared');
+  assert.equal(selectAllreduce(tsmpi, 3, new Float64Array(4096), Op.max, false, true), 'shared');
+  assert.equal(selectAllreduce(tsmpi, 8, new Float64Array(4095), Op.sum, false, true), 'recursive-doubling', 'below 32 KiB');
+  assert.equal(selectAllreduce(tsmpi, 2, large, Op.sum, true, true), 'ring', '2 ranks');
+  assert.equal(selectAllreduce(tsmpi, 8, large, Op.create((a: unknown, b: unknown) => a) as ReduceOp, false, true), 'recursive-doubling', 'a user op');
+  assert.equal(selectAllreduce(tsmpi, 8, Buffer.alloc(1 << 16), Op.bxor, false, true), 'ring', 'a Node Buffer');
+  const forcedShared = readSettings({ TSMPI_COLL_ALLREDUCE: 'shared' });
+  assert.equal(selectAllreduce(forcedShared, 2, new Float64Array(1), Op.sum, false, true), 'shared');
+  assert.equal(selectAllreduce(forcedShared, 8, new Float64Array(1), Op.sum, false, false), 'recursive-doubling', 'not available');
+  assert.equal(selectAllreduce(forcedShared, 8, 1, Op.sum, false, true), 'recursive-doubling', 'not a typed array');
+  assert.equal(selectAllreduce(simgrid, 8, large, Op.sum, false, true), 'reduce-bcast');
   assert.equal(selectGather(tsmpi), 'binomial');
   assert.equal(selectScatter(tsmpi), 'binomial');
   assert.equal(selectAllgather(tsmpi), 'bruck');

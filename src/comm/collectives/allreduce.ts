@@ -26,7 +26,8 @@ import { isLargeArray, selectAllreduce } from './select.js';
 export function allreduce<T>(call: CollectiveCall, value: T, op: ReduceOp, into?: TypedArray): Steps<T> {
   const { size } = call;
   if (size === 1) return single(value, into);
-  const algorithm = selectAllreduce(call.settings, size, value, op, size === 2 && isLargeArray(value) && call.inOneProcess);
+  const algorithm = selectAllreduce(call.settings, size, value, op, size === 2 && isLargeArray(value) && call.inOneProcess, isTypedArray(value) && call.stagingAvailable);
+  if (algorithm === 'shared') return stagedAllreduce(call, value as unknown as TypedArray, op, into) as unknown as Steps<T>;
   if (algorithm === 'ring') return ringAllreduce(call, value as unknown as TypedArray, op, into) as unknown as Steps<T>;
   if (algorithm === 'reduce-bcast') return reduceBcast(call, value, op, into);
   if ((isLargeArray(value) || (into !== undefined && isTypedArray(value))) && op.commutative && inPlaceCombiner(op) !== undefined) {
@@ -40,6 +41,12 @@ export function allreduce<T>(call: CollectiveCall, value: T, op: ReduceOp, into?
 // No step: one rank reduces alone.
 function* single<T>(value: T, into: TypedArray | undefined): Steps<T> {
   return (into === undefined ? value : copyInto(into, value as unknown as TypedArray)) as T;
+}
+
+/** Through the world's staging regions (staged-allreduce.ts): one request, no step of its own. */
+function* stagedAllreduce(call: CollectiveCall, value: TypedArray, op: ReduceOp, into: TypedArray | undefined): Steps<TypedArray> {
+  const result = into ?? allocateLike(value, value.length);
+  return (yield call.stagedAllreduce(value, result, { name: op.name, combineTo: combinerTo(op)!, combineInto: inPlaceCombiner(op)! })) as TypedArray;
 }
 
 function* reduceBcast<T>(call: CollectiveCall, value: T, op: ReduceOp, into: TypedArray | undefined): Steps<T> {

@@ -11,6 +11,7 @@ import { ErrorCode, TsmpiError } from '../../errors.js';
 import { describeOperand, type ReduceOp } from '../ops.js';
 import type { Request, Status } from '../request.js';
 import { runSteps, type Steps } from './steps.js';
+import type { StagedOp } from '../staged-allreduce.js';
 
 export class CollectiveCall {
   readonly rank: number;
@@ -149,6 +150,16 @@ export class CollectiveCall {
   /** Broadcasts the root's encoded value through the slots (undefined elsewhere); the readers' request results in the encoded value. */
   sharedBcastEncoded(encoded: Encoded | undefined, root: number): Request<Encoded | undefined> {
     return this.endpoint.sharedBcast(this.context, this.tag, this.operation, this.group[root]!, encoded?.bytes, encoded?.kind ?? -1);
+  }
+
+  /** True when a collective on this call's communicator can go through the world's staging regions. */
+  get stagingAvailable(): boolean {
+    return this.endpoint.stagingAvailable(this.context, this.group);
+  }
+
+  /** Allreduces `value` into `result` through the staging regions ({@link stagingAvailable} must hold). */
+  stagedAllreduce(value: TypedArray, result: TypedArray, op: StagedOp): Request<TypedArray> {
+    return this.endpoint.stagedAllreduce(this.context, this.tag, this.operation, value, result, op, `${this.operation} (Op.${op.name}) on ${this.label.name}`);
   }
 
   /** The bytes of a typed array the program passed (its view made once: ByteViews). */

@@ -106,14 +106,28 @@ export function selectReduce(settings: Settings): 'binomial' | 'linear' {
  * (`inOneProcess`, the same on both ranks): 1 MiB ~0.9x and 4 MiB ~0.85x the time there, ~1.1x
  * over TCP (bench/ranks/collectives.ts under TSMPI_COLL_ALLREDUCE=ring, 2 cores).
  */
-export function selectAllreduce(settings: Settings, size: number, value: unknown, op: ReduceOp, inOneProcess = false): 'recursive-doubling' | 'ring' | 'reduce-bcast' {
+export function selectAllreduce(settings: Settings, size: number, value: unknown, op: ReduceOp, inOneProcess = false, stagingAvailable = false): 'recursive-doubling' | 'ring' | 'reduce-bcast' | 'shared' {
   const choice = settings.collAllreduce;
   const ringable = op.commutative && inPlaceCombiner(op) !== undefined && isTypedArray(value) && value.length >= size;
+  const stageable = stagingAvailable && stageableArray(value, op);
   if (choice === 'reduce-bcast' || choice === 'recursive-doubling') return choice;
   if (choice === 'ring') return ringable ? 'ring' : 'recursive-doubling';
+  if (choice === 'shared') return stageable ? 'shared' : 'recursive-doubling';
   if (simgridRules(settings)) return 'reduce-bcast';
+  if (stageable && size > 2 && value.byteLength >= STAGED_ALLREDUCE_FROM) return 'shared';
   return ringable && (size > 2 || inOneProcess) && isLargeArray(value) ? 'ring' : 'recursive-doubling';
 }
+
+/**
+ * A typed array (not a Node Buffer) whose op has typed-array loops: a staged collective can view
+ * the staging regions as its kind and combine them there.
+ */
+export function stageableArray(value: unknown, op: ReduceOp): value is TypedArray {
+  return isTypedArray(value) && !Buffer.isBuffer(value) && combinerTo(op) !== undefined && inPlaceCombiner(op) !== undefined;
+}
+
+/** Allreduce of typed arrays of at least this many bytes on more than 2 ranks, all threads of this process, goes through the staging regions. */
+export const STAGED_ALLREDUCE_FROM = 32 * 1024;
 
 /**
  * reduceScatter arrays under this many bytes on more than 2 ranks reduce whole by recursive
