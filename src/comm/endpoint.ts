@@ -38,7 +38,7 @@ import { Request as RequestClass, type Request, type RequestDescription, type Re
 import { SendPath } from './send-path.js';
 import { SharedBarrierRequest, type SharedBarrierHost } from './shared-barrier.js';
 import { SharedBcastRequest, type SharedBcastHost } from './shared-bcast.js';
-import { StagedAllreduceRequest, type StagedHost, type StagedOp } from './staged-allreduce.js';
+import { StagedReductionRequest, type StagedBlocks, type StagedHost, type StagedOp } from './staged-reduction.js';
 
 /** The world communicator's collective context (its point-to-point context is 0). */
 const WORLD_COLLECTIVES = 1;
@@ -382,7 +382,7 @@ export class Endpoint implements RequestDriver, ProgressHost {
 
   private stagedHost: StagedHost | undefined;
   /** This rank's latest staged collective (a later one acts after it). */
-  private stagedLast: StagedAllreduceRequest | undefined;
+  private stagedLast: StagedReductionRequest | undefined;
 
   /**
    * True when a collective on `context` over `group` can go through the world's staging regions:
@@ -393,14 +393,15 @@ export class Endpoint implements RequestDriver, ProgressHost {
   }
 
   /**
-   * Allreduces `value` into `result` through the staging regions (staged-allreduce.ts), after
-   * this rank's previous staged collective; `label` names the call in errors.
+   * Reduces `value` through the staging regions (staged-reduction.ts), after this rank's previous
+   * staged reduction: the whole reduction into `result`, or with `blocks` this rank's block;
+   * `label` names the call in errors.
    */
-  stagedAllreduce(context: number, tag: number, operation: string, value: TypedArray, result: TypedArray, op: StagedOp, label: string): Request<TypedArray> {
+  stagedReduction(context: number, tag: number, operation: string, value: TypedArray, result: TypedArray, op: StagedOp, blocks: StagedBlocks, label: string): Request<TypedArray> {
     const staging = this.transport.worldStaging!;
     this.stagedHost ??= { driver: this, rank: this.rank, size: this.size, staging, endedError: (request) => this.sharedWaitEndedError(request) };
     const previous = this.stagedLast !== undefined && !this.stagedLast.done ? this.stagedLast : undefined;
-    const request = new StagedAllreduceRequest(this.stagedHost, operation, tag, context, value, result, op, label, previous);
+    const request = new StagedReductionRequest(this.stagedHost, operation, tag, context, value, result, op, blocks, label, previous);
     if (!request.done) {
       this.stagedLast = request;
       this.background.add(request);

@@ -1,5 +1,5 @@
 // Allreduces of typed arrays from 32 KiB on a world of more than 2 ranks that are all threads of
-// one process go through the process's staging regions (staged-allreduce.ts): no messages in the
+// one process go through the process's staging regions (staged-reduction.ts): no messages in the
 // timeline, messages across processes or when another algorithm is forced; nonblocking ones in
 // flight across a world barrier keep their order; a hang names a rank that has not arrived, and a
 // rank that ended is named. Every algorithm's results are checked by the collectives suite

@@ -66,6 +66,13 @@ test("tsmpi's rules are the runtime's defaults", () => {
   assert.equal(selectAllreduce(forcedShared, 8, new Float64Array(1), Op.sum, false, false), 'recursive-doubling', 'not available');
   assert.equal(selectAllreduce(forcedShared, 8, 1, Op.sum, false, true), 'recursive-doubling', 'not a typed array');
   assert.equal(selectAllreduce(simgrid, 8, large, Op.sum, false, true), 'reduce-bcast');
+  // reduceScatter through the staging regions only when forced, and only where it can.
+  assert.equal(selectReduceScatter(tsmpi, Op.sum, 8, 1 << 16, large, true), 'ring');
+  const forcedStaged = readSettings({ TSMPI_COLL_REDUCESCATTER: 'shared' });
+  assert.equal(selectReduceScatter(forcedStaged, Op.sum, 8, 8, new Float64Array(8), true), 'shared');
+  assert.equal(selectReduceScatter(forcedStaged, Op.sum, 8, 8, new Float64Array(8), false), 'ring', 'not available');
+  assert.equal(selectReduceScatter(forcedStaged, Op.sum, 513, 8 * 513, new Float64Array(513), true), 'ring', 'more ranks than a 4 KiB region holds BigInt64 elements');
+  assert.equal(selectReduceScatter(forcedStaged, Op.create((a: unknown) => a) as ReduceOp, 8, 64, new Float64Array(8), true), 'reduce-scatterv', 'a user op');
   assert.equal(selectGather(tsmpi), 'binomial');
   assert.equal(selectScatter(tsmpi), 'binomial');
   assert.equal(selectAllgather(tsmpi), 'bruck');

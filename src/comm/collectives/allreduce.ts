@@ -16,6 +16,7 @@ import { combinerTo, inPlaceCombiner, inPlaceCombinerOnto, isTypedArray, type Re
 import { bcast } from './bcast.js';
 import { blockOffsets, floorPowerOfTwo, type CollectiveCall } from './call.js';
 import type { Steps } from './steps.js';
+import type { StagedOp } from '../staged-reduction.js';
 import { reduce } from './reduce.js';
 import { isLargeArray, selectAllreduce } from './select.js';
 
@@ -43,10 +44,15 @@ function* single<T>(value: T, into: TypedArray | undefined): Steps<T> {
   return (into === undefined ? value : copyInto(into, value as unknown as TypedArray)) as T;
 }
 
-/** Through the world's staging regions (staged-allreduce.ts): one request, no step of its own. */
+/** Through the world's staging regions (staged-reduction.ts): one request, no step of its own. */
 function* stagedAllreduce(call: CollectiveCall, value: TypedArray, op: ReduceOp, into: TypedArray | undefined): Steps<TypedArray> {
   const result = into ?? allocateLike(value, value.length);
-  return (yield call.stagedAllreduce(value, result, { name: op.name, combineTo: combinerTo(op)!, combineInto: inPlaceCombiner(op)! })) as TypedArray;
+  return (yield call.stagedReduction(value, result, stagedOp(op), undefined)) as TypedArray;
+}
+
+/** A built-in op's typed-array loops, as a staged reduction takes them (the op must have them: stageableArray). */
+export function stagedOp(op: ReduceOp): StagedOp {
+  return { name: op.name, combineTo: combinerTo(op)!, combineInto: inPlaceCombiner(op)! };
 }
 
 function* reduceBcast<T>(call: CollectiveCall, value: T, op: ReduceOp, into: TypedArray | undefined): Steps<T> {

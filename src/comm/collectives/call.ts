@@ -11,7 +11,7 @@ import { ErrorCode, TsmpiError } from '../../errors.js';
 import { describeOperand, type ReduceOp } from '../ops.js';
 import type { Request, Status } from '../request.js';
 import { runSteps, type Steps } from './steps.js';
-import type { StagedOp } from '../staged-allreduce.js';
+import type { StagedBlocks, StagedOp } from '../staged-reduction.js';
 
 export class CollectiveCall {
   readonly rank: number;
@@ -157,9 +157,12 @@ export class CollectiveCall {
     return this.endpoint.stagingAvailable(this.context, this.group);
   }
 
-  /** Allreduces `value` into `result` through the staging regions ({@link stagingAvailable} must hold). */
-  stagedAllreduce(value: TypedArray, result: TypedArray, op: StagedOp): Request<TypedArray> {
-    return this.endpoint.stagedAllreduce(this.context, this.tag, this.operation, value, result, op, `${this.operation} (Op.${op.name}) on ${this.label.name}`);
+  /**
+   * Reduces `value` through the staging regions ({@link stagingAvailable} must hold): the whole
+   * reduction into `result`, or with `blocks` this rank's block of it.
+   */
+  stagedReduction(value: TypedArray, result: TypedArray, op: StagedOp, blocks: StagedBlocks): Request<TypedArray> {
+    return this.endpoint.stagedReduction(this.context, this.tag, this.operation, value, result, op, blocks, `${this.operation} (Op.${op.name}) on ${this.label.name}`);
   }
 
   /** The bytes of a typed array the program passed (its view made once: ByteViews). */

@@ -17,7 +17,7 @@ import type { TypedArray } from '../codec.js';
 import type { Status } from '../request.js';
 import { allocateLike, bytesOf } from '../codec.js';
 import { combinerTo, type ReduceOp } from '../ops.js';
-import { allreduce, blockError, checkBlock, ringStep } from './allreduce.js';
+import { allreduce, blockError, checkBlock, ringStep, stagedOp } from './allreduce.js';
 import type { CollectiveCall } from './call.js';
 import { displacements } from './gather.js';
 import { reduce } from './reduce.js';
@@ -35,7 +35,8 @@ export function reduceScatter<A extends TypedArray>(call: CollectiveCall, data: 
   const own = counts[rank]!;
   const result = into === undefined ? allocateLike(data, own) : into.length === own ? into : (into.subarray(0, own) as A);
   if (size === 1) return single(data, result);
-  const algorithm = selectReduceScatter(call.settings, op, size, data.byteLength);
+  const algorithm = selectReduceScatter(call.settings, op, size, data.byteLength, data, call.stagingAvailable);
+  if (algorithm === 'shared') return staged(call, data, counts, op, result);
   if (algorithm === 'recursive-doubling') return wholeThenBlock(call, data, counts, op, result);
   if (algorithm === 'reduce-scatterv') return reduceScatterv(call, data, counts, op, result);
   // (The 2-rank step is returned as it is, not delegated to: a generator less per call.)
@@ -46,6 +47,11 @@ export function reduceScatter<A extends TypedArray>(call: CollectiveCall, data: 
 function* single<A extends TypedArray>(data: A, result: A): Steps<A> {
   result.set(data as never);
   return result;
+}
+
+/** Through the world's staging regions (staged-reduction.ts): one request, no step of its own. */
+function* staged<A extends TypedArray>(call: CollectiveCall, data: A, counts: readonly number[], op: ReduceOp, result: A): Steps<A> {
+  return (yield call.stagedReduction(data, result, stagedOp(op), { counts, displacements: displacements(counts) })) as A;
 }
 
 function* reduceScatterv<A extends TypedArray>(call: CollectiveCall, data: A, counts: readonly number[], op: ReduceOp, result: A): Steps<A> {

@@ -126,8 +126,22 @@ export function stageableArray(value: unknown, op: ReduceOp): value is TypedArra
   return isTypedArray(value) && !Buffer.isBuffer(value) && combinerTo(op) !== undefined && inPlaceCombiner(op) !== undefined;
 }
 
-/** Allreduce of typed arrays of at least this many bytes on more than 2 ranks, all threads of this process, goes through the staging regions. */
+/**
+ * Allreduce of typed arrays of at least this many bytes on more than 2 ranks, all threads of this
+ * process (the world), goes through the staging regions (staged-reduction.ts). 8 rank threads on 2
+ * cores: 64 KiB 198-274 us a call against 320-355 around the ring, 1 MiB 1826-3472 against
+ * 3260-3548, 32 KiB 136-168 against 151-160 by recursive doubling, 8 KiB 75-91 against 75-83;
+ * 4 rank threads: 8 KiB 28-31 against 21-25, 64 KiB 58-93 against 77-137, 1 MiB 769-1335
+ * against 776-1636 (`tsmpi run -n N bench/ranks/collectives.ts SIZES` with BENCH_OPS=allreduce and
+ * TSMPI_COLL_ALLREDUCE=shared, ring, recursive-doubling or unset, 3 runs each, interleaved).
+ */
 export const STAGED_ALLREDUCE_FROM = 32 * 1024;
+
+/**
+ * A staged reduce-scatter stages a part of every block at a time: regions of 4 KiB (the least) hold
+ * a BigInt64 element per rank up to this many ranks.
+ */
+export const STAGED_BLOCKS_MAX_RANKS = 512;
 
 /**
  * reduceScatter arrays under this many bytes on more than 2 ranks reduce whole by recursive
@@ -142,12 +156,21 @@ export const REDUCE_SCATTER_DOUBLING_BELOW = 16 * 1024;
  * ring where the op allows it (commutative, with typed-array loops); reduce + scatterv otherwise
  * and under SimGrid's rules (its default for equal blocks). Every rank decides the same: the
  * arrays' lengths agree.
+ *
+ * Through the staging regions only when forced (TSMPI_COLL_REDUCESCATTER=shared, a world of rank
+ * threads): each rank copies its whole array in, where the ring sends (p - 1)/p of it, and the
+ * barriers cost more than the ring's rounds save except in a narrow band (8 rank threads on 2
+ * cores, 64 KiB: 127-169 us a call against 199-210 around the ring; 1 MiB 2068-2153 against
+ * 1841-2185; 4 rank threads, 64 KiB: 63-99 against 32-47; `tsmpi run -n N
+ * bench/ranks/collectives.ts 65536 1048576` with BENCH_OPS=reducescatter, 3 runs each).
  */
-export function selectReduceScatter(settings: Settings, op: ReduceOp, size: number, bytes: number): 'ring' | 'recursive-doubling' | 'reduce-scatterv' {
+export function selectReduceScatter(settings: Settings, op: ReduceOp, size: number, bytes: number, data?: unknown, stagingAvailable = false): 'ring' | 'recursive-doubling' | 'reduce-scatterv' | 'shared' {
   const ringable = op.commutative && combinerTo(op) !== undefined;
+  const stageable = stagingAvailable && size <= STAGED_BLOCKS_MAX_RANKS && stageableArray(data, op);
   const choice = settings.collReduceScatter;
   if (choice === 'reduce-scatterv' || choice === 'recursive-doubling') return choice;
   if (choice === 'ring') return ringable ? 'ring' : 'reduce-scatterv';
+  if (choice === 'shared') return stageable ? 'shared' : ringable ? 'ring' : 'reduce-scatterv';
   if (settings.collRules === 'simgrid') return 'reduce-scatterv';
   if (size > 2 && bytes < REDUCE_SCATTER_DOUBLING_BELOW) return 'recursive-doubling';
   return ringable ? 'ring' : 'reduce-scatterv';
