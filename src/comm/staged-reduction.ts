@@ -14,29 +14,13 @@
  * Every part is combined once, in rank order, so all ranks get the same bits for any built-in op.
  * The first chunk checks that every rank staged an array of the same kind and length; a mismatch
  * fails every rank with an error that names both ranks (they all read the same shapes).
- *
- * The staging barrier is a counter of its own, entered only here, and a rank's staged reductions
- * act one after another: so nonblocking calls in flight, and world barriers between them, cannot
- * pair one rank's step with another's of a different call.
+ * The rounds and their order are staged-request.ts's.
  */
 import { ErrorCode, TsmpiError } from '../errors.js';
-import type { BackgroundTask } from './background.js';
 import { elementBytes, kindName, rawKindOf, type TypedArray } from './codec.js';
 import type { CombineLoop } from './op-kernels.js';
 import type { InPlaceCombine } from './ops.js';
-import { Request, type RequestDriver } from './request.js';
-import type { WorldStaging } from '../transport/transport.js';
-
-/** What the request needs of the process and of the endpoint. */
-export interface StagedHost {
-  readonly driver: RequestDriver;
-  /** This rank and the world's size. */
-  readonly rank: number;
-  readonly size: number;
-  readonly staging: WorldStaging;
-  /** The error of a wait that can never complete because a rank ended, or undefined while none did. */
-  endedError(request: Request<unknown>): Error | undefined;
-}
+import { StagedRequest, type StagedHost } from './staged-request.js';
 
 /** The op's typed-array loops: `target = a op b`, and `target = target op source`. */
 export interface StagedOp {
@@ -51,28 +35,12 @@ export interface StagedOp {
  */
 export type StagedBlocks = { readonly counts: readonly number[]; readonly displacements: readonly number[] } | undefined;
 
-const enum Phase {
-  /** This rank's previous staged reduction has not finished. */
-  Queued,
-  /** Its chunk is staged; waiting for every rank's. */
-  Staged,
-  /** Its part is combined; waiting for every rank's. */
-  Combined,
-}
-
-/** A barrier generation that has passed already (this rank arrived last). */
-const PASSED = -1;
-
-export class StagedReductionRequest extends Request<TypedArray> implements BackgroundTask {
-  private readonly host: StagedHost;
+export class StagedReductionRequest extends StagedRequest<TypedArray> {
   private readonly value: TypedArray;
   private readonly target: TypedArray;
   private readonly op: StagedOp;
   private readonly blocks: StagedBlocks;
   private readonly operationLabel: string;
-  private previous: StagedReductionRequest | undefined;
-  private phase = Phase.Queued;
-  private generation = PASSED;
   /**
    * Where the chunk in hand starts and how long it is: allreduce, elements of the array;
    * reduce-scatter, elements of each block (every block's part of a region is `stride` long).
@@ -92,15 +60,13 @@ export class StagedReductionRequest extends Request<TypedArray> implements Backg
    * `target` receives the reduction (allreduce: it may be `value` itself) or this rank's block
    * (`blocks` given); `operationLabel` names the call in errors (`allreduce (Op.sum) on world`).
    */
-  constructor(host: StagedHost, operation: string, tag: number, context: number, value: TypedArray, target: TypedArray, op: StagedOp, blocks: StagedBlocks, operationLabel: string, previous: StagedReductionRequest | undefined) {
-    super(host.driver, operation, -1, tag, context);
-    this.host = host;
+  constructor(host: StagedHost, operation: string, tag: number, context: number, value: TypedArray, target: TypedArray, op: StagedOp, blocks: StagedBlocks, operationLabel: string, previous: { readonly done: boolean } | undefined) {
+    super(host, operation, tag, context, previous);
     this.value = value;
     this.target = target;
     this.op = op;
     this.blocks = blocks;
     this.operationLabel = operationLabel;
-    this.previous = previous;
     const regionElements = Math.floor(host.staging.regionBytes / value.BYTES_PER_ELEMENT);
     if (blocks === undefined) {
       this.stride = regionElements;
@@ -110,72 +76,58 @@ export class StagedReductionRequest extends Request<TypedArray> implements Backg
       if (this.stride === 0) throw new RangeError(`a staged reduce-scatter of ${host.size} ranks needs regions of ${host.size} elements`);
       this.extent = Math.max(0, ...blocks.counts);
     }
-    // The peer a hang report names is a rank that has not reached this rank's step yet.
-    Object.defineProperty(this, 'peer', { get: () => (this.done || this.generation === PASSED ? -1 : host.staging.barrier.missing(this.generation)) });
     this.advance();
   }
 
-  advance(): boolean {
-    if (this.done) return true;
-    if (this.phase === Phase.Queued) {
-      if (this.previous !== undefined && !this.previous.done) return false;
-      this.previous = undefined;
-      if (this.extent === 0) {
-        // Nothing to combine on any rank (the lengths agree): no step to take.
-        this.complete(this.target);
-        return true;
-      }
-      this.makeViews();
-      this.stage();
+  protected start(): boolean {
+    if (this.extent === 0) {
+      // Nothing to combine on any rank (the lengths agree): no round to take.
+      this.complete(this.target);
+      return false;
     }
-    const barrier = this.host.staging.barrier;
-    for (;;) {
-      if (this.generation !== PASSED && !barrier.passed(this.generation)) return this.failIfEnded();
-      if (this.phase === Phase.Staged) {
-        if (this.at === 0) this.mismatch = this.checkShapes();
-        if (this.mismatch === undefined) {
-          if (this.blocks === undefined) this.combineSlice();
-          else this.combineBlock(this.blocks);
-        }
-        this.phase = Phase.Combined;
-        this.generation = barrier.enter();
-        continue;
-      }
-      if (this.mismatch !== undefined) {
-        this.release();
-        this.fail(this.mismatch);
-        return true;
-      }
-      if (this.blocks === undefined) this.target.set(this.resultRegion!.subarray(0, this.chunk) as never, this.at);
-      this.at += this.chunk;
-      if (this.at >= this.extent) {
-        this.release();
-        this.complete(this.target);
-        return true;
-      }
-      this.stage();
-    }
+    const { staging, size } = this.host;
+    const ctor = this.value.constructor as new (buffer: SharedArrayBuffer, offset: number, length: number) => TypedArray;
+    const elements = Math.floor(staging.regionBytes / this.value.BYTES_PER_ELEMENT);
+    for (let r = 0; r < size; r++) this.regions.push(new ctor(staging.buffer, staging.regionOffset(r), elements));
+    if (this.blocks === undefined) this.resultRegion = new ctor(staging.buffer, staging.resultOffset, elements);
+    return true;
   }
 
-  /** Copies the next chunk into this rank's region and enters the barrier. */
-  private stage(): void {
-    const staging = this.host.staging;
-    if (this.at === 0) staging.setShape(this.value.byteLength, rawKindOf(this.value));
+  /** Copies the next chunk into this rank's region. */
+  protected stage(): void {
+    if (this.at === 0) this.host.staging.setShape(this.value.byteLength, rawKindOf(this.value));
     const own = this.regions[this.host.rank]!;
     this.chunk = Math.min(this.stride, this.extent - this.at);
     if (this.blocks === undefined) {
       own.set(this.value.subarray(this.at, this.at + this.chunk) as never);
-    } else {
-      // Each block's part of this chunk, at the block's place in the region.
-      const { counts, displacements } = this.blocks;
-      for (let b = 0; b < counts.length; b++) {
-        const from = displacements[b]! + this.at;
-        const length = Math.min(this.chunk, counts[b]! - this.at);
-        if (length > 0) own.set(this.value.subarray(from, from + length) as never, b * this.stride);
-      }
+      return;
     }
-    this.phase = Phase.Staged;
-    this.generation = staging.barrier.enter();
+    // Each block's part of this chunk, at the block's place in the region.
+    const { counts, displacements } = this.blocks;
+    for (let b = 0; b < counts.length; b++) {
+      const from = displacements[b]! + this.at;
+      const length = Math.min(this.chunk, counts[b]! - this.at);
+      if (length > 0) own.set(this.value.subarray(from, from + length) as never, b * this.stride);
+    }
+  }
+
+  protected readRound(): void {
+    if (this.at === 0) this.mismatch = this.checkShapes();
+    if (this.mismatch !== undefined) return;
+    if (this.blocks === undefined) this.combineSlice();
+    else this.combineBlock(this.blocks);
+  }
+
+  protected endRound(): boolean {
+    if (this.mismatch !== undefined) {
+      this.fail(this.mismatch);
+      return true;
+    }
+    if (this.blocks === undefined) this.target.set(this.resultRegion!.subarray(0, this.chunk) as never, this.at);
+    this.at += this.chunk;
+    if (this.at < this.extent) return false;
+    this.complete(this.target);
+    return true;
   }
 
   /** allreduce: this rank's slice of the chunk, combined across every rank's region in rank order into the result region. */
@@ -221,35 +173,14 @@ export class StagedReductionRequest extends Request<TypedArray> implements Backg
     return undefined;
   }
 
-  private makeViews(): void {
-    const { staging, size } = this.host;
-    const ctor = this.value.constructor as new (buffer: SharedArrayBuffer, offset: number, length: number) => TypedArray;
-    const elements = Math.floor(staging.regionBytes / this.value.BYTES_PER_ELEMENT);
-    for (let r = 0; r < size; r++) this.regions.push(new ctor(staging.buffer, staging.regionOffset(r), elements));
-    if (this.blocks === undefined) this.resultRegion = new ctor(staging.buffer, staging.resultOffset, elements);
-  }
-
-  private release(): void {
+  protected release(): void {
     this.regions = [];
     this.resultRegion = undefined;
-  }
-
-  private failIfEnded(): boolean {
-    const error = this.host.endedError(this);
-    if (error === undefined) return false;
-    this.release();
-    this.fail(error);
-    return true;
-  }
-
-  /** A staged reduction cannot be cancelled. */
-  override cancel(): boolean {
-    return false;
   }
 }
 
 /** A staged array as errors name operands (`a Float64Array(4)`, describeOperand). */
-function describeShape(kind: number, bytes: number): string {
+export function describeShape(kind: number, bytes: number): string {
   const what = `${kindName(kind)}Array(${bytes / elementBytes(kind)})`;
   return `${/^[aeiouAEIOU]/.test(what) ? 'an' : 'a'} ${what}`;
 }

@@ -1,0 +1,113 @@
+/**
+ * The steps every staged collective takes through the world's staging regions (control-block.ts),
+ * when every world rank lives in this process: round after round, each rank stages its part in
+ * its own region and enters the staging barrier; once every rank has, each reads what it needs of
+ * the others' regions and enters the barrier again; once every rank has, the regions may be
+ * written anew. Subclasses say what a round stages and reads (staged-reduction.ts).
+ *
+ * The staging barrier is a counter of its own, entered only by these requests, and a rank's
+ * staged collectives act one after another (each waits for the one before it): so nonblocking
+ * calls in flight, and world barriers between them, cannot pair one rank's step with another's
+ * of a different call.
+ *
+ * Waiting is the endpoint's, as for the shared barrier: the request is a background task advanced
+ * by every poll, so a rank in it still serves the others and sleeps on its doorbell.
+ */
+import type { BackgroundTask } from './background.js';
+import { Request, type RequestDriver } from './request.js';
+import type { WorldStaging } from '../transport/transport.js';
+
+/** What a staged request needs of the process and of the endpoint. */
+export interface StagedHost {
+  readonly driver: RequestDriver;
+  /** This rank and the world's size. */
+  readonly rank: number;
+  readonly size: number;
+  readonly staging: WorldStaging;
+  /** The error of a wait that can never complete because a rank ended, or undefined while none did. */
+  endedError(request: Request<unknown>): Error | undefined;
+}
+
+const enum Phase {
+  /** This rank's previous staged collective has not finished. */
+  Queued,
+  /** Its part of the round is staged; waiting for every rank's. */
+  Staged,
+  /** It has read what it needs of the round; waiting for every rank to have. */
+  Read,
+}
+
+/** A barrier generation that has passed already (this rank arrived last). */
+const PASSED = -1;
+
+export abstract class StagedRequest<T> extends Request<T> implements BackgroundTask {
+  protected readonly host: StagedHost;
+  private previous: { readonly done: boolean } | undefined;
+  private phase = Phase.Queued;
+  private generation = PASSED;
+
+  /** Subclasses call {@link advance} once constructed: the first steps may be taken at once. */
+  constructor(host: StagedHost, operation: string, tag: number, context: number, previous: { readonly done: boolean } | undefined) {
+    super(host.driver, operation, -1, tag, context);
+    this.host = host;
+    this.previous = previous;
+    // The peer a hang report names is a rank that has not reached this rank's step yet.
+    Object.defineProperty(this, 'peer', { get: () => (this.done || this.generation === PASSED ? -1 : host.staging.barrier.missing(this.generation)) });
+  }
+
+  advance(): boolean {
+    if (this.done) return true;
+    if (this.phase === Phase.Queued) {
+      if (this.previous !== undefined && !this.previous.done) return false;
+      this.previous = undefined;
+      if (!this.start()) return true;
+      this.stageRound();
+    }
+    const barrier = this.host.staging.barrier;
+    for (;;) {
+      if (this.generation !== PASSED && !barrier.passed(this.generation)) return this.failIfEnded();
+      if (this.phase === Phase.Staged) {
+        this.readRound();
+        this.phase = Phase.Read;
+        this.generation = barrier.enter();
+        continue;
+      }
+      if (this.endRound()) {
+        this.release();
+        return true;
+      }
+      this.stageRound();
+    }
+  }
+
+  /** Stages this rank's part of the next round and enters the barrier. */
+  private stageRound(): void {
+    this.stage();
+    this.phase = Phase.Staged;
+    this.generation = this.host.staging.barrier.enter();
+  }
+
+  /** Makes what the rounds need; false when the request is complete already (nothing to move). */
+  protected abstract start(): boolean;
+  /** Writes this rank's part of the round into its region. */
+  protected abstract stage(): void;
+  /** Reads what this rank needs of every rank's staged part. */
+  protected abstract readRound(): void;
+  /** After every rank has read the round: true once the request is complete or failed. */
+  protected abstract endRound(): boolean;
+  /** Drops the views of the regions (the request is over). */
+  protected abstract release(): void;
+
+  private failIfEnded(): boolean {
+    const error = this.host.endedError(this);
+    if (error === undefined) return false;
+    this.release();
+    this.fail(error);
+    return true;
+  }
+
+  /** A staged collective cannot be cancelled. */
+  override cancel(): boolean {
+    return false;
+  }
+}
