@@ -12,7 +12,7 @@ import type { Clock } from '../clock.js';
 import type { Settings } from '../config/tunables.js';
 import { encodeValue, rawKindOf, refuseToEncode, type BufferLike, type TypedArray } from './codec.js';
 import { allgather, allgatherv, allgathervStep } from './collectives/allgather.js';
-import { allreduce } from './collectives/allreduce.js';
+import { allreduce, allreducePair } from './collectives/allreduce.js';
 import { alltoall, alltoallv, alltoallvStep } from './collectives/alltoall.js';
 import { barrier, barrierStep } from './collectives/barrier.js';
 import { bcast, bcastBytes, bcastBytesStep } from './collectives/bcast.js';
@@ -23,7 +23,7 @@ import { checkCounts, gather, gatherv, type Concatenated } from './collectives/g
 import { reduce } from './collectives/reduce.js';
 import { scan, exscan } from './collectives/scan.js';
 import { scatter, scatterv } from './collectives/scatter.js';
-import { reduceScatter } from './collectives/reduce-scatter.js';
+import { reduceScatter, reduceScatterPair } from './collectives/reduce-scatter.js';
 import type { Endpoint } from './endpoint.js';
 import { ErrorCode, TsmpiError } from '../errors.js';
 import { ANY_SOURCE, ANY_TAG, PROC_NULL, type UnexpectedMessage } from './matching.js';
@@ -536,6 +536,13 @@ export class Communicator {
   allreduce<T>(value: T, op: AnyOp<T>, into?: ReceiveArray<T>): Promise<T> {
     checkOp(op, 'allreduce', this.#errorRank);
     if (into !== undefined) this.#checkInto(value, into, 'allreduce', true);
+    if (this.size === 2 && into !== undefined) {
+      const pairCall = this.#oneStepCall('allreduce');
+      if (pairCall !== undefined) {
+        const pair = allreducePair(pairCall, value, op as ReduceOp, into as unknown as TypedArray);
+        return (pair as Promise<T> | undefined) ?? runSteps(allreduce(pairCall.own(), value, op as ReduceOp, into as unknown as TypedArray));
+      }
+    }
     const call = this.#uncheckedCall('allreduce');
     if (call !== undefined) return runSteps(allreduce(call, value, op as ReduceOp, into as TypedArray | undefined));
     return runSteps(this.#steps('allreduce', 'allreduce', { op, data: value, agree: 'count' }, (checkedCall) => allreduce(checkedCall, value, op as ReduceOp, into as TypedArray | undefined)));
@@ -593,7 +600,17 @@ export class Communicator {
    * ```
    */
   reduceScatter<A extends TypedArray>(data: A, counts: readonly number[], op: AnyOp<A>, into?: A): Promise<A> {
-    return runSteps(this.#steps('reducescatter', 'reduceScatter', { op, data, agree: 'count' }, this.#reduceScatter(data, counts, op, into, 'reduceScatter')));
+    const steps = this.#reduceScatter(data, counts, op, into, 'reduceScatter');
+    return this.#reduceScatterPair(data, counts, op, into, 'reduceScatter', steps) ?? runSteps(this.#steps('reducescatter', 'reduceScatter', { op, data, agree: 'count' }, steps));
+  }
+
+  /** A 2-rank reduceScatter's one exchange without steps (reduceScatterPair), or its steps on the call it took; undefined on more ranks or under TSMPI_CHECK. */
+  #reduceScatterPair<A extends TypedArray>(data: A, counts: readonly number[], op: AnyOp<A>, into: A | undefined, name: string, steps: (call: CollectiveCall) => Steps<A>): Promise<A> | undefined {
+    if (this.size !== 2) return undefined;
+    const call = this.#oneStepCall('reducescatter');
+    if (call === undefined) return undefined;
+    call.operation = name;
+    return reduceScatterPair(call, data, counts, op as ReduceOp, into) ?? runSteps(steps(call.own()));
   }
 
   /** Starts a {@link reduceScatter}. */
@@ -608,7 +625,8 @@ export class Communicator {
    */
   reduceScatterBlock<A extends TypedArray>(data: A, op: AnyOp<A>, into?: A): Promise<A> {
     const counts = this.#equalBlocks(data, 'reduceScatterBlock');
-    return runSteps(this.#steps('reducescatter', 'reduceScatterBlock', { op, data, agree: 'count' }, this.#reduceScatter(data, counts, op, into, 'reduceScatterBlock', true)));
+    const steps = this.#reduceScatter(data, counts, op, into, 'reduceScatterBlock', true);
+    return this.#reduceScatterPair(data, counts, op, into, 'reduceScatterBlock', steps) ?? runSteps(this.#steps('reducescatter', 'reduceScatterBlock', { op, data, agree: 'count' }, steps));
   }
 
   /** Starts a {@link reduceScatterBlock}. */

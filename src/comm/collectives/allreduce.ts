@@ -39,6 +39,26 @@ export function allreduce<T>(call: CollectiveCall, value: T, op: ReduceOp, into?
   return recursiveDoubling(call, value, op, into);
 }
 
+/**
+ * A 2-rank allreduce of a typed array into a result array (not the value itself) by an op with
+ * in-place loops, run without steps (CollectiveCall.pairExchange): the other rank's array arrives
+ * in the result and this rank's is combined into it, in rank order. Undefined where the steps'
+ * rounds are another algorithm's, or the rank is traced: run {@link allreduce} then. The
+ * generator of steps and its drive were two fifths of a 2-rank allreduce of one double.
+ */
+export function allreducePair(call: CollectiveCall, value: unknown, op: ReduceOp, into: TypedArray | undefined): Promise<TypedArray> | undefined {
+  if (call.size !== 2 || into === undefined || into === value || !isTypedArray(value) || call.traced || !op.commutative || inPlaceCombiner(op) === undefined) return undefined;
+  if (selectAllreduce(call.settings, 2, value, op, isLargeArray(value) && call.inOneProcess, call.settings.collAllreduce === 'shared' && call.stagingAvailable) !== 'recursive-doubling') return undefined;
+  const partner = call.rank ^ 1;
+  const intoBytes = call.bytesOf(into);
+  return call.pairExchange(call.bytesOf(value), intoBytes, partner, (error) => blockError(call, op, value, intoBytes, partner, error), (bytes) => {
+    if (bytes !== into.byteLength) throw call.blockMismatch(op, value, bytes, into.byteLength, partner);
+    if (call.rank < partner) inPlaceCombinerOnto(op)!(into, value);
+    else inPlaceCombiner(op)!(into, value);
+    return into;
+  });
+}
+
 // No step: one rank reduces alone.
 function* single<T>(value: T, into: TypedArray | undefined): Steps<T> {
   return (into === undefined ? value : copyInto(into, value as unknown as TypedArray)) as T;

@@ -10,7 +10,7 @@ import type { Endpoint } from '../endpoint.js';
 import { ErrorCode, TsmpiError } from '../../errors.js';
 import { describeOperand, type ReduceOp } from '../ops.js';
 import type { Request, Status } from '../request.js';
-import { runSteps, type Steps } from './steps.js';
+import { runSteps, settledWith, type Steps } from './steps.js';
 import type { StagedBlocks, StagedOp } from '../staged-reduction.js';
 
 export class CollectiveCall {
@@ -92,6 +92,36 @@ export class CollectiveCall {
     return [receive, value === undefined ? undefined : this.send(value, peer)];
   }
 
+  /**
+   * One exchange with `peer` run without steps (a 2-rank collective's one round): `outgoing` to
+   * it, its block into `into`, then `finish(bytes that arrived)`, which may throw. A receive's
+   * failure goes through `failure` (which maps it to the collective's own error). The requests
+   * are made now; a send its link takes at once goes first, as in {@link exchangeStep}.
+   */
+  pairExchange<T>(outgoing: Uint8Array, into: Uint8Array, peer: number, failure: (error: unknown) => unknown, finish: (bytes: number) => T): Promise<T> {
+    const sentNow = this.sendNow(outgoing, peer);
+    const arrived = this.receiveNow(into, peer);
+    const receive = arrived >= 0 ? undefined : this.recvInto(into, peer);
+    const send = sentNow ? undefined : this.send(outgoing, peer);
+    if ((receive === undefined || receive.settleNow()) && (send === undefined || send.settleNow())) {
+      try {
+        let bytes = arrived;
+        if (receive !== undefined) {
+          try {
+            bytes = receive.takeNow().bytes;
+          } catch (error) {
+            throw failure(error);
+          }
+        }
+        send?.takeNow();
+        return settledWith(finish(bytes));
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    }
+    return awaitPair(receive, send, arrived, failure, finish);
+  }
+
   sendEncoded(encoded: Encoded, dest: number): Request<void> {
     return this.endpoint.isendEncoded(this.context, this.group[dest]!, this.rank, this.tag, encoded, this.operation, dest);
   }
@@ -115,6 +145,11 @@ export class CollectiveCall {
    */
   recvIntoStep(bytes: Uint8Array, source: number): Request<Status> | undefined {
     return this.endpoint.receiveNow(this.context, source, this.group[source]!, this.tag, bytes) >= 0 ? undefined : this.recvInto(bytes, source);
+  }
+
+  /** The bytes of `source`'s message, copied into `bytes`, when it is there already; else -1 (nothing is posted). */
+  receiveNow(bytes: Uint8Array, source: number): number {
+    return this.endpoint.receiveNow(this.context, source, this.group[source]!, this.tag, bytes);
   }
 
   /** True when every rank of this call's communicator is a thread of one process that runs more rank threads than cores. */
@@ -264,4 +299,18 @@ export function floorPowerOfTwo(n: number): number {
   let p = 1;
   while (p * 2 <= n) p *= 2;
   return p;
+}
+
+/** The rest of {@link CollectiveCall.pairExchange} once its spin is over; an async function, so that a failure's stack reaches the program's await. */
+async function awaitPair<T>(receive: Request<Status> | undefined, send: Request<void> | undefined, arrived: number, failure: (error: unknown) => unknown, finish: (bytes: number) => T): Promise<T> {
+  let bytes = arrived;
+  if (receive !== undefined) {
+    try {
+      bytes = (await receive.waitAfterSpin()).bytes;
+    } catch (error) {
+      throw failure(error);
+    }
+  }
+  if (send !== undefined) await send.wait();
+  return finish(bytes);
 }

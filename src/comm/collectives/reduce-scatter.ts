@@ -72,19 +72,43 @@ function* wholeThenBlock<A extends TypedArray>(call: CollectiveCall, data: A, co
 }
 
 /**
- * The ring's one step on 2 ranks: the other rank's part of this rank's block arrives straight in
- * the result and this rank's own part is combined into it there, with no scratch (small calls
- * spent a third of their time on scratch blocks and their views).
+ * A 2-rank reduce-scatter where the ring would run, without steps (CollectiveCall.pairExchange):
+ * the other rank's part of this rank's block arrives in the result and this rank's own part is
+ * combined into it. Undefined for another algorithm or a traced rank: run the steps then.
  */
-function* pair<A extends TypedArray>(call: CollectiveCall, data: A, counts: readonly number[], op: ReduceOp, result: A): Steps<A> {
+export function reduceScatterPair<A extends TypedArray>(call: CollectiveCall, data: A, counts: readonly number[], op: ReduceOp, into: A | undefined): Promise<A> | undefined {
+  if (call.size !== 2 || call.traced) return undefined;
+  const forcedStaging = call.settings.collReduceScatter === 'shared' && call.stagingAvailable;
+  if (selectReduceScatter(call.settings, op, 2, data.byteLength, data, forcedStaging) !== 'ring') return undefined;
+  const { result, outgoing, into: intoBytes, peer, ownBegin } = pairBlocks(call, data, counts, into);
+  return call.pairExchange(outgoing, intoBytes, peer, (error) => blockError(call, op, data, intoBytes, peer, error), (bytes) => {
+    if (bytes !== intoBytes.byteLength) throw call.blockMismatch(op, data, bytes, intoBytes.byteLength, peer);
+    combinerTo(op)!(result, data.subarray(ownBegin, ownBegin + result.length) as A, result);
+    return result;
+  });
+}
+
+/** A 2-rank reduce-scatter's parts: the result, the block that goes to the other rank, and where this rank's own part starts. */
+function pairBlocks<A extends TypedArray>(call: CollectiveCall, data: A, counts: readonly number[], into: A | undefined) {
   const rank = call.rank;
+  const own = counts[rank]!;
+  const result = into === undefined ? allocateLike(data, own) : into.length === own ? into : (into.subarray(0, own) as A);
   const peer = 1 - rank;
   const width = data.BYTES_PER_ELEMENT;
   // Block 0 starts the array, block 1 follows it.
   const peerBegin = peer === 0 ? 0 : counts[0]!;
   const ownBegin = rank === 0 ? 0 : counts[0]!;
   const outgoing = call.bytesRange(call.bytesOf(data), peerBegin * width, (peerBegin + counts[peer]!) * width);
-  const into = call.bytesOf(result);
+  return { result, outgoing, into: call.bytesOf(result), peer, ownBegin };
+}
+
+/**
+ * The ring's one step on 2 ranks: the other rank's part of this rank's block arrives straight in
+ * the result and this rank's own part is combined into it there, with no scratch (small calls
+ * spent a third of their time on scratch blocks and their views).
+ */
+function* pair<A extends TypedArray>(call: CollectiveCall, data: A, counts: readonly number[], op: ReduceOp, result: A): Steps<A> {
+  const { outgoing, into, peer, ownBegin } = pairBlocks(call, data, counts, result);
   // The exchange written out (as allreduce's first round): a send its link takes at once goes first.
   const sentNow = call.sendNow(outgoing, peer);
   const receive = call.recvInto(into, peer);

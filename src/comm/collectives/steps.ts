@@ -63,6 +63,11 @@ export function runStepFor<T>(step: Awaitable, result: T): Promise<T> {
 let lastResult: unknown;
 let lastResolved: Promise<unknown> = Promise.resolve(undefined);
 
+/** A settled promise of `result` (the last one made, when it was for the same result). */
+export function settledWith<T>(result: T): Promise<T> {
+  return resolvedWith(result);
+}
+
 function resolvedWith<T>(result: T): Promise<T> {
   if (result !== lastResult) {
     lastResult = result;
