@@ -81,6 +81,9 @@ test("tsmpi's rules are the runtime's defaults", () => {
   assert.equal(selectVectorExchange(tsmpi, 8), 'linear');
   assert.equal(selectVectorExchange(tsmpi, 1024), 'linear');
   assert.equal(selectVectorExchange(tsmpi, 1025), 'rounds');
+  // More rank threads than cores: blocks up to 64 KiB at once too.
+  assert.equal(selectVectorExchange(tsmpi, 64 * 1024, true), 'linear');
+  assert.equal(selectVectorExchange(tsmpi, 64 * 1024 + 1, true), 'rounds');
 });
 
 test("SimGrid's rules pick SimGrid 3.32's algorithms", () => {

@@ -74,7 +74,7 @@ export function* allgatherv<A extends TypedArray>(call: CollectiveCall, data: A,
   const counts = knownCounts !== undefined ? checkedCounts(call, data, knownCounts) : yield* allgather(call, data.length);
   const plan = planGather(call, data, counts, into);
   const { displs, width, outBytes } = plan;
-  if (selectVectorExchange(call.settings, Math.max(...counts) * width) === 'linear') {
+  if (selectVectorExchange(call.settings, Math.max(...counts) * width, call.crowded) === 'linear') {
     const requests: Request<unknown>[] = [];
     for (let r = 0; r < size; r++) {
       if (r === rank) continue;

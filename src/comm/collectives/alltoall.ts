@@ -86,7 +86,7 @@ export function* alltoallv<A extends TypedArray>(call: CollectiveCall, data: A, 
   }
   const plan = planBlocks(call, data, sendCounts, sendDispls, recvCounts, into);
   const { out, recvDispls, width, outBytes, dataBytes } = plan;
-  if (selectVectorExchange(call.settings, Math.max(...sendCounts, ...recvCounts) * width) === 'linear') {
+  if (selectVectorExchange(call.settings, Math.max(...sendCounts, ...recvCounts) * width, call.crowded) === 'linear') {
     // Every receive, then every send, in rank order, all at once.
     const requests: Request<unknown>[] = [];
     for (let r = 0; r < size; r++) if (r !== rank && recvCounts[r]! > 0) requests.push(call.recvInto(blockBytes(call, outBytes, recvDispls, recvCounts, width, r), r));

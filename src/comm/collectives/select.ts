@@ -205,14 +205,29 @@ export function selectAllgather(settings: Settings): 'bruck' | 'ring' | 'recursi
 const VECTOR_LINEAR_MAX_BLOCK_BYTES = 1024;
 
 /**
- * allgatherv's and alltoallv's data: a ring / pairwise rounds, or every message posted at once
- * (small blocks, and always under SimGrid's rules). `largestBlockBytes`: allgatherv's from counts
- * every rank has; alltoallv's from this rank's own counts, which other ranks do not know, and may
- * be: both of its variants send one message per ordered pair with the call's tag, so ranks that
- * chose differently still match.
+ * The same where every rank is a thread of one process that runs more rank threads than cores
+ * (`crowded`): there each round waits for its partner to be scheduled, and a rank with every
+ * transfer posted moves whichever can move whenever it runs. On 2 cores (`tsmpi run -n N
+ * bench/ranks/collectives.ts 16384 65536 1048576`, BENCH_OPS=alltoall or allgather, rounds
+ * against TSMPI_COLL_RULES=simgrid, whose vector exchanges are linear, 3 runs each, medians in
+ * us): alltoallv on 4 ranks 24.1 / 52.4 / 645 in rounds against 18.0 / 42.7 / 580 at once, on 8
+ * 101 / 134 / 891 against 53.1 / 85.4 / 937; allgatherv on 4 ranks 17.7 / 27.6 / 166 against
+ * 10.9 / 17.0 / 157, on 8 83.2 / 102 / 632 against 50.1 / 78.8 / 1354 (blocks of a quarter and
+ * an eighth of the sizes).
  */
-export function selectVectorExchange(settings: Settings, largestBlockBytes: number): 'rounds' | 'linear' {
-  return simgridRules(settings) || largestBlockBytes <= VECTOR_LINEAR_MAX_BLOCK_BYTES ? 'linear' : 'rounds';
+const CROWDED_VECTOR_LINEAR_MAX_BLOCK_BYTES = 64 * 1024;
+
+/**
+ * allgatherv's and alltoallv's data: a ring / pairwise rounds, or every message posted at once
+ * (small blocks, larger ones on a crowded process, and always under SimGrid's rules).
+ * `largestBlockBytes`: allgatherv's from counts every rank has; alltoallv's from this rank's own
+ * counts, which other ranks do not know, and may be: both of its variants send one message per
+ * ordered pair with the call's tag, so ranks that chose differently still match. `crowded` is the
+ * same on every rank.
+ */
+export function selectVectorExchange(settings: Settings, largestBlockBytes: number, crowded = false): 'rounds' | 'linear' {
+  const linearUpTo = crowded ? CROWDED_VECTOR_LINEAR_MAX_BLOCK_BYTES : VECTOR_LINEAR_MAX_BLOCK_BYTES;
+  return simgridRules(settings) || largestBlockBytes <= linearUpTo ? 'linear' : 'rounds';
 }
 
 /**
