@@ -23,7 +23,7 @@ import { ErrorCode, TsmpiError } from '../errors.js';
 import type { FrameVerdict, InboundFrame, Link, LinkEvents } from '../transport/link.js';
 import type { PollOperation, Progress, ProgressHost } from '../transport/progress.js';
 import type { Transport } from '../transport/transport.js';
-import { BackgroundTasks, type BackgroundTask } from './background.js';
+import { BackgroundTasks } from './background.js';
 import { ScratchPool } from './scratch-pool.js';
 import { ByteViews } from './byte-views.js';
 import { encodeValue, rawKindOf, type Encoded, type TypedArray } from './codec.js';
@@ -383,7 +383,7 @@ export class Endpoint implements RequestDriver, ProgressHost {
 
   private stagedHost: StagedHost | undefined;
   /** This rank's latest staged collective (a later one acts after it). */
-  private stagedLast: Request<unknown> | undefined;
+  private stagedLast: StagedReductionRequest | undefined;
 
   /**
    * True when a collective on `context` over `group` can go through the world's staging regions:
@@ -399,19 +399,9 @@ export class Endpoint implements RequestDriver, ProgressHost {
    * `label` names the call in errors.
    */
   stagedReduction(context: number, tag: number, operation: string, value: TypedArray, result: TypedArray, op: StagedOp, blocks: StagedBlocks, label: string): Request<TypedArray> {
-    return this.queueStaged(new StagedReductionRequest(this.stagedHostOf(), operation, tag, context, value, result, op, blocks, label, this.pendingStaged()));
-  }
-
-  private stagedHostOf(): StagedHost {
-    return (this.stagedHost ??= { driver: this, rank: this.rank, size: this.size, staging: this.transport.worldStaging!, endedError: (request) => this.sharedWaitEndedError(request) });
-  }
-
-  /** This rank's staged collective still pending, which the next one acts after. */
-  private pendingStaged(): Request<unknown> | undefined {
-    return this.stagedLast !== undefined && !this.stagedLast.done ? this.stagedLast : undefined;
-  }
-
-  private queueStaged<T>(request: Request<T> & BackgroundTask): Request<T> {
+    this.stagedHost ??= { driver: this, rank: this.rank, size: this.size, staging: this.transport.worldStaging!, endedError: (request) => this.sharedWaitEndedError(request) };
+    const previous = this.stagedLast !== undefined && !this.stagedLast.done ? this.stagedLast : undefined;
+    const request = new StagedReductionRequest(this.stagedHost, operation, tag, context, value, result, op, blocks, label, previous);
     if (!request.done) {
       this.stagedLast = request;
       this.background.add(request);

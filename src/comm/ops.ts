@@ -65,7 +65,11 @@ export function describeOperand(value: unknown): string {
   if (value === null) return 'null';
   if (value === undefined) return 'undefined';
   if (Array.isArray(value)) return `an array of ${value.length}`;
-  const what = ArrayBuffer.isView(value) ? `${value.constructor.name}(${(value as { length?: number }).length ?? value.byteLength})` : typeof value;
+  return withArticle(ArrayBuffer.isView(value) ? `${value.constructor.name}(${(value as { length?: number }).length ?? value.byteLength})` : typeof value);
+}
+
+/** `what` behind its indefinite article, as errors name operands (`a Float64Array(4)`, `an Int32Array(3)`). */
+export function withArticle(what: string): string {
   return `${/^[aeiouAEIOU]/.test(what) ? 'an' : 'a'} ${what}`;
 }
 

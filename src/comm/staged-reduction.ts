@@ -19,7 +19,7 @@
 import { ErrorCode, TsmpiError } from '../errors.js';
 import { elementBytes, kindName, rawKindOf, type TypedArray } from './codec.js';
 import type { CombineLoop } from './op-kernels.js';
-import type { InPlaceCombine } from './ops.js';
+import { withArticle, type InPlaceCombine } from './ops.js';
 import { StagedRequest, type StagedHost } from './staged-request.js';
 
 /** The op's typed-array loops: `target = a op b`, and `target = target op source`. */
@@ -180,7 +180,6 @@ export class StagedReductionRequest extends StagedRequest<TypedArray> {
 }
 
 /** A staged array as errors name operands (`a Float64Array(4)`, describeOperand). */
-export function describeShape(kind: number, bytes: number): string {
-  const what = `${kindName(kind)}Array(${bytes / elementBytes(kind)})`;
-  return `${/^[aeiouAEIOU]/.test(what) ? 'an' : 'a'} ${what}`;
+function describeShape(kind: number, bytes: number): string {
+  return withArticle(`${kindName(kind)}Array(${bytes / elementBytes(kind)})`);
 }

@@ -48,7 +48,7 @@ export function allreduce<T>(call: CollectiveCall, value: T, op: ReduceOp, into?
  */
 export function allreducePair(call: CollectiveCall, value: unknown, op: ReduceOp, into: TypedArray | undefined): Promise<TypedArray> | undefined {
   if (call.size !== 2 || into === undefined || into === value || !isTypedArray(value) || call.traced || !op.commutative || inPlaceCombiner(op) === undefined) return undefined;
-  if (selectAllreduce(call.settings, 2, value, op, isLargeArray(value) && call.inOneProcess, call.settings.collAllreduce === 'shared' && call.stagingAvailable) !== 'recursive-doubling') return undefined;
+  if (selectAllreduce(call.settings, 2, value, op, isLargeArray(value) && call.inOneProcess, call.stagingAvailable) !== 'recursive-doubling') return undefined;
   const partner = call.rank ^ 1;
   const intoBytes = call.bytesOf(into);
   return call.pairExchange(call.bytesOf(value), intoBytes, partner, (error) => blockError(call, op, value, intoBytes, partner, error), (bytes) => {

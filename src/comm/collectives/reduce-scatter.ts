@@ -78,8 +78,7 @@ function* wholeThenBlock<A extends TypedArray>(call: CollectiveCall, data: A, co
  */
 export function reduceScatterPair<A extends TypedArray>(call: CollectiveCall, data: A, counts: readonly number[], op: ReduceOp, into: A | undefined): Promise<A> | undefined {
   if (call.size !== 2 || call.traced) return undefined;
-  const forcedStaging = call.settings.collReduceScatter === 'shared' && call.stagingAvailable;
-  if (selectReduceScatter(call.settings, op, 2, data.byteLength, data, forcedStaging) !== 'ring') return undefined;
+  if (selectReduceScatter(call.settings, op, 2, data.byteLength, data, call.stagingAvailable) !== 'ring') return undefined;
   const { result, outgoing, into: intoBytes, peer, ownBegin } = pairBlocks(call, data, counts, into);
   return call.pairExchange(outgoing, intoBytes, peer, (error) => blockError(call, op, data, intoBytes, peer, error), (bytes) => {
     if (bytes !== intoBytes.byteLength) throw call.blockMismatch(op, data, bytes, intoBytes.byteLength, peer);

@@ -100,8 +100,10 @@ export function selectReduce(settings: Settings): 'binomial' | 'linear' {
 }
 
 /**
- * Large typed arrays reduce around a ring (reduce-scatter, then allgather: each rank combines
- * (p - 1) / p of the array), else by recursive doubling (each combines it all, log p times). On 2
+ * Typed arrays from STAGED_ALLREDUCE_FROM on a world of rank threads of one process (more than 2)
+ * reduce through the staging regions (`stagingAvailable`). Elsewhere, large typed arrays reduce
+ * around a ring (reduce-scatter, then allgather: each rank combines (p - 1) / p of the array),
+ * else by recursive doubling (each combines it all, log p times). On 2
  * ranks the ring's second round pays only where a round is cheap, between threads of one process
  * (`inOneProcess`, the same on both ranks): 1 MiB ~0.9x and 4 MiB ~0.85x the time there, ~1.1x
  * over TCP (bench/ranks/collectives.ts under TSMPI_COLL_ALLREDUCE=ring, 2 cores).
