@@ -11,9 +11,9 @@ import type { RankTrace } from '../trace/rank-trace.js';
 import type { Clock } from '../clock.js';
 import type { Settings } from '../config/tunables.js';
 import { encodeValue, rawKindOf, refuseToEncode, type BufferLike, type TypedArray } from './codec.js';
-import { allgather, allgatherv, allgathervStep } from './collectives/allgather.js';
+import { allgather, allgatherv, allgathervPair } from './collectives/allgather.js';
 import { allreduce, allreducePair } from './collectives/allreduce.js';
-import { alltoall, alltoallv, alltoallvStep } from './collectives/alltoall.js';
+import { alltoall, alltoallv, alltoallvPair } from './collectives/alltoall.js';
 import { barrier, barrierStep } from './collectives/barrier.js';
 import { bcast, bcastBytes, bcastBytesStep } from './collectives/bcast.js';
 import { CollectiveCall } from './collectives/call.js';
@@ -743,8 +743,7 @@ export class Communicator {
     if (into !== undefined) this.#checkInto(data, into, 'allgatherv', false);
     const call = this.#oneStepCall('allgatherv');
     if (call !== undefined) {
-      const one = allgathervStep(call, data, counts, into);
-      return one !== undefined ? runStepFor(one.step, one.result) : runSteps(allgatherv(call.own(), data, counts, into));
+      return allgathervPair(call, data, counts, into) ?? runSteps(allgatherv(call.own(), data, counts, into));
     }
     return runSteps(this.#steps('allgatherv', 'allgatherv', { data, agree: 'kind' }, (checkedCall) => allgatherv(checkedCall, data, counts, into)));
   }
@@ -777,8 +776,7 @@ export class Communicator {
     if (into !== undefined) this.#checkInto(data, into, 'alltoallv', false);
     const call = this.#oneStepCall('alltoallv');
     if (call !== undefined) {
-      const one = alltoallvStep(call, data, sendCounts, recvCounts, into);
-      return one !== undefined ? runStepFor(one.step, one.result) : runSteps(alltoallv(call.own(), data, sendCounts, recvCounts, into));
+      return alltoallvPair(call, data, sendCounts, recvCounts, into) ?? runSteps(alltoallv(call.own(), data, sendCounts, recvCounts, into));
     }
     return runSteps(this.#steps('alltoallv', 'alltoallv', { data, agree: 'kind' }, (checkedCall) => alltoallv(checkedCall, data, sendCounts, recvCounts, into)));
   }

@@ -10,10 +10,11 @@
  * receives every block straight into its place in the result; blocks up to 1 KiB (and any under
  * SimGrid's rules) to and from every rank at once (select.ts).
  */
-import type { TypedArray } from '../codec.js';
+import { allocateLike, type TypedArray } from '../codec.js';
 import type { CollectiveCall } from './call.js';
-import { stepOf, type Awaitable, type Steps } from './steps.js';
-import { blockBytes, checkCounts, checkOwnCount, displacements, resultArray, type Concatenated } from './gather.js';
+import type { Steps } from './steps.js';
+import { pairCounts, passThrough } from './alltoall.js';
+import { blockBytes, checkCounts, checkOwnCount, displacements, pairResult, resultArray, type Concatenated } from './gather.js';
 import type { Request } from '../request.js';
 import { selectAllgather, selectVectorExchange } from './select.js';
 
@@ -103,25 +104,27 @@ export function* allgatherv<A extends TypedArray>(call: CollectiveCall, data: A,
 }
 
 /**
- * A 2-rank allgatherv whose counts are known, as one step: the exchange with the other rank, its
- * requests made now, and the result it fills. Undefined otherwise, or when the rank is traced:
- * run {@link allgatherv} then, as for counts its checks refuse (the steps throw the same error,
- * which rejects the call's promise). (Both exchange variants send the one message each way.)
+ * A 2-rank allgatherv whose counts are known and not empty, run without steps
+ * (CollectiveCall.pairExchange): the other rank's block arrives in its place in the result.
+ * Undefined otherwise, or when the rank is traced: run {@link allgatherv} then, as for counts its
+ * checks refuse (the steps throw the error, which rejects the call's promise).
  */
-export function allgathervStep<A extends TypedArray>(call: CollectiveCall, data: A, knownCounts: readonly number[] | undefined, into?: A): { step: Awaitable; result: Concatenated<A> } | undefined {
-  if (call.size !== 2 || knownCounts === undefined || call.traced) return undefined;
-  let counts: number[];
-  let plan: ReturnType<typeof planGather<A>>;
-  try {
-    counts = checkedCounts(call, data, knownCounts);
-    plan = planGather(call, data, counts, into);
-  } catch {
-    return undefined;
-  }
-  const peer = 1 - call.rank;
-  const [receive, send] = call.exchangeStep(data.length > 0 ? data : undefined, counts[peer]! > 0 ? blockBytes(call, plan.outBytes, plan.displs, counts, plan.width, peer) : undefined, peer);
-  placeOwnBlock(plan, data, call.rank);
-  return { step: stepOf(receive, send), result: plan.result };
+export function allgathervPair<A extends TypedArray>(call: CollectiveCall, data: A, counts: readonly number[] | undefined, into?: A): Promise<Concatenated<A>> | undefined {
+  if (call.size !== 2 || counts === undefined || call.traced || !pairCounts(counts)) return undefined;
+  const rank = call.rank;
+  const peer = 1 - rank;
+  const first = counts[0]!;
+  const total = first + counts[1]!;
+  if (counts[rank] !== data.length || counts[peer] === 0 || data.length === 0 || (into !== undefined && into.length < total)) return undefined;
+  const out = into ?? allocateLike(data, total);
+  const width = out.BYTES_PER_ELEMENT;
+  const outBytes = call.bytesOf(out);
+  const incoming = peer === 0 ? call.bytesRange(outBytes, 0, first * width) : call.bytesRange(outBytes, first * width, total * width);
+  const result = into === undefined ? { data: out, counts: [first, counts[1]!], displs: [0, first] } : pairResult(call, out, first, counts[1]!);
+  const done = call.pairExchange(call.bytesOf(data), incoming, peer, passThrough, () => result);
+  // The own block after the exchange is posted (as placeOwnBlock), before the program's continuation runs.
+  out.set(data as never, rank === 0 ? 0 : first);
+  return done;
 }
 
 /** The caller's counts, checked (one per rank, this rank's its data's length), as a copy. */

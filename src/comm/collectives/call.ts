@@ -12,6 +12,7 @@ import { describeOperand, type ReduceOp } from '../ops.js';
 import type { Request, Status } from '../request.js';
 import { runSteps, settledWith, type Steps } from './steps.js';
 import type { StagedBlocks, StagedOp } from '../staged-reduction.js';
+import type { Concatenated } from './gather.js';
 
 export class CollectiveCall {
   readonly rank: number;
@@ -22,6 +23,8 @@ export class CollectiveCall {
   readonly context: number;
   private readonly group: Int32Array;
   tag: number;
+  /** The last 2-rank concatenation's result into a caller's array (gather.ts pairResult). */
+  lastPairResult: Concatenated<TypedArray> | undefined;
   private readonly label: CommunicatorLabel;
 
   constructor(endpoint: Endpoint, context: number, group: Int32Array, rank: number, tag: number, operation: string, settings: Settings, label: CommunicatorLabel) {

@@ -58,6 +58,22 @@ export function blockBytes(call: CollectiveCall, bytes: Uint8Array, displs: read
   return call.bytesRange(bytes, displs[r]! * width, (displs[r]! + counts[r]!) * width);
 }
 
+/**
+ * The result of a 2-rank concatenation into `out`: the call's last one when it was for the same
+ * array and its counts and displacements still read the same (the program may have changed
+ * them), else a new one. A loop into one array then allocates nothing, and its settled promise
+ * is the last one's (settledWith).
+ */
+export function pairResult<A extends TypedArray>(call: CollectiveCall, out: A, first: number, second: number): Concatenated<A> {
+  const last = call.lastPairResult;
+  if (last !== undefined && last.data === out && last.counts.length === 2 && last.counts[0] === first && last.counts[1] === second && last.displs.length === 2 && last.displs[0] === 0 && last.displs[1] === first) {
+    return last as Concatenated<A>;
+  }
+  const result: Concatenated<A> = { data: out, counts: [first, second], displs: [0, first] };
+  call.lastPairResult = result;
+  return result;
+}
+
 export function displacements(counts: readonly number[]): number[] {
   const displs = new Array<number>(counts.length);
   let at = 0;
