@@ -347,7 +347,18 @@ export class Communicator {
    *   the sender sent an encoded value
    */
   recvInto(buffer: BufferLike, source: number = ANY_SOURCE, tag: number = ANY_TAG): Promise<Status> {
-    return this.irecvInto(buffer, source, tag).wait();
+    if (source < 0 || tag < 0) return this.irecvInto(buffer, source, tag).wait();
+    this.#live('recvInto');
+    this.#checkBuffer(buffer, 'recvInto');
+    this.#checkRank(source, true, 'recvInto');
+    this.#checkTag(tag, true, 'recvInto');
+    // A small message from one source taken as it lands (Endpoint.receiveSoon), else posted.
+    const endpoint = this.#endpoint;
+    const bytes = endpoint.byteViews.of(buffer);
+    const world = this.#group[source]!;
+    const length = endpoint.receiveSoon(this.#context, source, world, tag, bytes);
+    if (length >= 0) return Promise.resolve(new Status(source, tag, length));
+    return endpoint.irecv(this.#context, source, world, tag, bytes, 'recvInto').wait() as Promise<Status>;
   }
 
   /** Starts a receive into `buffer`; see {@link recvInto}. */

@@ -224,6 +224,16 @@ export class Endpoint implements RequestDriver, ProgressHost {
     return this.receives.receiveNow(link, context, source, tag, into);
   }
 
+  /**
+   * {@link receiveNow} for a program's receive: its message may still be on its way, and the
+   * link is looked at for it in place for as long as the rank's waits spin (Progress.peekSpins).
+   */
+  receiveSoon(context: number, source: number, sourceWorld: number, tag: number, into: Uint8Array): number {
+    const link = this.sends.linkTo(sourceWorld);
+    if (link === undefined || (this.ended.size > 0 && this.ended.has(sourceWorld))) return -1;
+    return this.receives.receiveSoon(link, context, source, tag, into, this.engine.peekSpins);
+  }
+
   /** The status of the earliest unexpected message matching (source, tag), after one poll. */
   iprobe(context: number, source: number, tag: number): Status | undefined {
     return this.receives.iprobe(context, source, tag);

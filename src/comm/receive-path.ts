@@ -128,10 +128,21 @@ export class ReceivePath {
    * of such receives.
    */
   receiveNow(link: Link, context: number, source: number, tag: number, into: Uint8Array): number {
+    return this.receiveSoon(link, context, source, tag, into, 1);
+  }
+
+  /**
+   * {@link receiveNow}, looking at the link up to `looks` times while it has no frame: a
+   * program's receive whose message is on its way (a ping-pong's reply) takes it as it lands,
+   * without the request, posting, poll of every link and matching that a posted receive costs.
+   * A frame that is not the message ends the looking (-1: post the receive).
+   */
+  receiveSoon(link: Link, context: number, source: number, tag: number, into: Uint8Array, looks: number): number {
     if (this.tracer !== undefined || link.peekFrame === undefined || (++this.receivedNow & 7) === 0) return -1;
     const queues = this.contexts[context];
     if (queues !== undefined && (queues.posted.pendingFrom(source) || queues.findUnexpected(source, tag) >= 0)) return -1;
-    const frame = link.peekFrame();
+    let frame = link.peekFrame();
+    for (let look = 1; frame === undefined && look < looks; look++) frame = link.peekFrame();
     if (frame === undefined) return -1;
     const w = frame.words;
     const h = frame.headerIndex;

@@ -154,6 +154,9 @@ export class SimProgress implements Progress {
     });
   }
 
+  /** A receive never waits in place: its frames come from events in virtual time. */
+  readonly peekSpins = 0;
+
   /** Before a wait: run the network events due by this rank's clock (a wait costs no poll time). */
   spinFor(_request: Completable): void {
     this.spinNetwork();

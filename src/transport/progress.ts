@@ -60,6 +60,12 @@ export interface Progress {
   /** Polls until `target` is done or the spin budget is spent (never sleeps). */
   spinFor(target: Completable): void;
   /**
+   * How many times a receive may look at one link's next frame in place before it posts itself
+   * (ReceivePath.receiveSoon): 0 when waits do not spin in place (the simulator, ranks that
+   * yield or sleep at once, ranks that share a thread).
+   */
+  readonly peekSpins: number;
+  /**
    * A program's poll (test and its any/all/some forms, iprobe, improbe): progress once, then
    * `check()`. The runtime polls its links; the simulator first moves the rank's clock on by
    * the poll's virtual cost and runs the network events due by then, as SMPI does for MPI_Test
@@ -128,6 +134,11 @@ const resolved = Promise.resolve();
 const YIELD_IN_PLACE_MS = 0.3;
 /** The adaptive spin budget's floor: a wake-up costs 20-40 us here, a round trip ~2 us. */
 const MIN_SPIN_MICROS = 10;
+/**
+ * Looks a receive takes at its link's next frame before it posts itself: ~2-4 us, past the
+ * one-way time of a small message, then the posted receive's spin (which polls every link) goes on.
+ */
+const PEEK_SPINS = 256;
 /**
  * Blocking sleep slices a wait takes (a turn of the event loop after each) before it sleeps with
  * Atomics.waitAsync, whose wake-up comes through the event loop, far slower than a blocking
@@ -395,6 +406,10 @@ export class ProgressEngine implements Progress {
       if (seconds > 0) setTimeout(done, seconds * 1000);
       else setImmediate(done);
     });
+  }
+
+  get peekSpins(): number {
+    return this.yieldNow === undefined && !this.sharesThread && this.spinMillis > 0 ? PEEK_SPINS : 0;
   }
 
   /** Polls until `target` is done or the spin budget is spent. */
