@@ -103,7 +103,8 @@ export class CollectiveCall {
    */
   pairExchange<T>(outgoing: Uint8Array, into: Uint8Array, peer: number, failure: (error: unknown) => unknown, finish: (bytes: number) => T): Promise<T> {
     const sentNow = this.sendNow(outgoing, peer);
-    const arrived = this.receiveNow(into, peer);
+    // The partner's block is on its way (it sends first too): look for it as it lands.
+    const arrived = this.endpoint.receiveSoon(this.context, peer, this.group[peer]!, this.tag, into);
     const receive = arrived >= 0 ? undefined : this.recvInto(into, peer);
     const send = sentNow ? undefined : this.send(outgoing, peer);
     if ((receive === undefined || receive.settleNow()) && (send === undefined || send.settleNow())) {
