@@ -82,7 +82,7 @@ export function reduceScatterPair<A extends TypedArray>(call: CollectiveCall, da
   const { result, outgoing, into: intoBytes, peer, ownBegin } = pairBlocks(call, data, counts, into);
   return call.pairExchange(outgoing, intoBytes, peer, (error) => blockError(call, op, data, intoBytes, peer, error), (bytes) => {
     if (bytes !== intoBytes.byteLength) throw call.blockMismatch(op, data, bytes, intoBytes.byteLength, peer);
-    combinerTo(op)!(result, data.subarray(ownBegin, ownBegin + result.length) as A, result);
+    combinerTo(op)!(result, call.elementsRange(data, ownBegin, ownBegin + result.length), result);
     return result;
   });
 }

@@ -168,11 +168,11 @@ export const REDUCE_SCATTER_DOUBLING_BELOW = 16 * 1024;
  */
 export function selectReduceScatter(settings: Settings, op: ReduceOp, size: number, bytes: number, data?: unknown, stagingAvailable = false): 'ring' | 'recursive-doubling' | 'reduce-scatterv' | 'shared' {
   const ringable = op.commutative && combinerTo(op) !== undefined;
-  const stageable = stagingAvailable && size <= STAGED_BLOCKS_MAX_RANKS && stageableArray(data, op);
   const choice = settings.collReduceScatter;
   if (choice === 'reduce-scatterv' || choice === 'recursive-doubling') return choice;
   if (choice === 'ring') return ringable ? 'ring' : 'reduce-scatterv';
-  if (choice === 'shared') return stageable ? 'shared' : ringable ? 'ring' : 'reduce-scatterv';
+  // Looked at only when forced: this runs at every call, and a small call's checks add up.
+  if (choice === 'shared') return stagingAvailable && size <= STAGED_BLOCKS_MAX_RANKS && stageableArray(data, op) ? 'shared' : ringable ? 'ring' : 'reduce-scatterv';
   if (settings.collRules === 'simgrid') return 'reduce-scatterv';
   if (size > 2 && bytes < REDUCE_SCATTER_DOUBLING_BELOW) return 'recursive-doubling';
   return ringable ? 'ring' : 'reduce-scatterv';
