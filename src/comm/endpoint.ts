@@ -22,7 +22,7 @@ import type { Settings } from '../config/tunables.js';
 import { ErrorCode, TsmpiError } from '../errors.js';
 import type { FrameVerdict, InboundFrame, Link, LinkEvents } from '../transport/link.js';
 import type { PollOperation, Progress, ProgressHost } from '../transport/progress.js';
-import type { Transport } from '../transport/transport.js';
+import type { Transport, WorldBroadcast } from '../transport/transport.js';
 import { BackgroundTasks } from './background.js';
 import { ScratchPool } from './scratch-pool.js';
 import { ByteViews } from './byte-views.js';
@@ -372,13 +372,41 @@ export class Endpoint implements RequestDriver, ProgressHost {
   }
 
   /**
+   * A `bcastInto` of one chunk through the broadcast slots done now, without a request, when no
+   * broadcast of this rank is pending before it: the root's chunk into a free slot, or a reader's
+   * chunk already published by `root` with this rank's length. False: make the request
+   * ({@link sharedBcast}), which waits, and says what is wrong when the ranks' calls differ.
+   */
+  sharedBcastNow(root: number, bytes: Uint8Array): boolean {
+    if (this.sharedBcastLast !== undefined && !this.sharedBcastLast.done) return false;
+    const broadcast = this.transport.worldBroadcast!;
+    const length = bytes.length;
+    if (length > broadcast.chunkBytes) return false;
+    const host = (this.sharedBcastHost ??= this.makeSharedBcastHost(broadcast));
+    const sequence = host.nextSequence;
+    if (root === this.rank) {
+      if (!broadcast.publish(sequence, bytes, 0, length, length, -1)) return false;
+    } else {
+      if (broadcast.length(sequence) !== length || broadcast.root(sequence) !== root || broadcast.total(sequence) !== length) return false;
+      broadcast.take(sequence, bytes, 0, length);
+    }
+    host.nextSequence = sequence + 1;
+    this.engine.countCompletion();
+    return true;
+  }
+
+  private makeSharedBcastHost(broadcast: WorldBroadcast): SharedBcastHost {
+    return { driver: this, rank: this.rank, broadcast, endedError: (request) => this.sharedWaitEndedError(request), nextSequence: 0 };
+  }
+
+  /**
    * Broadcasts from world rank `root` through the broadcast slots (shared-bcast.ts), after this
    * rank's previous one: the root's `bytes` (of payload `kind`), into a reader's `bytes`, or, with
    * none, a value whatever its length (the request's result is the encoded value).
    */
   sharedBcast(context: number, tag: number, operation: string, root: number, bytes: Uint8Array | undefined, kind: number): Request<Encoded | undefined> {
     const broadcast = this.transport.worldBroadcast!;
-    this.sharedBcastHost ??= { driver: this, rank: this.rank, broadcast, endedError: (request) => this.sharedWaitEndedError(request), nextSequence: 0 };
+    this.sharedBcastHost ??= this.makeSharedBcastHost(broadcast);
     const previous = this.sharedBcastLast !== undefined && !this.sharedBcastLast.done ? this.sharedBcastLast : undefined;
     const role = root === this.rank ? 'root' : bytes !== undefined ? 'into' : 'value';
     const request = new SharedBcastRequest(this.sharedBcastHost, operation, tag, context, root, role, bytes, kind, previous);

@@ -62,3 +62,15 @@ test('ranks that share a thread broadcast through the slots too: bcastInto and f
     assert.equal(r.stdout.split('\n').filter((line) => line.startsWith(`cco ok ${check} `)).length, 4, explain(r));
   }
 });
+
+for (const late of ['readers-late', 'root-late']) {
+  test(`a shared bcastInto whose reader's buffer is the wrong length fails there alone, and the next ones pair up (${late})`, { timeout: 60_000 }, async () => {
+    const r = await tsmpi(['run', '-n', '3', fixture('bcast-lengths.ts'), late], { timeoutMs: 50_000 });
+    assert.equal(r.code, 0, explain(r));
+    const lines = new Map(r.stdout.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as { rank: number; lines: string[] }).map((j) => [j.rank, j.lines]));
+    const fine = (label: string): string => `${label}: 8 bytes of ${label.length}`;
+    assert.deepEqual(lines.get(0), [fine('even'), fine('long'), fine('shorter'), fine('after')], explain(r));
+    assert.deepEqual(lines.get(1), [fine('even'), fine('long'), 'shorter: TSMPI_ERR_TRUNCATE rank 1, bcastInto: the 8-byte broadcast of rank 0 does not fit the 4-byte buffer (hint: pass buffers of the same byte length on every rank of a bcastInto)', fine('after')], explain(r));
+    assert.deepEqual(lines.get(2), [fine('even'), 'long: TSMPI_ERR_COUNT rank 2, bcastInto: the 8-byte broadcast of rank 0 does not fill the 16-byte buffer (hint: pass buffers of the same byte length on every rank of a bcastInto)', fine('shorter'), fine('after')], explain(r));
+  });
+}

@@ -84,7 +84,7 @@ export function bcastBytesStep(call: CollectiveCall, bytes: Uint8Array, root: nu
   const size = call.size;
   if (size === 1 || call.traced) return undefined;
   const algorithm = selectBcastInto(call.settings, size, bytes.length, call.crowded, call.sharedBcastAvailable);
-  if (algorithm === 'shared') return call.sharedBcast(bytes, root);
+  if (algorithm === 'shared') return call.sharedBcastNow(bytes, root) ? NOTHING_LEFT : call.sharedBcast(bytes, root);
   if (algorithm !== 'binomial' && algorithm !== 'binomial-blocking') return undefined;
   const vrank = (call.rank - root + size) % size;
   if (vrank === 0) {

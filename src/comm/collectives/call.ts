@@ -183,6 +183,11 @@ export class CollectiveCall {
   }
 
   /** Broadcasts the root's `bytes` into every rank's `bytes` through the slots ({@link sharedBcastAvailable} must hold); `root` is a rank of the group. */
+  /** A bcastInto of one chunk through the slots done now (Endpoint.sharedBcastNow); false: make its request. */
+  sharedBcastNow(bytes: Uint8Array, root: number): boolean {
+    return this.endpoint.sharedBcastNow(this.group[root]!, bytes);
+  }
+
   sharedBcast(bytes: Uint8Array, root: number): Request<unknown> {
     return this.endpoint.sharedBcast(this.context, this.tag, this.operation, this.group[root]!, bytes, -1);
   }
