@@ -135,7 +135,7 @@ const YIELD_IN_PLACE_MS = 0.3;
 /** The adaptive spin budget's floor: a wake-up costs 20-40 us here, a round trip ~2 us. */
 const MIN_SPIN_MICROS = 10;
 /**
- * Looks a receive takes at its link's next frame before it posts itself: ~2-4 us, past the
+ * Looks a receive takes at its link's next frame before it posts itself: enough for the
  * one-way time of a small message, then the posted receive's spin (which polls every link) goes on.
  */
 const PEEK_SPINS = 256;
