@@ -348,10 +348,7 @@ export class Communicator {
    */
   recvInto(buffer: BufferLike, source: number = ANY_SOURCE, tag: number = ANY_TAG): Promise<Status> {
     if (source < 0 || tag < 0) return this.irecvInto(buffer, source, tag).wait();
-    this.#live('recvInto');
-    this.#checkBuffer(buffer, 'recvInto');
-    this.#checkRank(source, true, 'recvInto');
-    this.#checkTag(tag, true, 'recvInto');
+    this.#checkRecvInto(buffer, source, tag);
     // A small message from one source taken as it lands (Endpoint.receiveSoon), else posted.
     const endpoint = this.#endpoint;
     const bytes = endpoint.byteViews.of(buffer);
@@ -363,12 +360,16 @@ export class Communicator {
 
   /** Starts a receive into `buffer`; see {@link recvInto}. */
   irecvInto(buffer: BufferLike, source: number = ANY_SOURCE, tag: number = ANY_TAG): Request<Status> {
+    this.#checkRecvInto(buffer, source, tag);
+    if (source === PROC_NULL) return this.#nullRequest('recvInto', tag, true) as Request<Status>;
+    return this.#endpoint.irecv(this.#context, source, this.#worldOf(source), tag, this.#endpoint.byteViews.of(buffer), 'recvInto') as Request<Status>;
+  }
+
+  #checkRecvInto(buffer: BufferLike, source: number, tag: number): void {
     this.#live('recvInto');
     this.#checkBuffer(buffer, 'recvInto');
     this.#checkRank(source, true, 'recvInto');
     this.#checkTag(tag, true, 'recvInto');
-    if (source === PROC_NULL) return this.#nullRequest('recvInto', tag, true) as Request<Status>;
-    return this.#endpoint.irecv(this.#context, source, this.#worldOf(source), tag, this.#endpoint.byteViews.of(buffer), 'recvInto') as Request<Status>;
   }
 
   /** Sends `value` to `dest` and receives from `source` at once (no deadlock in exchanges). */

@@ -13,8 +13,7 @@
 import { allocateLike, type TypedArray } from '../codec.js';
 import type { CollectiveCall } from './call.js';
 import type { Steps } from './steps.js';
-import { pairCounts, passThrough } from './alltoall.js';
-import { blockBytes, checkCounts, checkOwnCount, displacements, pairResult, resultArray, type Concatenated } from './gather.js';
+import { blockBytes, checkCounts, checkOwnCount, displacements, pairCounts, pairResult, passThrough, resultArray, type Concatenated } from './gather.js';
 import type { Request } from '../request.js';
 import { selectAllgather, selectVectorExchange } from './select.js';
 
@@ -120,7 +119,7 @@ export function allgathervPair<A extends TypedArray>(call: CollectiveCall, data:
   const width = out.BYTES_PER_ELEMENT;
   const outBytes = call.bytesOf(out);
   const incoming = peer === 0 ? call.bytesRange(outBytes, 0, first * width) : call.bytesRange(outBytes, first * width, total * width);
-  const result = into === undefined ? { data: out, counts: [first, counts[1]!], displs: [0, first] } : pairResult(call, out, first, counts[1]!);
+  const result = pairResult(call, out, first, counts[1]!, into !== undefined);
   const done = call.pairExchange(call.bytesOf(data), incoming, peer, passThrough, () => result);
   // The own block after the exchange is posted (as placeOwnBlock), before the program's continuation runs.
   out.set(data as never, rank === 0 ? 0 : first);

@@ -16,7 +16,7 @@ import { ErrorCode, TsmpiError } from '../../errors.js';
 import { copyBytes } from '../../transport/copy-bytes.js';
 import type { CollectiveCall } from './call.js';
 import type { Steps } from './steps.js';
-import { blockBytes, checkCounts, displacements, pairResult, resultArray, type Concatenated } from './gather.js';
+import { blockBytes, checkCounts, displacements, pairCounts, pairResult, passThrough, resultArray, type Concatenated } from './gather.js';
 import type { Request } from '../request.js';
 import { selectAlltoall, selectVectorExchange } from './select.js';
 
@@ -136,24 +136,12 @@ export function alltoallvPair<A extends TypedArray>(call: CollectiveCall, data: 
   // Block 0 sits first in both arrays, block 1 after it.
   const outgoing = peer === 0 ? call.bytesRange(dataBytes, 0, sent0 * width) : call.bytesRange(dataBytes, sent0 * width, data.length * width);
   const incoming = peer === 0 ? call.bytesRange(outBytes, 0, received0 * width) : call.bytesRange(outBytes, received0 * width, total * width);
-  const result = into === undefined ? { data: out, counts: [received0, recvCounts[1]!], displs: [0, received0] } : pairResult(call, out, received0, recvCounts[1]!);
+  const result = pairResult(call, out, received0, recvCounts[1]!, into !== undefined);
   const done = call.pairExchange(outgoing, incoming, peer, passThrough, () => result);
   // The own block after the exchange is posted (as placeOwnBlock), before the program's continuation runs.
   if (rank === 0) copyBytes(outBytes, 0, dataBytes, 0, sent0 * width);
   else copyBytes(outBytes, received0 * width, dataBytes, sent0 * width, sendCounts[1]! * width);
   return done;
-}
-
-/** Two non-negative integer counts (a 2-rank call's). */
-export function pairCounts(counts: readonly number[]): boolean {
-  if (!Array.isArray(counts) || counts.length !== 2) return false;
-  const [a, b] = counts;
-  return Number.isInteger(a) && Number.isInteger(b) && a! >= 0 && b! >= 0;
-}
-
-/** A receive's failure, as the steps would throw it. */
-export function passThrough(error: unknown): unknown {
-  return error;
 }
 
 /** The send counts checked against the data; their displacements. */

@@ -105,7 +105,7 @@ export class CollectiveCall {
   pairExchange<T>(outgoing: Uint8Array, into: Uint8Array, peer: number, failure: (error: unknown) => unknown, finish: (bytes: number) => T): Promise<T> {
     const sentNow = this.sendNow(outgoing, peer);
     // The partner's block is on its way (it sends first too): look for it as it lands.
-    const arrived = this.endpoint.receiveSoon(this.context, peer, this.group[peer]!, this.tag, into);
+    const arrived = this.receiveSoon(into, peer);
     const receive = arrived >= 0 ? undefined : this.recvInto(into, peer);
     const send = sentNow ? undefined : this.send(outgoing, peer);
     if ((receive === undefined || receive.settleNow()) && (send === undefined || send.settleNow())) {
@@ -152,9 +152,9 @@ export class CollectiveCall {
     return this.endpoint.receiveNow(this.context, source, this.group[source]!, this.tag, bytes) >= 0 ? undefined : this.recvInto(bytes, source);
   }
 
-  /** The bytes of `source`'s message, copied into `bytes`, when it is there already; else -1 (nothing is posted). */
-  receiveNow(bytes: Uint8Array, source: number): number {
-    return this.endpoint.receiveNow(this.context, source, this.group[source]!, this.tag, bytes);
+  /** The bytes of `source`'s message, copied into `bytes`, when it is there or lands soon (Endpoint.receiveSoon); else -1 (nothing is posted). */
+  receiveSoon(bytes: Uint8Array, source: number): number {
+    return this.endpoint.receiveSoon(this.context, source, this.group[source]!, this.tag, bytes);
   }
 
   /** True when every rank of this call's communicator is a thread of one process that runs more rank threads than cores. */
@@ -182,12 +182,12 @@ export class CollectiveCall {
     return this.endpoint.sharedBcastAvailable(this.context, this.group);
   }
 
-  /** Broadcasts the root's `bytes` into every rank's `bytes` through the slots ({@link sharedBcastAvailable} must hold); `root` is a rank of the group. */
   /** A bcastInto of one chunk through the slots done now (Endpoint.sharedBcastNow); false: make its request. */
   sharedBcastNow(bytes: Uint8Array, root: number): boolean {
     return this.endpoint.sharedBcastNow(this.group[root]!, bytes);
   }
 
+  /** Broadcasts the root's `bytes` into every rank's `bytes` through the slots ({@link sharedBcastAvailable} must hold); `root` is a rank of the group. */
   sharedBcast(bytes: Uint8Array, root: number): Request<unknown> {
     return this.endpoint.sharedBcast(this.context, this.tag, this.operation, this.group[root]!, bytes, -1);
   }

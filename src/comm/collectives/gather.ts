@@ -59,19 +59,29 @@ export function blockBytes(call: CollectiveCall, bytes: Uint8Array, displs: read
 }
 
 /**
- * The result of a 2-rank concatenation into `out`: the call's last one when it was for the same
- * array and its counts and displacements still read the same (the program may have changed
- * them), else a new one. A loop into one array then allocates nothing, and its settled promise
- * is the last one's (settledWith).
+ * The result of a 2-rank concatenation into `out`. Into the caller's array (`reuse`): the call's
+ * last one when it was for the same array and its counts and displacements still read the same
+ * (the program may have changed them), so that a loop into one array allocates nothing and its
+ * settled promise is the last one's (settledWith); else a new one.
  */
-export function pairResult<A extends TypedArray>(call: CollectiveCall, out: A, first: number, second: number): Concatenated<A> {
+export function pairResult<A extends TypedArray>(call: CollectiveCall, out: A, first: number, second: number, reuse: boolean): Concatenated<A> {
   const last = call.lastPairResult;
-  if (last !== undefined && last.data === out && last.counts.length === 2 && last.counts[0] === first && last.counts[1] === second && last.displs.length === 2 && last.displs[0] === 0 && last.displs[1] === first) {
+  if (reuse && last !== undefined && last.data === out && last.counts.length === 2 && last.counts[0] === first && last.counts[1] === second && last.displs.length === 2 && last.displs[0] === 0 && last.displs[1] === first) {
     return last as Concatenated<A>;
   }
   const result: Concatenated<A> = { data: out, counts: [first, second], displs: [0, first] };
-  call.lastPairResult = result;
+  if (reuse) call.lastPairResult = result;
   return result;
+}
+
+/** Two non-negative integer counts (a 2-rank call's). */
+export function pairCounts(counts: readonly number[]): boolean {
+  return Array.isArray(counts) && counts.length === 2 && allCounts(counts);
+}
+
+/** A receive's failure, as the steps would throw it. */
+export function passThrough(error: unknown): unknown {
+  return error;
 }
 
 export function displacements(counts: readonly number[]): number[] {
