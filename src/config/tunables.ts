@@ -97,7 +97,7 @@ export const collectiveAlgorithms = {
   scatter: ['auto', 'binomial', 'linear'],
   alltoall: ['auto', 'pairwise', 'xor-pairwise', 'bruck', 'linear'],
   barrier: ['auto', 'shared', 'dissemination', 'linear'],
-  reduceScatter: ['auto', 'ring', 'recursive-doubling', 'reduce-scatterv', 'shared'],
+  reduceScatter: ['auto', 'ring', 'recursive-halving', 'recursive-doubling', 'reduce-scatterv', 'shared'],
 } as const;
 
 export type CollectiveName = keyof typeof collectiveAlgorithms;

@@ -43,6 +43,7 @@ const forced: [string, string, string][] = [
   ['TSMPI_COLL_REDUCESCATTER', 'reduce-scatterv', 'reduceScatter'],
   ['TSMPI_COLL_REDUCESCATTER', 'ring', 'reduceScatter'],
   ['TSMPI_COLL_REDUCESCATTER', 'recursive-doubling', 'reduceScatter'],
+  ['TSMPI_COLL_REDUCESCATTER', 'recursive-halving', 'reduceScatter'],
   ['TSMPI_COLL_REDUCESCATTER', 'shared', 'reduceScatter'],
 ];
 

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { readSettings } from '../../src/config/tunables.ts';
 import { Op, type ReduceOp } from '../../src/comm/ops.ts';
-import { selectAllgather, selectAllreduce, selectAlltoall, selectBarrier, selectBcast, selectBcastInto, selectGather, selectReduce, selectReduceScatter, selectScatter, selectVectorExchange, REDUCE_SCATTER_DOUBLING_BELOW } from '../../src/comm/collectives/select.ts';
+import { selectAllgather, selectAllreduce, selectAlltoall, selectBarrier, selectBcast, selectBcastInto, selectGather, selectReduce, selectReduceScatter, selectScatter, selectVectorExchange, REDUCE_SCATTER_DOUBLING_BELOW, REDUCE_SCATTER_HALVING_BELOW } from '../../src/comm/collectives/select.ts';
 
 const tsmpi = readSettings({});
 const simgrid = readSettings({ TSMPI_COLL_RULES: 'simgrid' });
@@ -67,7 +67,7 @@ test("tsmpi's rules are the runtime's defaults", () => {
   assert.equal(selectAllreduce(forcedShared, 8, 1, Op.sum, false, true), 'recursive-doubling', 'not a typed array');
   assert.equal(selectAllreduce(simgrid, 8, large, Op.sum, false, true), 'reduce-bcast');
   // reduceScatter through the staging regions only when forced, and only where it can.
-  assert.equal(selectReduceScatter(tsmpi, Op.sum, 8, 1 << 16, large, true), 'ring');
+  assert.equal(selectReduceScatter(tsmpi, Op.sum, 8, 1 << 16, large, true), 'recursive-halving');
   const forcedStaged = readSettings({ TSMPI_COLL_REDUCESCATTER: 'shared' });
   assert.equal(selectReduceScatter(forcedStaged, Op.sum, 8, 8, new Float64Array(8), true), 'shared');
   assert.equal(selectReduceScatter(forcedStaged, Op.sum, 8, 8, new Float64Array(8), false), 'ring', 'not available');
@@ -122,14 +122,20 @@ test('a forced algorithm wins over either rule set', () => {
   assert.equal(selectAlltoall(readSettings({ TSMPI_COLL_ALLTOALL: 'xor-pairwise' }), 6, pairs(6, 4)), 'pairwise');
 });
 
-test('reduceScatter: recursive doubling for small arrays on more than 2 ranks, the ring for commutative built-in ops, reduce + scatterv for the rest and under SimGrid\'s rules', () => {
+test('reduceScatter: recursive halving below 256 KiB on a power of two, recursive doubling for other small arrays on more than 2 ranks, the ring for commutative built-in ops, reduce + scatterv for the rest and under SimGrid\'s rules', () => {
   const large = 64 * 1024;
-  assert.equal(selectReduceScatter(tsmpi, Op.sum, 4, large), 'ring');
-  assert.equal(selectReduceScatter(tsmpi, Op.bxor, 8, large), 'ring');
-  // Small: log2 p rounds, for any op (the rounds combine in rank order).
-  assert.equal(selectReduceScatter(tsmpi, Op.sum, 8, 64), 'recursive-doubling');
+  // A power-of-two count of ranks: log2 p rounds of the ring's volume, up to 256 KiB.
+  assert.equal(selectReduceScatter(tsmpi, Op.sum, 4, large), 'recursive-halving');
+  assert.equal(selectReduceScatter(tsmpi, Op.bxor, 8, large), 'recursive-halving');
+  assert.equal(selectReduceScatter(tsmpi, Op.sum, 8, 64), 'recursive-halving');
+  assert.equal(selectReduceScatter(tsmpi, Op.sum, 16, REDUCE_SCATTER_HALVING_BELOW - 8), 'recursive-halving');
+  assert.equal(selectReduceScatter(tsmpi, Op.sum, 8, REDUCE_SCATTER_HALVING_BELOW), 'ring');
+  assert.equal(selectReduceScatter(tsmpi, Op.sum, 6, large), 'ring');
+  // Small, where halving cannot run: log2 p rounds, for any op (the rounds combine in rank order).
+  assert.equal(selectReduceScatter(tsmpi, Op.replace, 8, 64), 'recursive-doubling');
   assert.equal(selectReduceScatter(tsmpi, Op.replace, 3, 8), 'recursive-doubling');
-  assert.equal(selectReduceScatter(tsmpi, Op.sum, 8, REDUCE_SCATTER_DOUBLING_BELOW), 'ring');
+  assert.equal(selectReduceScatter(tsmpi, Op.sum, 6, 64), 'recursive-doubling');
+  assert.equal(selectReduceScatter(tsmpi, Op.sum, 6, REDUCE_SCATTER_DOUBLING_BELOW), 'ring');
   // 2 ranks: the ring's one exchange is already a single round.
   assert.equal(selectReduceScatter(tsmpi, Op.sum, 2, 8), 'ring');
   // Not commutative, or no typed-array loop: rank order needs the reduce.
@@ -141,4 +147,10 @@ test('reduceScatter: recursive doubling for small arrays on more than 2 ranks, t
   assert.equal(selectReduceScatter(readSettings({ TSMPI_COLL_REDUCESCATTER: 'ring', TSMPI_COLL_RULES: 'simgrid' }), Op.sum, 8, 8), 'ring');
   assert.equal(selectReduceScatter(readSettings({ TSMPI_COLL_REDUCESCATTER: 'reduce-scatterv' }), Op.sum, 8, 8), 'reduce-scatterv');
   assert.equal(selectReduceScatter(readSettings({ TSMPI_COLL_REDUCESCATTER: 'recursive-doubling' }), Op.sum, 4, large), 'recursive-doubling');
+  // Forced halving: on a power of two and where the op allows it, else the ring or reduce + scatterv.
+  const halving = readSettings({ TSMPI_COLL_REDUCESCATTER: 'recursive-halving' });
+  assert.equal(selectReduceScatter(halving, Op.sum, 8, 1 << 20), 'recursive-halving');
+  assert.equal(selectReduceScatter(halving, Op.sum, 2, 8), 'recursive-halving');
+  assert.equal(selectReduceScatter(halving, Op.sum, 6, 8), 'ring');
+  assert.equal(selectReduceScatter(halving, Op.replace, 8, 8), 'reduce-scatterv');
 });

@@ -6,6 +6,10 @@
  *   data at the first step, else the partial it combined the step before) to rank r + 1 and
  *   combines block r - s - 2 from rank r - 1 with its own data. Each rank sends and combines
  *   (p - 1) / p of the array, the bandwidth optimum, and ends with block r.
+ * - recursive halving (commutative built-in ops, a power-of-two count of ranks): log2 p rounds;
+ *   in each, a rank keeps half of the blocks it still holds, sends the other half to the rank as
+ *   far away as half its group, and combines the half that partner sends. The ring's volume in
+ *   log2 p rounds instead of p - 1 (each a wake-up when ranks outnumber the cores).
  * - recursive doubling (small arrays on more than 2 ranks): the whole array allreduced in log2 p
  *   rounds (exact for any op), of which each rank keeps its block.
  * - reduce-scatterv: a reduce to rank 0 (in rank order, so exact for non-commutative and user
@@ -39,6 +43,7 @@ export function reduceScatter<A extends TypedArray>(call: CollectiveCall, data: 
   if (algorithm === 'shared') return staged(call, data, counts, op, result);
   if (algorithm === 'recursive-doubling') return wholeThenBlock(call, data, counts, op, result);
   if (algorithm === 'reduce-scatterv') return reduceScatterv(call, data, counts, op, result);
+  if (algorithm === 'recursive-halving') return halving(call, data, counts, op, result);
   // (The 2-rank step is returned as it is, not delegated to: a generator less per call.)
   return size === 2 ? pair(call, data, counts, op, result) : ring(call, data, counts, op, result);
 }
@@ -121,6 +126,52 @@ function* pair<A extends TypedArray>(call: CollectiveCall, data: A, counts: read
   checkBlock(call, op, data, into, peer, status);
   if (send !== undefined) yield send;
   combinerTo(op)!(result, data.subarray(ownBegin, ownBegin + result.length) as A, result);
+  return result;
+}
+
+function* halving<A extends TypedArray>(call: CollectiveCall, data: A, counts: readonly number[], op: ReduceOp, result: A): Steps<A> {
+  const { rank, size } = call;
+  const combineTo = combinerTo(op)!;
+  const displs = displacements(counts);
+  const end = (r: number): number => displs[r]! + counts[r]!;
+  // The first round keeps half of the blocks: at most what lies on either side of the midpoint.
+  const mid = displs[size >> 1]!;
+  const widest = Math.max(mid, data.length - mid);
+  const incoming = call.scratch(data, widest);
+  // What this rank has combined, at its place in the array less `base` (where its first round's
+  // half begins: every later half lies inside it), so that each round combines in place.
+  const partial = size > 2 ? call.scratch(data, widest) : undefined;
+  const base = rank < size >> 1 ? 0 : mid;
+  let low = 0;
+  let high = size;
+  let source: A = data;
+  let sourceBase = 0;
+  while (high - low > 1) {
+    const half = (high - low) >> 1;
+    const middle = low + half;
+    const keepsLow = rank < middle;
+    const partner = keepsLow ? rank + half : rank - half;
+    const keepFrom = keepsLow ? low : middle;
+    const keepTo = keepsLow ? middle : high;
+    const sendFrom = keepsLow ? middle : low;
+    const sendTo = keepsLow ? high : middle;
+    const keepBegin = displs[keepFrom]!;
+    const keepLength = end(keepTo - 1) - keepBegin;
+    const sendBegin = displs[sendFrom]! - sourceBase;
+    const outgoing = source.subarray(sendBegin, sendBegin + end(sendTo - 1) - displs[sendFrom]!) as A;
+    const arriving = incoming.subarray(0, keepLength) as A;
+    yield* ringStep(call, op, data, bytesOf(outgoing), partner, bytesOf(arriving), partner);
+    const own = source.subarray(keepBegin - sourceBase, keepBegin - sourceBase + keepLength) as A;
+    // The last round's half is this rank's own block: it lands in the result.
+    const target = keepTo - keepFrom === 1 ? result : (partial!.subarray(keepBegin - base, keepBegin - base + keepLength) as A);
+    combineTo(target, own, arriving);
+    source = partial as A;
+    sourceBase = base;
+    low = keepFrom;
+    high = keepTo;
+  }
+  if (partial !== undefined) call.release(partial);
+  call.release(incoming);
   return result;
 }
 

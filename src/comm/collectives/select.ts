@@ -154,10 +154,23 @@ export const STAGED_BLOCKS_MAX_RANKS = 512;
 export const REDUCE_SCATTER_DOUBLING_BELOW = 16 * 1024;
 
 /**
- * reduceScatter: small arrays on more than 2 ranks by recursive doubling (exact for any op); the
- * ring where the op allows it (commutative, with typed-array loops); reduce + scatterv otherwise
- * and under SimGrid's rules (its default for equal blocks). Every rank decides the same: the
- * arrays' lengths agree.
+ * reduceScatter arrays under this many bytes on a power-of-two count of ranks (more than 2) go by
+ * recursive halving where the ring could run: log2 p rounds of the ring's volume. 8 rank threads
+ * on 2 cores, us a call, ring against halving: 8 KiB 77-81 / 58-68, 64 KiB 133-184 / 104-123,
+ * 256 KiB 361-402 / 323-389, 512 KiB 679-857 / 682-845, 1 MiB 1293-1508 / 1709-1847; 4 rank
+ * threads: 8 KiB 20-22 / 15-19, 64 KiB 39-43 / 34-40, 256 KiB 100-154 / 100-117, 1 MiB 344-383 /
+ * 644-831 (`tsmpi run -n N bench/ranks/collectives.ts SIZES` with BENCH_OPS=reducescatter and
+ * TSMPI_COLL_REDUCESCATTER=recursive-halving or unset, 3 runs each, interleaved). Past it the
+ * halving's first round, half the array each way, loses to the ring's smaller blocks.
+ */
+export const REDUCE_SCATTER_HALVING_BELOW = 256 * 1024;
+
+/**
+ * reduceScatter: recursive halving on a power-of-two count of ranks (more than 2) for arrays under
+ * REDUCE_SCATTER_HALVING_BELOW where the op allows it (commutative, with typed-array loops); other
+ * small arrays on more than 2 ranks by recursive doubling (exact for any op); the ring where the
+ * op allows it; reduce + scatterv otherwise and under SimGrid's rules (its default for equal
+ * blocks). Every rank decides the same: the arrays' lengths agree.
  *
  * Through the staging regions only when forced (TSMPI_COLL_REDUCESCATTER=shared, a world of rank
  * threads): each rank copies its whole array in, where the ring sends (p - 1)/p of it, and the
@@ -166,14 +179,16 @@ export const REDUCE_SCATTER_DOUBLING_BELOW = 16 * 1024;
  * 1841-2185; 4 rank threads, 64 KiB: 63-99 against 32-47; `tsmpi run -n N
  * bench/ranks/collectives.ts 65536 1048576` with BENCH_OPS=reducescatter, 3 runs each).
  */
-export function selectReduceScatter(settings: Settings, op: ReduceOp, size: number, bytes: number, data?: unknown, stagingAvailable = false): 'ring' | 'recursive-doubling' | 'reduce-scatterv' | 'shared' {
+export function selectReduceScatter(settings: Settings, op: ReduceOp, size: number, bytes: number, data?: unknown, stagingAvailable = false): 'ring' | 'recursive-halving' | 'recursive-doubling' | 'reduce-scatterv' | 'shared' {
   const ringable = op.commutative && combinerTo(op) !== undefined;
   const choice = settings.collReduceScatter;
   if (choice === 'reduce-scatterv' || choice === 'recursive-doubling') return choice;
   if (choice === 'ring') return ringable ? 'ring' : 'reduce-scatterv';
+  if (choice === 'recursive-halving') return ringable && (size & (size - 1)) === 0 ? 'recursive-halving' : ringable ? 'ring' : 'reduce-scatterv';
   // Looked at only when forced: this runs at every call, and a small call's checks add up.
   if (choice === 'shared') return stagingAvailable && size <= STAGED_BLOCKS_MAX_RANKS && stageableArray(data, op) ? 'shared' : ringable ? 'ring' : 'reduce-scatterv';
   if (settings.collRules === 'simgrid') return 'reduce-scatterv';
+  if (ringable && size > 2 && (size & (size - 1)) === 0 && bytes < REDUCE_SCATTER_HALVING_BELOW) return 'recursive-halving';
   if (size > 2 && bytes < REDUCE_SCATTER_DOUBLING_BELOW) return 'recursive-doubling';
   return ringable ? 'ring' : 'reduce-scatterv';
 }
