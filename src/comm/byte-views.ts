@@ -23,6 +23,13 @@ export class ByteViews {
   readonly #rangeEnd = new Int32Array(SLOTS);
   readonly #ranges: Uint8Array[] = new Array<Uint8Array>(SLOTS).fill(new Uint8Array(0));
   #nextRange = 0;
+  // Every block of an array at once (a vector collective's), the same way.
+  readonly #blocksOf: (Uint8Array | undefined)[] = new Array<Uint8Array | undefined>(SLOTS).fill(undefined);
+  readonly #blockCounts: number[][] = Array.from({ length: SLOTS }, () => []);
+  readonly #blockDispls: number[][] = Array.from({ length: SLOTS }, () => []);
+  readonly #blockWidth = new Int32Array(SLOTS);
+  readonly #blocks: Uint8Array[][] = Array.from({ length: SLOTS }, () => []);
+  #nextBlocks = 0;
 
   /** `view`'s bytes (no copy): {@link bytesOf}, remembered for small buffers. */
   of(view: ArrayBufferView): Uint8Array {
@@ -65,5 +72,38 @@ export class ByteViews {
       this.#nextRange = (slot + 1) % SLOTS;
     }
     return range;
+  }
+
+  /**
+   * The blocks of `bytes` (a view {@link of} gave) that `counts` and `displs` cut, in elements of
+   * `width` bytes: `bytes.subarray(displs[r] * width, (displs[r] + counts[r]) * width)` for each r,
+   * remembered as ranges are. A vector collective on 8 ranks cuts 14 blocks a call, more than the
+   * ranges' slots hold, and each new view cost ~40 ns.
+   */
+  blocks(bytes: Uint8Array, displs: readonly number[], counts: readonly number[], width: number): readonly Uint8Array[] {
+    const n = counts.length;
+    for (let i = 0; i < SLOTS; i++) {
+      if (this.#blocksOf[i] !== bytes || this.#blockWidth[i] !== width) continue;
+      const savedCounts = this.#blockCounts[i]!;
+      const savedDispls = this.#blockDispls[i]!;
+      const views = this.#blocks[i]!;
+      if (savedCounts.length !== n) continue;
+      let same = true;
+      // A view's length also tells whether its buffer shrank (a resizable one) since.
+      for (let r = 0; r < n && same; r++) same = savedCounts[r] === counts[r] && savedDispls[r] === displs[r] && views[r]!.byteLength === counts[r]! * width;
+      if (same) return views;
+    }
+    const views: Uint8Array[] = new Array<Uint8Array>(n);
+    for (let r = 0; r < n; r++) views[r] = bytes.subarray(displs[r]! * width, (displs[r]! + counts[r]!) * width);
+    if (bytes.buffer.byteLength <= MOST_BUFFER_BYTES) {
+      const slot = this.#nextBlocks;
+      this.#blocksOf[slot] = bytes;
+      this.#blockCounts[slot] = counts.slice();
+      this.#blockDispls[slot] = displs.slice();
+      this.#blockWidth[slot] = width;
+      this.#blocks[slot] = views;
+      this.#nextBlocks = (slot + 1) % SLOTS;
+    }
+    return views;
   }
 }

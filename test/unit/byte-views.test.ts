@@ -76,3 +76,40 @@ test('byte views: ranges are the bytes asked for, the same view when asked again
     }),
   );
 });
+
+test('byte views: blocks are each rank\'s bytes, the same array of views while counts and displacements stay (property)', () => {
+  const arrays = [new Float64Array(8), new Int32Array(12)];
+  // Counts of up to 4 ranks; displacements packed, or spread out by gaps, within the array.
+  const layout = fc.array(fc.tuple(fc.nat({ max: 2 }), fc.nat({ max: 1 })), { minLength: 1, maxLength: 4 });
+  fc.assert(
+    fc.property(fc.array(fc.tuple(fc.nat({ max: 1 }), layout), { maxLength: 30 }), (asks) => {
+      const views = new ByteViews();
+      for (const [which, parts] of asks) {
+        const array = arrays[which]!;
+        const counts = parts.map(([count]) => count);
+        const displs: number[] = [];
+        let at = 0;
+        for (const [count, gap] of parts) {
+          at += gap;
+          displs.push(at);
+          at += count;
+        }
+        if (at > array.length) continue;
+        const bytes = views.of(array);
+        const width = array.BYTES_PER_ELEMENT;
+        const blocks = views.blocks(bytes, displs, counts, width);
+        assert.equal(blocks.length, counts.length);
+        blocks.forEach((block, r) => {
+          assert.equal(block.buffer, array.buffer);
+          assert.equal(block.byteOffset, array.byteOffset + displs[r]! * width);
+          assert.equal(block.byteLength, counts[r]! * width);
+        });
+        assert.equal(views.blocks(bytes, displs, counts, width), blocks);
+        // Other counts or displacements (copies of the arrays, as a program's next call makes): other blocks.
+        assert.equal(views.blocks(bytes, [...displs], [...counts], width), blocks);
+        const moved = displs.map((d, r) => (r === displs.length - 1 && d + counts[r]! < array.length ? d + 1 : d));
+        if (moved.some((d, r) => d !== displs[r])) assert.notEqual(views.blocks(bytes, moved, counts, width), blocks);
+      }
+    }),
+  );
+});

@@ -76,12 +76,13 @@ export function* allgatherv<A extends TypedArray>(call: CollectiveCall, data: A,
   const { displs, width, outBytes } = plan;
   if (selectVectorExchange(call.settings, Math.max(...counts) * width, call.crowded) === 'linear') {
     const requests: Request<unknown>[] = [];
+    const incoming = call.blockViews(outBytes, displs, counts, width);
     for (let r = 0; r < size; r++) {
       if (r === rank) continue;
       // A send its link takes at once needs no request (sendStep).
       const send = data.length > 0 ? call.sendStep(data, r) : undefined;
       if (send !== undefined) requests.push(send);
-      if (counts[r]! > 0) requests.push(call.recvInto(blockBytes(call, outBytes, displs, counts, width, r), r));
+      if (counts[r]! > 0) requests.push(call.recvInto(incoming[r]!, r));
     }
     placeOwnBlock(plan, data, rank);
     yield requests;

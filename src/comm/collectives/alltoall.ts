@@ -89,11 +89,13 @@ export function* alltoallv<A extends TypedArray>(call: CollectiveCall, data: A, 
   if (selectVectorExchange(call.settings, Math.max(...sendCounts, ...recvCounts) * width, call.crowded) === 'linear') {
     // Every receive, then every send, in rank order, all at once.
     const requests: Request<unknown>[] = [];
-    for (let r = 0; r < size; r++) if (r !== rank && recvCounts[r]! > 0) requests.push(call.recvInto(blockBytes(call, outBytes, recvDispls, recvCounts, width, r), r));
+    const incoming = call.blockViews(outBytes, recvDispls, recvCounts, width);
+    const outgoing = call.blockViews(dataBytes, sendDispls, sendCounts, width);
+    for (let r = 0; r < size; r++) if (r !== rank && recvCounts[r]! > 0) requests.push(call.recvInto(incoming[r]!, r));
     for (let r = 0; r < size; r++) {
       if (r === rank || sendCounts[r]! === 0) continue;
       // A send its link takes at once needs no request (sendStep).
-      const send = call.sendStep(blockBytes(call, dataBytes, sendDispls, sendCounts, width, r), r);
+      const send = call.sendStep(outgoing[r]!, r);
       if (send !== undefined) requests.push(send);
     }
     placeOwnBlock(plan, sendDispls, sendCounts, rank);

@@ -220,6 +220,11 @@ export class CollectiveCall {
     return this.endpoint.byteViews.range(bytes, begin, end);
   }
 
+  /** Every rank's block of `bytes`, cut by `displs` and `counts` in elements of `width` bytes (ByteViews.blocks). */
+  blockViews(bytes: Uint8Array, displs: readonly number[], counts: readonly number[], width: number): readonly Uint8Array[] {
+    return this.endpoint.byteViews.blocks(bytes, displs, counts, width);
+  }
+
   /**
    * `array.subarray(begin, end)`, the same view as the last call's when asked for the same
    * range of the same array (a loop's): a typed-array view costs tens of nanoseconds to make.
