@@ -1,6 +1,7 @@
 // recvInto from one source and tag takes a message as it lands (Endpoint.receiveSoon): the same
 // order, statuses, contents and errors as a posted receive, between threads (looking in place),
-// with waits that never spin, and between processes (always posted).
+// with waits that never spin, and between processes (always posted); and a window of irecvInto
+// posted once its messages have landed, tags interleaved.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { explain, fixture, tsmpi } from '../helpers/run-job.ts';
@@ -13,6 +14,7 @@ const expected: Record<number, string[]> = {
     'large: [[1,8,300000],true]',
     'too long: "TSMPI_ERR_TRUNCATE"',
     'posted first: [1,2,3]',
+    'window: [0,0,100,101]',
     'ping-pong rounds wrong: 0',
   ],
   1: ['ping-pong rounds wrong: 0'],
