@@ -20,6 +20,7 @@
  * A process that fails before the exchange connects just to send its abort.
  */
 import { createServer, connect as netConnect, type Server, type Socket } from 'node:net';
+import { wallClockMillis } from '../clock.js';
 import { ErrorCode, TsmpiError } from '../errors.js';
 import { acceptHandshake, connectHandshake, jobTag } from '../transport/handshake.js';
 import type { ProcessProgress } from './job-watch.js';
@@ -131,7 +132,7 @@ export class RendezvousServer {
           }
           if (message.type === 'clock') {
             // A clock probe (timelines across hosts): answer at once with this machine's time.
-            socket.write(`${JSON.stringify({ type: 'clock', sent: message.sent, at: performance.timeOrigin + performance.now() })}\n`);
+            socket.write(`${JSON.stringify({ type: 'clock', sent: message.sent, at: wallClockMillis() })}\n`);
             return;
           }
           if (message.type === 'peer-gone') {
@@ -325,9 +326,9 @@ export class LauncherRendezvous implements Rendezvous {
         const timer = setTimeout(() => resolve(undefined), 2000);
         this.clockReply = (sent, at) => {
           clearTimeout(timer);
-          resolve({ sent, at, back: performance.timeOrigin + performance.now() });
+          resolve({ sent, at, back: wallClockMillis() });
         };
-        this.send({ type: 'clock', sent: performance.timeOrigin + performance.now() });
+        this.send({ type: 'clock', sent: wallClockMillis() });
       });
       if (answer === undefined) break;
       const roundTripMs = answer.back - answer.sent;
