@@ -41,15 +41,22 @@ export function monotonicMillis(): number {
 let wallAnchor: number | undefined;
 
 /**
- * Milliseconds since the Unix epoch, read as the monotonic clock plus an anchor taken once per
- * thread: the system's wall clock at the moment its millisecond ticks over, less the monotonic
- * clock read right after (a lower bound within a read's time of the truth; the largest of three).
- * Every thread and process of a machine then agrees to microseconds. Not `performance.timeOrigin`:
+ * Milliseconds since the Unix epoch, read as the monotonic clock plus this thread's anchor
+ * ({@link wallAnchorMillis}). Every thread and process of a machine agrees to microseconds.
+ */
+export function wallClockMillis(): number {
+  return wallAnchorMillis() + monotonicMillis();
+}
+
+/**
+ * The wall clock less the monotonic clock, in ms, taken once per thread: the system's wall clock
+ * at the moment its millisecond ticks over, less the monotonic clock read right after (a lower
+ * bound within a read's time of the truth; the largest of three). Not `performance.timeOrigin`:
  * each process fixes it at start-up from two clocks read one after the other, and a process
  * started on a busy machine was measured 4 ms off its neighbours (a timeline's clock probe
  * between two processes of one machine read an offset of -4.1 ms with a round trip of 0.28 ms).
  */
-export function wallClockMillis(): number {
+function wallAnchorMillis(): number {
   if (wallAnchor === undefined) {
     let best = -Infinity;
     for (let sample = 0; sample < 3; sample++) {
@@ -65,7 +72,7 @@ export function wallClockMillis(): number {
     }
     wallAnchor = best;
   }
-  return wallAnchor + monotonicMillis();
+  return wallAnchor;
 }
 
 /** The wall clock: the monotonic clock and `setTimeout` (timers do not keep the process alive). */
@@ -75,7 +82,7 @@ export class RealClock implements Clock {
 
   /** Read when a timeline is written, not at start-up: anchoring the wall clock spins up to 3 ms. */
   get epoch(): number {
-    this.epochSeconds ??= (wallClockMillis() - monotonicMillis()) / 1000;
+    this.epochSeconds ??= wallAnchorMillis() / 1000;
     return this.epochSeconds;
   }
 

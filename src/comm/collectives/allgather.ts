@@ -13,9 +13,9 @@
 import { allocateLike, type TypedArray } from '../codec.js';
 import type { CollectiveCall } from './call.js';
 import type { Steps } from './steps.js';
-import { blockBytes, checkCounts, checkOwnCount, displacements, pairCounts, pairResult, passThrough, resultArray, type Concatenated } from './gather.js';
+import { checkCounts, checkOwnCount, displacements, pairCounts, pairResult, passThrough, resultArray, type Concatenated } from './gather.js';
 import type { Request } from '../request.js';
-import { selectAllgather, selectVectorExchange } from './select.js';
+import { isPowerOfTwo, selectAllgather, selectVectorExchange } from './select.js';
 
 export function* allgather<T>(call: CollectiveCall, value: T): Steps<T[]> {
   const { rank, size } = call;
@@ -46,7 +46,7 @@ export function* allgather<T>(call: CollectiveCall, value: T): Steps<T[]> {
     }
     return out;
   }
-  if (algorithm === 'recursive-doubling' && (size & (size - 1)) === 0) {
+  if (algorithm === 'recursive-doubling' && isPowerOfTwo(size)) {
     // held covers the aligned block of `mask` ranks containing this rank.
     let held: T[] = [value];
     for (let mask = 1; mask < size; mask *= 2) {
@@ -74,9 +74,9 @@ export function* allgatherv<A extends TypedArray>(call: CollectiveCall, data: A,
   const counts = knownCounts !== undefined ? checkedCounts(call, data, knownCounts) : yield* allgather(call, data.length);
   const plan = planGather(call, data, counts, into);
   const { displs, width, outBytes } = plan;
+  const incoming = call.blockViews(outBytes, displs, counts, width);
   if (selectVectorExchange(call.settings, Math.max(...counts) * width, call.crowded) === 'linear') {
     const requests: Request<unknown>[] = [];
-    const incoming = call.blockViews(outBytes, displs, counts, width);
     for (let r = 0; r < size; r++) {
       if (r === rank) continue;
       // A send its link takes at once needs no request (sendStep).
@@ -94,8 +94,8 @@ export function* allgatherv<A extends TypedArray>(call: CollectiveCall, data: A,
     const sendIndex = (rank - step + size) % size;
     const recvIndex = (rank - step - 1 + size) % size;
     // The first block out is this rank's own data: sent from the caller's array as it is.
-    const receive = counts[recvIndex]! > 0 ? call.recvInto(blockBytes(call, outBytes, displs, counts, width, recvIndex), left) : undefined;
-    const send = counts[sendIndex]! > 0 ? call.send(step === 0 ? data : blockBytes(call, outBytes, displs, counts, width, sendIndex), right) : undefined;
+    const receive = counts[recvIndex]! > 0 ? call.recvInto(incoming[recvIndex]!, left) : undefined;
+    const send = counts[sendIndex]! > 0 ? call.send(step === 0 ? data : incoming[sendIndex]!, right) : undefined;
     if (step === 0) placeOwnBlock(plan, data, rank);
     if (receive) yield receive;
     if (send) yield send;

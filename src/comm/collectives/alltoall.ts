@@ -16,7 +16,7 @@ import { ErrorCode, TsmpiError } from '../../errors.js';
 import { copyBytes } from '../../transport/copy-bytes.js';
 import type { CollectiveCall } from './call.js';
 import type { Steps } from './steps.js';
-import { blockBytes, checkCounts, displacements, pairCounts, pairResult, passThrough, resultArray, type Concatenated } from './gather.js';
+import { checkCounts, displacements, pairCounts, pairResult, passThrough, resultArray, type Concatenated } from './gather.js';
 import type { Request } from '../request.js';
 import { selectAlltoall, selectVectorExchange } from './select.js';
 
@@ -86,11 +86,11 @@ export function* alltoallv<A extends TypedArray>(call: CollectiveCall, data: A, 
   }
   const plan = planBlocks(call, data, sendCounts, sendDispls, recvCounts, into);
   const { out, recvDispls, width, outBytes, dataBytes } = plan;
+  const incoming = call.blockViews(outBytes, recvDispls, recvCounts, width);
+  const outgoing = call.blockViews(dataBytes, sendDispls, sendCounts, width);
   if (selectVectorExchange(call.settings, Math.max(...sendCounts, ...recvCounts) * width, call.crowded) === 'linear') {
     // Every receive, then every send, in rank order, all at once.
     const requests: Request<unknown>[] = [];
-    const incoming = call.blockViews(outBytes, recvDispls, recvCounts, width);
-    const outgoing = call.blockViews(dataBytes, sendDispls, sendCounts, width);
     for (let r = 0; r < size; r++) if (r !== rank && recvCounts[r]! > 0) requests.push(call.recvInto(incoming[r]!, r));
     for (let r = 0; r < size; r++) {
       if (r === rank || sendCounts[r]! === 0) continue;
@@ -105,8 +105,8 @@ export function* alltoallv<A extends TypedArray>(call: CollectiveCall, data: A, 
   for (let step = 1; step < size; step++) {
     const dest = (rank + step) % size;
     const source = (rank - step + size) % size;
-    const receive = recvCounts[source]! > 0 ? call.recvInto(blockBytes(call, outBytes, recvDispls, recvCounts, width, source), source) : undefined;
-    const send = sendCounts[dest]! > 0 ? call.send(blockBytes(call, dataBytes, sendDispls, sendCounts, width, dest), dest) : undefined;
+    const receive = recvCounts[source]! > 0 ? call.recvInto(incoming[source]!, source) : undefined;
+    const send = sendCounts[dest]! > 0 ? call.send(outgoing[dest]!, dest) : undefined;
     if (step === 1) placeOwnBlock(plan, sendDispls, sendCounts, rank);
     if (receive) yield receive;
     if (send) yield send;

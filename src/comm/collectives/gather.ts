@@ -51,14 +51,6 @@ export function* gather<T>(call: CollectiveCall, value: T, root: number): Steps<
 }
 
 /**
- * The bytes of rank `r`'s block of a concatenation (a function of its own, not a closure: a
- * closure makes every call of its generator allocate a context for what it captures).
- */
-export function blockBytes(call: CollectiveCall, bytes: Uint8Array, displs: readonly number[], counts: readonly number[], width: number, r: number): Uint8Array {
-  return call.bytesRange(bytes, displs[r]! * width, (displs[r]! + counts[r]!) * width);
-}
-
-/**
  * The result of a 2-rank concatenation into `out`. Into the caller's array (`reuse`): the call's
  * last one when it was for the same array and its counts and displacements still read the same
  * (the program may have changed them), so that a loop into one array allocates nothing and its

@@ -162,8 +162,9 @@ function* halving<A extends TypedArray>(call: CollectiveCall, data: A, counts: r
     const arriving = incoming.subarray(0, keepLength) as A;
     yield* ringStep(call, op, data, bytesOf(outgoing), partner, bytesOf(arriving), partner);
     const own = source.subarray(keepBegin - sourceBase, keepBegin - sourceBase + keepLength) as A;
-    // The last round's half is this rank's own block: it lands in the result.
-    const target = keepTo - keepFrom === 1 ? result : (partial!.subarray(keepBegin - base, keepBegin - base + keepLength) as A);
+    // The last round's half is this rank's own block: it lands in the result. After the first
+    // round `own` is the partial's range itself, combined in place.
+    const target = keepTo - keepFrom === 1 ? result : source === data ? (partial!.subarray(keepBegin - base, keepBegin - base + keepLength) as A) : own;
     combineTo(target, own, arriving);
     source = partial as A;
     sourceBase = base;

@@ -165,6 +165,11 @@ export const REDUCE_SCATTER_DOUBLING_BELOW = 16 * 1024;
  */
 export const REDUCE_SCATTER_HALVING_BELOW = 256 * 1024;
 
+/** True for 1, 2, 4, 8, ... ranks (the algorithms that pair rank r with r XOR 2^k need it). */
+export function isPowerOfTwo(size: number): boolean {
+  return size > 0 && (size & (size - 1)) === 0;
+}
+
 /**
  * reduceScatter: recursive halving on a power-of-two count of ranks (more than 2) for arrays under
  * REDUCE_SCATTER_HALVING_BELOW where the op allows it (commutative, with typed-array loops); other
@@ -184,11 +189,11 @@ export function selectReduceScatter(settings: Settings, op: ReduceOp, size: numb
   const choice = settings.collReduceScatter;
   if (choice === 'reduce-scatterv' || choice === 'recursive-doubling') return choice;
   if (choice === 'ring') return ringable ? 'ring' : 'reduce-scatterv';
-  if (choice === 'recursive-halving') return ringable && (size & (size - 1)) === 0 ? 'recursive-halving' : ringable ? 'ring' : 'reduce-scatterv';
+  if (choice === 'recursive-halving') return ringable && isPowerOfTwo(size) ? 'recursive-halving' : ringable ? 'ring' : 'reduce-scatterv';
   // Looked at only when forced: this runs at every call, and a small call's checks add up.
   if (choice === 'shared') return stagingAvailable && size <= STAGED_BLOCKS_MAX_RANKS && stageableArray(data, op) ? 'shared' : ringable ? 'ring' : 'reduce-scatterv';
   if (settings.collRules === 'simgrid') return 'reduce-scatterv';
-  if (ringable && size > 2 && (size & (size - 1)) === 0 && bytes < REDUCE_SCATTER_HALVING_BELOW) return 'recursive-halving';
+  if (ringable && size > 2 && isPowerOfTwo(size) && bytes < REDUCE_SCATTER_HALVING_BELOW) return 'recursive-halving';
   if (size > 2 && bytes < REDUCE_SCATTER_DOUBLING_BELOW) return 'recursive-doubling';
   return ringable ? 'ring' : 'reduce-scatterv';
 }
@@ -253,7 +258,7 @@ export function selectVectorExchange(settings: Settings, largestBlockBytes: numb
  */
 export function selectAlltoall(settings: Settings, size: number, values: readonly unknown[]): 'pairwise' | 'xor-pairwise' | 'bruck' | 'linear' {
   const choice = settings.collAlltoall;
-  if (choice === 'xor-pairwise') return (size & (size - 1)) === 0 ? 'xor-pairwise' : 'pairwise';
+  if (choice === 'xor-pairwise') return isPowerOfTwo(size) ? 'xor-pairwise' : 'pairwise';
   if (choice === 'pairwise' || choice === 'bruck' || choice === 'linear') return choice;
   if (!simgridRules(settings)) return 'pairwise';
   const first = values[0];
@@ -261,7 +266,7 @@ export function selectAlltoall(settings: Settings, size: number, values: readonl
   const algorithm = simgridAlltoallAlgorithm(size, first.byteLength);
   if (algorithm === 'basic-linear') return 'linear';
   // SimGrid's pairwise needs a power of two (its replay aborts otherwise): basic linear here.
-  if (algorithm === 'pairwise') return (size & (size - 1)) === 0 ? 'xor-pairwise' : 'linear';
+  if (algorithm === 'pairwise') return isPowerOfTwo(size) ? 'xor-pairwise' : 'linear';
   return 'bruck';
 }
 
