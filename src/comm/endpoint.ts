@@ -23,7 +23,7 @@ import { ErrorCode, TsmpiError } from '../errors.js';
 import type { FrameVerdict, InboundFrame, Link, LinkEvents } from '../transport/link.js';
 import type { PollOperation, Progress, ProgressHost } from '../transport/progress.js';
 import type { Transport, WorldBroadcast } from '../transport/transport.js';
-import { BackgroundTasks } from './background.js';
+import { BackgroundTasks, type BackgroundTask } from './background.js';
 import { ScratchPool } from './scratch-pool.js';
 import { ByteViews } from './byte-views.js';
 import { encodeValue, rawKindOf, type Encoded, type TypedArray } from './codec.js';
@@ -39,6 +39,7 @@ import { SendPath } from './send-path.js';
 import { SharedBarrierRequest, type SharedBarrierHost } from './shared-barrier.js';
 import { SharedBcastRequest, type SharedBcastHost } from './shared-bcast.js';
 import { StagedReductionRequest, type StagedBlocks, type StagedOp } from './staged-reduction.js';
+import { StagedGatherRequest } from './staged-gather.js';
 import type { StagedHost } from './staged-request.js';
 
 /** The world communicator's collective context (its point-to-point context is 0). */
@@ -421,7 +422,7 @@ export class Endpoint implements RequestDriver, ProgressHost {
 
   private stagedHost: StagedHost | undefined;
   /** This rank's latest staged collective (a later one acts after it). */
-  private stagedLast: StagedReductionRequest | undefined;
+  private stagedLast: { readonly done: boolean } | undefined;
 
   /**
    * True when a collective on `context` over `group` can go through the world's staging regions:
@@ -437,9 +438,29 @@ export class Endpoint implements RequestDriver, ProgressHost {
    * `label` names the call in errors.
    */
   stagedReduction(context: number, tag: number, operation: string, value: TypedArray, result: TypedArray, op: StagedOp, blocks: StagedBlocks, label: string): Request<TypedArray> {
-    this.stagedHost ??= { driver: this, rank: this.rank, size: this.size, staging: this.transport.worldStaging!, endedError: (request) => this.sharedWaitEndedError(request) };
-    const previous = this.stagedLast !== undefined && !this.stagedLast.done ? this.stagedLast : undefined;
-    const request = new StagedReductionRequest(this.stagedHost, operation, tag, context, value, result, op, blocks, label, previous);
+    const host = this.stagingHost();
+    return this.queueStaged(new StagedReductionRequest(host, operation, tag, context, value, result, op, blocks, label, this.stagedPrevious()));
+  }
+
+  /**
+   * Gathers every rank's `block` into `incoming[r]` through the staging regions (staged-gather.ts),
+   * after this rank's previous staged collective; `digest` stands for the counts, `label` names
+   * the call in errors.
+   */
+  stagedGather(context: number, tag: number, operation: string, block: Uint8Array, incoming: readonly Uint8Array[], digest: number, label: string): Request<void> {
+    const host = this.stagingHost();
+    return this.queueStaged(new StagedGatherRequest(host, operation, tag, context, block, incoming, digest, label, this.stagedPrevious()));
+  }
+
+  private stagingHost(): StagedHost {
+    return (this.stagedHost ??= { driver: this, rank: this.rank, size: this.size, staging: this.transport.worldStaging!, half: 0, readsOpen: false, endedError: (request) => this.sharedWaitEndedError(request) });
+  }
+
+  private stagedPrevious(): { readonly done: boolean } | undefined {
+    return this.stagedLast !== undefined && !this.stagedLast.done ? this.stagedLast : undefined;
+  }
+
+  private queueStaged<R extends Request<unknown> & BackgroundTask>(request: R): R {
     if (!request.done) {
       this.stagedLast = request;
       this.background.add(request);

@@ -24,6 +24,13 @@ export interface StagedHost {
   readonly rank: number;
   readonly size: number;
   readonly staging: WorldStaging;
+  /**
+   * Which half of the regions the next round that alternates halves writes (0 or 1), and whether
+   * the rank's last staged collective did (its last reads then have no barrier after them yet).
+   * The same on every rank: world ranks run their staged collectives in the same order.
+   */
+  half: number;
+  readsOpen: boolean;
   /** The error of a wait that can never complete because a rank ended, or undefined while none did. */
   endedError(request: Request<unknown>): Error | undefined;
 }
@@ -31,6 +38,8 @@ export interface StagedHost {
 const enum Phase {
   /** This rank's previous staged collective has not finished. */
   Queued,
+  /** Waiting for every rank to have read the previous one's last round (when it left them open). */
+  Fence,
   /** Its part of the round is staged; waiting for every rank's. */
   Staged,
   /** It has read what it needs of the round; waiting for every rank to have. */
@@ -45,6 +54,8 @@ export abstract class StagedRequest<T> extends Request<T> implements BackgroundT
   private previous: { readonly done: boolean } | undefined;
   private phase = Phase.Queued;
   private generation = PASSED;
+  /** True for requests whose rounds alternate between the two halves of the regions (no read barrier). */
+  protected readonly alternatesHalves: boolean = false;
 
   /** Subclasses call {@link advance} once constructed: the first steps may be taken at once. */
   constructor(host: StagedHost, operation: string, tag: number, context: number, previous: { readonly done: boolean } | undefined) {
@@ -57,19 +68,33 @@ export abstract class StagedRequest<T> extends Request<T> implements BackgroundT
 
   advance(): boolean {
     if (this.done) return true;
+    const barrier = this.host.staging.barrier;
     if (this.phase === Phase.Queued) {
       if (this.previous !== undefined && !this.previous.done) return false;
       this.previous = undefined;
+      this.phase = Phase.Fence;
+      if (this.host.readsOpen && !this.alternatesHalves) {
+        // The rank's last staged collective left its reads open (it alternated halves): every
+        // rank must have read it before this one writes the whole of its region.
+        this.generation = barrier.enter();
+      }
+    }
+    if (this.phase === Phase.Fence) {
+      if (this.generation !== PASSED && !barrier.passed(this.generation)) return this.failIfEnded();
+      this.generation = PASSED;
+      this.host.readsOpen = this.alternatesHalves;
       if (!this.start()) return true;
       this.stageRound();
     }
-    const barrier = this.host.staging.barrier;
     for (;;) {
       if (this.generation !== PASSED && !barrier.passed(this.generation)) return this.failIfEnded();
       if (this.phase === Phase.Staged) {
         this.readRound();
         this.phase = Phase.Read;
-        this.generation = barrier.enter();
+        // Rounds that alternate between two halves of the regions need no barrier after their
+        // reads: the next round writes the other half, and the one after it waits on the next
+        // round's barrier, which every rank enters only once it has read this round.
+        this.generation = this.alternatesHalves ? PASSED : barrier.enter();
         continue;
       }
       if (this.endRound()) {

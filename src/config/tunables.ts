@@ -92,7 +92,7 @@ export const collectiveAlgorithms = {
   bcast: ['auto', 'binomial', 'binomial-blocking', 'scatter-allgather', 'linear', 'shared'],
   reduce: ['auto', 'binomial', 'linear'],
   allreduce: ['auto', 'recursive-doubling', 'ring', 'reduce-bcast', 'shared'],
-  allgather: ['auto', 'bruck', 'ring', 'recursive-doubling', 'linear'],
+  allgather: ['auto', 'bruck', 'ring', 'recursive-doubling', 'linear', 'shared'],
   gather: ['auto', 'binomial', 'linear'],
   scatter: ['auto', 'binomial', 'linear'],
   alltoall: ['auto', 'pairwise', 'xor-pairwise', 'bruck', 'linear'],

@@ -31,6 +31,7 @@ const forced: [string, string, string][] = [
   ['TSMPI_COLL_ALLREDUCE', 'shared', 'allreduce'],
   ['TSMPI_COLL_ALLGATHER', 'ring', 'allgather'],
   ['TSMPI_COLL_ALLGATHER', 'recursive-doubling', 'allgather'],
+  ['TSMPI_COLL_ALLGATHER', 'shared', 'allgather'],
   ['TSMPI_COLL_GATHER', 'linear', 'gather'],
   ['TSMPI_COLL_SCATTER', 'linear', 'scatter'],
   ['TSMPI_COLL_ALLTOALL', 'linear', 'alltoall'],

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { readSettings } from '../../src/config/tunables.ts';
 import { Op, type ReduceOp } from '../../src/comm/ops.ts';
-import { selectAllgather, selectAllreduce, selectAlltoall, selectBarrier, selectBcast, selectBcastInto, selectGather, selectReduce, selectReduceScatter, selectScatter, selectVectorExchange, REDUCE_SCATTER_DOUBLING_BELOW, REDUCE_SCATTER_HALVING_BELOW } from '../../src/comm/collectives/select.ts';
+import { selectAllgather, selectAllreduce, selectAlltoall, selectBarrier, selectBcast, selectBcastInto, selectGather, selectReduce, selectReduceScatter, selectScatter, selectStagedGather, selectVectorExchange, REDUCE_SCATTER_DOUBLING_BELOW, REDUCE_SCATTER_HALVING_BELOW } from '../../src/comm/collectives/select.ts';
 
 const tsmpi = readSettings({});
 const simgrid = readSettings({ TSMPI_COLL_RULES: 'simgrid' });
@@ -76,6 +76,27 @@ test("tsmpi's rules are the runtime's defaults", () => {
   assert.equal(selectGather(tsmpi), 'binomial');
   assert.equal(selectScatter(tsmpi), 'binomial');
   assert.equal(selectAllgather(tsmpi), 'bruck');
+  // allgatherv through the staging regions: from 8 ranks once block x ranks reaches 64 KiB, on 3
+  // or more from blocks of 256 KiB; only where the regions are (asked last); any size when forced.
+  const available = (): boolean => true;
+  const unavailable = (): boolean => false;
+  assert.equal(selectStagedGather(tsmpi, 8, 8192, available), true);
+  assert.equal(selectStagedGather(tsmpi, 8, 8191, available), false, 'under 64 KiB in all');
+  assert.equal(selectStagedGather(tsmpi, 16, 4096, available), true);
+  assert.equal(selectStagedGather(tsmpi, 4, 64 << 10, available), false, 'fewer than 8 ranks, a small block');
+  assert.equal(selectStagedGather(tsmpi, 4, 256 << 10, available), true);
+  assert.equal(selectStagedGather(tsmpi, 3, 256 << 10, available), true);
+  assert.equal(selectStagedGather(tsmpi, 2, 1 << 20, available), false, '2 ranks');
+  assert.equal(selectStagedGather(tsmpi, 8, 1 << 20, unavailable), false, 'not a world of rank threads');
+  let asked = false;
+  assert.equal(selectStagedGather(tsmpi, 8, 8, () => (asked = true)), false);
+  assert.equal(asked, false, 'availability is asked only of a large gather');
+  const forcedGather = readSettings({ TSMPI_COLL_ALLGATHER: 'shared' });
+  assert.equal(selectStagedGather(forcedGather, 2, 8, available), true);
+  assert.equal(selectStagedGather(forcedGather, 8, 8, unavailable), false);
+  assert.equal(selectStagedGather(readSettings({ TSMPI_COLL_ALLGATHER: 'bruck' }), 8, 1 << 20, available), false, 'another algorithm forced');
+  assert.equal(selectStagedGather(simgrid, 8, 1 << 20, available), false, "SimGrid's rules");
+  assert.equal(selectAllgather(forcedGather), 'bruck', 'allgather of values: shared is allgatherv only');
   assert.equal(selectAlltoall(tsmpi, 64, pairs(64, 4)), 'pairwise');
   // allgatherv and alltoallv: small blocks all at once, larger ones in rounds.
   assert.equal(selectVectorExchange(tsmpi, 8), 'linear');

@@ -15,7 +15,8 @@ import type { CollectiveCall } from './call.js';
 import type { Steps } from './steps.js';
 import { checkCounts, checkOwnCount, displacements, pairCounts, pairResult, passThrough, resultArray, type Concatenated } from './gather.js';
 import type { Request } from '../request.js';
-import { isPowerOfTwo, selectAllgather, selectVectorExchange } from './select.js';
+import { isPowerOfTwo, selectAllgather, selectStagedGather, selectVectorExchange } from './select.js';
+import { countsDigest } from '../staged-gather.js';
 
 export function* allgather<T>(call: CollectiveCall, value: T): Steps<T[]> {
   const { rank, size } = call;
@@ -75,7 +76,15 @@ export function* allgatherv<A extends TypedArray>(call: CollectiveCall, data: A,
   const plan = planGather(call, data, counts, into);
   const { displs, width, outBytes } = plan;
   const incoming = call.blockViews(outBytes, displs, counts, width);
-  if (selectVectorExchange(call.settings, Math.max(...counts) * width, call.crowded) === 'linear') {
+  const largestBlock = Math.max(...counts) * width;
+  if (selectStagedGather(call.settings, size, largestBlock, () => call.stagingAvailable)) {
+    // The group is the world's: its ranks are world ranks, in order.
+    const staged = call.stagedGather(call.bytesOf(data), incoming, countsDigest(counts, width));
+    placeOwnBlock(plan, data, rank);
+    yield staged;
+    return plan.result;
+  }
+  if (selectVectorExchange(call.settings, largestBlock, call.crowded) === 'linear') {
     const requests: Request<unknown>[] = [];
     for (let r = 0; r < size; r++) {
       if (r === rank) continue;

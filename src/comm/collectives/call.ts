@@ -210,6 +210,15 @@ export class CollectiveCall {
     return this.endpoint.stagedReduction(this.context, this.tag, this.operation, value, result, op, blocks, `${this.operation} (Op.${op.name}) on ${this.label.name}`);
   }
 
+  /**
+   * Gathers every rank's `block` into `incoming[r]` through the staging regions
+   * ({@link stagingAvailable} must hold, so the group is the world's, in world rank order);
+   * `digest` stands for the counts (staged-gather.ts).
+   */
+  stagedGather(block: Uint8Array, incoming: readonly Uint8Array[], digest: number): Request<void> {
+    return this.endpoint.stagedGather(this.context, this.tag, this.operation, block, incoming, digest, `${this.operation} on ${this.label.name}`);
+  }
+
   /** The bytes of a typed array the program passed (its view made once: ByteViews). */
   bytesOf(view: ArrayBufferView): Uint8Array {
     return this.endpoint.byteViews.of(view);

@@ -1,0 +1,56 @@
+// allgatherv of large blocks on a world of rank threads of one process goes through the staging
+// regions (staged-gather.ts): no messages in the timeline, messages on 2 ranks, across processes
+// or when another algorithm is forced; blocks over several rounds, uneven and empty, staged
+// allreduces between gathers and nonblocking gathers across a world barrier stay exact; counts
+// that differ between ranks fail every rank with an error naming the ranks. The collectives suite
+// checks the forced `shared` row (cco-suite.test.ts).
+import assert from 'node:assert/strict';
+import { readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { explain, fixture, tsmpi } from '../helpers/run-job.ts';
+
+/** The message flows of a traced run of staged-gathers.ts `only` (every rank must print ok). */
+async function flows(args: string[], env: Record<string, string>): Promise<number> {
+  const file = join(tmpdir(), `tsmpi-staged-gather-${process.pid}-${args.join('')}-${Object.values(env).join('-')}.json`);
+  try {
+    const r = await tsmpi(['run', ...args, '--trace', file, fixture('staged-gathers.ts'), 'only'], { env, timeoutMs: 80_000 });
+    assert.equal(r.code, 0, explain(r));
+    const ranks = Number(args[args.indexOf('-n') + 1]);
+    assert.equal(r.stdout.split('\n').filter((line) => / ok$/.test(line)).length, ranks, explain(r));
+    const trace = JSON.parse(readFileSync(file, 'utf8')) as { traceEvents: { ph: string; name: string }[] };
+    assert.equal(trace.traceEvents.filter((e) => e.ph === 'X' && e.name === 'allgatherv').length, 7 * ranks);
+    return trace.traceEvents.filter((e) => e.ph === 's').length;
+  } finally {
+    rmSync(file, { force: true });
+  }
+}
+
+test('a staged allgatherv sends no message; on 2 ranks, across processes or forced to the rounds it does', { timeout: 150_000 }, async () => {
+  assert.equal(await flows(['-n', '8'], {}), 0);
+  assert.equal(await flows(['-n', '4'], {}), 0);
+  assert.ok((await flows(['-n', '4'], { TSMPI_COLL_ALLGATHER: 'bruck' })) > 0);
+  assert.ok((await flows(['-n', '4', '--ranks-per-proc', '2'], {})) > 0);
+  assert.ok((await flows(['-n', '2'], {})) > 0);
+  assert.equal(await flows(['-n', '2'], { TSMPI_COLL_ALLGATHER: 'shared', TSMPI_COLL_ALLREDUCE: 'shared' }), 0);
+});
+
+test('staged allgathervs over several rounds, between staged allreduces and in flight across a barrier: exact on every rank', { timeout: 150_000 }, async () => {
+  for (const [args, env] of [
+    [['-n', '3'], {}],
+    [['-n', '5'], { TSMPI_COLL_BARRIER: 'shared' }],
+    [['-n', '8'], { TSMPI_RANKS_PER_THREAD: '4' }],
+  ] as [string[], Record<string, string>][]) {
+    const r = await tsmpi(['run', ...args, fixture('staged-gathers.ts')], { env, timeoutMs: 100_000 });
+    assert.equal(r.code, 0, explain(r));
+    assert.equal(r.stdout.split('\n').filter((line) => / ok$/.test(line)).length, Number(args[1]), explain(r));
+  }
+});
+
+test('counts that differ between ranks fail a staged allgatherv on every rank, naming the ranks', { timeout: 60_000 }, async () => {
+  const r = await tsmpi(['run', '-n', '4', fixture('staged-gathers.ts'), 'mismatch'], { env: { TSMPI_COLL_ALLGATHER: 'shared' }, timeoutMs: 50_000 });
+  assert.equal(r.code, 0, explain(r));
+  for (const rank of [0, 2, 3]) assert.match(r.stdout, new RegExp(`^rank ${rank} error: TSMPI_ERR_COUNT .*allgatherv on world: rank 0 and rank 1 passed different counts`, 'm'), explain(r));
+  assert.match(r.stdout, /^rank 1 error: TSMPI_ERR_COUNT .*allgatherv on world: rank 0 passed 160000 bytes where the counts say 152000/m, explain(r));
+});
