@@ -27,19 +27,21 @@ async function flows(args: string[], env: Record<string, string>): Promise<numbe
   }
 }
 
-test('a staged allgatherv sends no message; on 2 ranks, across processes or forced to the rounds it does', { timeout: 150_000 }, async () => {
+test('a staged allgatherv sends no message; on 2 ranks, on 4 with blocks under 1 MiB, across processes or forced to the rounds it does', { timeout: 150_000 }, async () => {
+  // Blocks of 320-392 KB: staged by default on 8 ranks, by the messages on fewer (under 1 MiB).
   assert.equal(await flows(['-n', '8'], {}), 0);
-  assert.equal(await flows(['-n', '4'], {}), 0);
-  assert.ok((await flows(['-n', '4'], { TSMPI_COLL_ALLGATHER: 'bruck' })) > 0);
-  assert.ok((await flows(['-n', '4', '--ranks-per-proc', '2'], {})) > 0);
+  assert.ok((await flows(['-n', '8'], { TSMPI_COLL_ALLGATHER: 'bruck' })) > 0);
+  assert.ok((await flows(['-n', '4'], {})) > 0);
+  assert.equal(await flows(['-n', '4'], { TSMPI_COLL_ALLGATHER: 'shared' }), 0);
+  assert.ok((await flows(['-n', '4', '--ranks-per-proc', '2'], { TSMPI_COLL_ALLGATHER: 'shared' })) > 0);
   assert.ok((await flows(['-n', '2'], {})) > 0);
   assert.equal(await flows(['-n', '2'], { TSMPI_COLL_ALLGATHER: 'shared', TSMPI_COLL_ALLREDUCE: 'shared' }), 0);
 });
 
 test('staged allgathervs over several rounds, between staged allreduces and in flight across a barrier: exact on every rank', { timeout: 150_000 }, async () => {
   for (const [args, env] of [
-    [['-n', '3'], {}],
-    [['-n', '5'], { TSMPI_COLL_BARRIER: 'shared' }],
+    [['-n', '3'], { TSMPI_COLL_ALLGATHER: 'shared' }],
+    [['-n', '5'], { TSMPI_COLL_ALLGATHER: 'shared', TSMPI_COLL_BARRIER: 'shared' }],
     [['-n', '8'], { TSMPI_RANKS_PER_THREAD: '4' }],
   ] as [string[], Record<string, string>][]) {
     const r = await tsmpi(['run', ...args, fixture('staged-gathers.ts')], { env, timeoutMs: 100_000 });

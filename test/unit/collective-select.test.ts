@@ -77,15 +77,15 @@ test("tsmpi's rules are the runtime's defaults", () => {
   assert.equal(selectScatter(tsmpi), 'binomial');
   assert.equal(selectAllgather(tsmpi), 'bruck');
   // allgatherv through the staging regions: from 8 ranks once block x ranks reaches 64 KiB, on 3
-  // or more from blocks of 256 KiB; only where the regions are (asked last); any size when forced.
+  // or more from blocks of 1 MiB; only where the regions are (asked last); any size when forced.
   const available = (): boolean => true;
   const unavailable = (): boolean => false;
   assert.equal(selectStagedGather(tsmpi, 8, 8192, available), true);
   assert.equal(selectStagedGather(tsmpi, 8, 8191, available), false, 'under 64 KiB in all');
   assert.equal(selectStagedGather(tsmpi, 16, 4096, available), true);
-  assert.equal(selectStagedGather(tsmpi, 4, 64 << 10, available), false, 'fewer than 8 ranks, a small block');
-  assert.equal(selectStagedGather(tsmpi, 4, 256 << 10, available), true);
-  assert.equal(selectStagedGather(tsmpi, 3, 256 << 10, available), true);
+  assert.equal(selectStagedGather(tsmpi, 4, (1 << 20) - 1, available), false, 'fewer than 8 ranks, a block under 1 MiB');
+  assert.equal(selectStagedGather(tsmpi, 4, 1 << 20, available), true);
+  assert.equal(selectStagedGather(tsmpi, 3, 1 << 20, available), true);
   assert.equal(selectStagedGather(tsmpi, 2, 1 << 20, available), false, '2 ranks');
   assert.equal(selectStagedGather(tsmpi, 8, 1 << 20, unavailable), false, 'not a world of rank threads');
   let asked = false;

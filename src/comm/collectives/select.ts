@@ -222,20 +222,21 @@ export function selectAllgather(settings: Settings): 'bruck' | 'ring' | 'recursi
  * threads of this process, from STAGED_GATHER_RANKS ranks once the largest block times the ranks
  * reaches STAGED_GATHER_FROM_TOTAL, and on 3 or more ranks from blocks of STAGED_GATHER_FROM_BLOCK.
  * On 2 cores, us a call, through the rounds (linear or ring, TSMPI_COLL_ALLGATHER=bruck) against
- * the regions (=shared), 3-5 runs each, interleaved (`tsmpi run -n N bench/ranks/collectives.ts
- * SIZES` with BENCH_OPS=allgather; the size is the result's):
+ * the regions (=shared or the default), 3-5 runs each, interleaved (`tsmpi run -n N
+ * bench/ranks/collectives.ts SIZES` with BENCH_OPS=allgather; the size is the result's):
  * - 8 ranks: 8 KiB 38-58 / 60-85, 32 KiB 66-88 / 69-87, 64 KiB 83-151 / 68-128, 256 KiB 262-379
  *   / 194-250, 1 MiB 908-2055 / 398-945;
  * - 16 ranks: 8 KiB 176-277 / 202-301, 32 KiB 282-398 / 213-266, 64 KiB 465-594 / 200-286,
  *   1 MiB 2826-3308 / 1043-1316;
- * - 4 ranks: 64 KiB 19-43 / 27-56, 256 KiB 44-131 / 49-156, 1 MiB 166-913 / 152-557, 4 MiB
- *   1237-2305 / 844-1835.
+ * - 4 ranks: 64 KiB 19-43 / 27-56, 256 KiB 44-131 / 49-156, 1 MiB 166-913 / 152-557 and 186-234
+ *   / 187-412, 2 MiB 305-481 / 289-499 and 314-1289 / 354-1028, 4 MiB 1237-2305 / 844-1835 and
+ *   833-3281 / 1229-1804; 3 ranks: 1 MiB 135-213 / 183-446, 4 MiB 666-991 / 719-767.
  * Fewer ranks per core wait less for each round of the rings, and the barrier costs what the
  * rounds save until the blocks are large.
  */
 export const STAGED_GATHER_RANKS = 8;
 export const STAGED_GATHER_FROM_TOTAL = 64 * 1024;
-export const STAGED_GATHER_FROM_BLOCK = 256 * 1024;
+export const STAGED_GATHER_FROM_BLOCK = 1024 * 1024;
 
 /**
  * True when an allgatherv goes through the staging regions: forced (TSMPI_COLL_ALLGATHER=shared)
