@@ -52,6 +52,12 @@ function samePayload(a: unknown, b: unknown): boolean {
   return JSON.stringify(a) === JSON.stringify(b);
 }
 
+/** Rank 0's time at the end of each phase (printed last: where a run's time went, real or simulated). */
+const phases: string[] = [];
+const phaseEnds = (name: string): void => {
+  phases.push(`${name} ${((wtime() - start) * 1000).toFixed(1)}`);
+};
+
 const planners: PlannerName[] = ['direct', 'reorder', 'aggregate', 'pipelined', 'adaptive'];
 let wrong = 0;
 let received = 0;
@@ -69,6 +75,8 @@ if (rank === 0) {
   const verdict = totalWrong === 0 && totalReceived === 3 * size * planners.length ? 'all delivered' : `${totalWrong} supersteps wrong`;
   console.log(`exchange: ${ranks}, ${totalReceived} messages in ${planners.length} supersteps (${planners.join(', ')}), ${verdict}`);
 }
+
+phaseEnds('supersteps');
 
 // ---- conveyor: a distributed histogram -----------------------------------------------------
 
@@ -115,7 +123,9 @@ for (let i = 0; i < itemsPerRank; i++) {
     await conveyor.advance(); // too much travelling: let sends complete and arrivals be counted
   }
 }
+phaseEnds('pushes');
 await conveyor.close(); // collective: every item sent to this rank has been delivered
+phaseEnds('close');
 
 // Recompute what this rank should own by replaying every rank's stream.
 const want = new Uint32Array(KEYS);
@@ -130,6 +140,7 @@ for (let s = 0; s < size; s++) {
     }
   }
 }
+phaseEnds('replay');
 let mismatches = 0;
 let owned = 0;
 let weighted = 0;
@@ -148,4 +159,8 @@ if (rank === 0) {
   console.log(`conveyor flow control: push() returned false ${allStalls} times`);
 }
 // Rank 0's span (virtual under tsmpi sim): what `npm run bench -- predict` compares.
-if (rank === 0) console.log(`exchange time: ${(wtime() - start).toFixed(3)} s`);
+if (rank === 0) {
+  phaseEnds('checks');
+  console.log(`exchange phases (rank 0, ms from the start to each one's end): ${phases.join(', ')}`);
+  console.log(`exchange time: ${(wtime() - start).toFixed(3)} s`);
+}
