@@ -3,7 +3,10 @@
  * when every world rank lives in this process: round after round, each rank stages its part in
  * its own region and enters the staging barrier; once every rank has, each reads what it needs of
  * the others' regions and enters the barrier again; once every rank has, the regions may be
- * written anew. Subclasses say what a round stages and reads (staged-reduction.ts).
+ * written anew. Subclasses say what a round stages and reads (staged-reduction.ts). A subclass
+ * whose rounds alternate between the two halves of the regions (staged-gather.ts) skips the second
+ * barrier; a request that writes whole regions after one first waits for every rank to have read
+ * its last half (a fence of one barrier).
  *
  * The staging barrier is a counter of its own, entered only by these requests, and a rank's
  * staged collectives act one after another (each waits for the one before it): so nonblocking

@@ -76,26 +76,19 @@ test("tsmpi's rules are the runtime's defaults", () => {
   assert.equal(selectGather(tsmpi), 'binomial');
   assert.equal(selectScatter(tsmpi), 'binomial');
   assert.equal(selectAllgather(tsmpi), 'bruck');
-  // allgatherv through the staging regions: from 8 ranks once block x ranks reaches 64 KiB, on 3
-  // or more from blocks of 1 MiB; only where the regions are (asked last); any size when forced.
-  const available = (): boolean => true;
-  const unavailable = (): boolean => false;
-  assert.equal(selectStagedGather(tsmpi, 8, 8192, available), true);
-  assert.equal(selectStagedGather(tsmpi, 8, 8191, available), false, 'under 64 KiB in all');
-  assert.equal(selectStagedGather(tsmpi, 16, 4096, available), true);
-  assert.equal(selectStagedGather(tsmpi, 4, (1 << 20) - 1, available), false, 'fewer than 8 ranks, a block under 1 MiB');
-  assert.equal(selectStagedGather(tsmpi, 4, 1 << 20, available), true);
-  assert.equal(selectStagedGather(tsmpi, 3, 1 << 20, available), true);
-  assert.equal(selectStagedGather(tsmpi, 2, 1 << 20, available), false, '2 ranks');
-  assert.equal(selectStagedGather(tsmpi, 8, 1 << 20, unavailable), false, 'not a world of rank threads');
-  let asked = false;
-  assert.equal(selectStagedGather(tsmpi, 8, 8, () => (asked = true)), false);
-  assert.equal(asked, false, 'availability is asked only of a large gather');
+  // allgatherv through the staging regions (where they are): from 8 ranks once block x ranks
+  // reaches 64 KiB, on 3 or more from blocks of 1 MiB; any size and 2 ranks when forced.
+  assert.equal(selectStagedGather(tsmpi, 8, 8192), true);
+  assert.equal(selectStagedGather(tsmpi, 8, 8191), false, 'under 64 KiB in all');
+  assert.equal(selectStagedGather(tsmpi, 16, 4096), true);
+  assert.equal(selectStagedGather(tsmpi, 4, (1 << 20) - 1), false, 'fewer than 8 ranks, a block under 1 MiB');
+  assert.equal(selectStagedGather(tsmpi, 4, 1 << 20), true);
+  assert.equal(selectStagedGather(tsmpi, 3, 1 << 20), true);
+  assert.equal(selectStagedGather(tsmpi, 2, 1 << 20), false, '2 ranks');
   const forcedGather = readSettings({ TSMPI_COLL_ALLGATHER: 'shared' });
-  assert.equal(selectStagedGather(forcedGather, 2, 8, available), true);
-  assert.equal(selectStagedGather(forcedGather, 8, 8, unavailable), false);
-  assert.equal(selectStagedGather(readSettings({ TSMPI_COLL_ALLGATHER: 'bruck' }), 8, 1 << 20, available), false, 'another algorithm forced');
-  assert.equal(selectStagedGather(simgrid, 8, 1 << 20, available), false, "SimGrid's rules");
+  assert.equal(selectStagedGather(forcedGather, 2, 8), true);
+  assert.equal(selectStagedGather(readSettings({ TSMPI_COLL_ALLGATHER: 'bruck' }), 8, 1 << 20), false, 'another algorithm forced');
+  assert.equal(selectStagedGather(simgrid, 8, 1 << 20), false, "SimGrid's rules");
   assert.equal(selectAllgather(forcedGather), 'bruck', 'allgather of values: shared is allgatherv only');
   assert.equal(selectAlltoall(tsmpi, 64, pairs(64, 4)), 'pairwise');
   // allgatherv and alltoallv: small blocks all at once, larger ones in rounds.

@@ -239,16 +239,16 @@ export const STAGED_GATHER_FROM_TOTAL = 64 * 1024;
 export const STAGED_GATHER_FROM_BLOCK = 1024 * 1024;
 
 /**
- * True when an allgatherv goes through the staging regions: forced (TSMPI_COLL_ALLGATHER=shared)
- * or by the rule above; never under SimGrid's rules or another forced algorithm. Every rank
- * decides the same (the counts agree). `stagingAvailable` is asked last (it looks at the group).
+ * True when an allgatherv should go through the staging regions, where they are (the caller asks
+ * that last: it looks at the group): forced (TSMPI_COLL_ALLGATHER=shared) or by the rule above;
+ * never under SimGrid's rules or another forced algorithm. Every rank decides the same (the
+ * counts agree).
  */
-export function selectStagedGather(settings: Settings, size: number, largestBlockBytes: number, stagingAvailable: () => boolean): boolean {
+export function selectStagedGather(settings: Settings, size: number, largestBlockBytes: number): boolean {
   const choice = settings.collAllgather;
-  if (choice === 'shared') return stagingAvailable();
+  if (choice === 'shared') return true;
   if (choice !== 'auto' || simgridRules(settings) || size < 3) return false;
-  const large = largestBlockBytes >= STAGED_GATHER_FROM_BLOCK || (size >= STAGED_GATHER_RANKS && largestBlockBytes * size >= STAGED_GATHER_FROM_TOTAL);
-  return large && stagingAvailable();
+  return largestBlockBytes >= STAGED_GATHER_FROM_BLOCK || (size >= STAGED_GATHER_RANKS && largestBlockBytes * size >= STAGED_GATHER_FROM_TOTAL);
 }
 
 /**
