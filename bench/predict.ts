@@ -6,7 +6,9 @@
  * or the example's own timing line) with the error in percent, and how far the two calibrations'
  * predictions differ.
  * The bench's own loops (ring, allreduce, alltoall) also run a third time in the same run: that
- * pass, once the ranks' code is compiled, is the `warm` column. Then the anchor (lib/anchor.ts):
+ * pass, once the ranks' code is compiled, is the `warm` column. Each real run is interleaved with
+ * one whose ranks never spin (NO_SPIN=1, the default; see noSpin below): the `no spin` column.
+ * Then the anchor (lib/anchor.ts):
  * SimGrid predicting Open MPI runs of the same programs' C twins here (ANCHOR=0 skips it).
  *
  *   npm run bench -- predict    (REPS=5, SIM_REPS=5, RANKS=2,4,8, MODES=threads,procs,
@@ -27,6 +29,14 @@ const reps = param('REPS', 5, 'real runs per row (median)');
 // real run does (the same calibration's predictions differed by up to 40% one run each).
 const simReps = param('SIM_REPS', 5, 'simulations per row and calibration (median)');
 const anchor = param('ANCHOR', 1, 'also run the C twins under Open MPI and SimGrid (0: skip)');
+// The simulator's ranks never spin, so the compiles V8 makes of a real rank's hot wait loop, on
+// the rank's own thread, are not in a prediction (docs/simulator.md): real runs with every spin
+// off, interleaved with the others, show how much of a row's miss they are where the ranks
+// compute between few messages (heat, exchange, pool). Where messages set the pace (ring,
+// allreduce) a rank that never spins pays a wake-up per message, which the calibrated model,
+// measured with spinning ranks, does not: the column says nothing there.
+const noSpin = param('NO_SPIN', 1, 'also time real runs with TSMPI_SPIN_US=0 TSMPI_YIELD_US=0 TSMPI_SOCKET_SPIN_US=0 (0: skip)');
+const NO_SPIN_ENV = { TSMPI_SPIN_US: '0', TSMPI_YIELD_US: '0', TSMPI_SOCKET_SPIN_US: '0' };
 const ranks = (process.env.RANKS ?? '2,4,8').split(',').map(Number);
 const modes = (process.env.MODES ?? 'threads,procs').split(',');
 const dir = mkdtempSync(join(tmpdir(), 'tsmpi-predict-'));
@@ -83,6 +93,8 @@ interface Row {
   insideRealRuns: boolean;
   /** The third pass of the same loop in the same run (compiled code), real (median) and predicted. */
   warm?: { real: number; realRuns: number[]; predicted: number; error: number };
+  /** Real runs with every spin off (NO_SPIN=1): their median and the prediction's error against it. */
+  noSpin?: { real: number; realRuns: number[]; error: number };
 }
 const rows: Row[] = [];
 const flagsOf = (mode: string): string[] => (mode === 'procs' ? ['--procs'] : []);
@@ -91,6 +103,7 @@ for (const p of PROGRAMS.filter((p) => only === undefined || only.includes(p.nam
     for (const mode of modes) {
       const realRuns: number[] = [];
       const warmRuns: number[] = [];
+      const noSpinRuns: number[] = [];
       const simulated = (platform: string): string => {
         const s = spawnSync(process.execPath, [cli, 'sim', '--quiet', '--platform', platform, '-n', String(n), ...flagsOf(mode), ...p.args], { cwd: root, encoding: 'utf8' });
         if (s.status !== 0) throw new Error(`tsmpi sim ${p.args.join(' ')} failed:\n${s.stderr}`);
@@ -106,6 +119,11 @@ for (const p of PROGRAMS.filter((p) => only === undefined || only.includes(p.nam
           if (r.status !== 0) throw new Error(`tsmpi run ${p.args.join(' ')} failed:\n${r.stderr}`);
           realRuns.push(p.span(r.stdout));
           if (p.warm !== undefined) warmRuns.push(p.warm(r.stdout));
+          if (noSpin) {
+            const q = spawnSync(process.execPath, [cli, 'run', '-n', String(n), ...flagsOf(mode), ...p.args], { cwd: root, encoding: 'utf8', env: { ...process.env, ...NO_SPIN_ENV } });
+            if (q.status !== 0) throw new Error(`tsmpi run ${p.args.join(' ')} without spinning failed:\n${q.stderr}`);
+            noSpinRuns.push(p.span(q.stdout));
+          }
         }
         if (i < simReps) {
           first.push(simulated(cal));
@@ -121,7 +139,21 @@ for (const p of PROGRAMS.filter((p) => only === undefined || only.includes(p.nam
         const warmPredicted = median(first.map((out) => p.warm!(out)));
         warm = { real: warmReal, realRuns: warmRuns, predicted: warmPredicted, error: warmPredicted / warmReal - 1 };
       }
-      const row: Row = { program: p.name, ranks: n, mode, real, realRuns, predicted, error: predicted / real - 1, predictedAgain, calibrationSpread: Math.abs(predictedAgain / predicted - 1), insideRealRuns: predicted >= Math.min(...realRuns) && predicted <= Math.max(...realRuns), ...(warm !== undefined ? { warm } : {}) };
+      const noSpinReal = noSpinRuns.length > 0 ? median(noSpinRuns) : undefined;
+      const row: Row = {
+        program: p.name,
+        ranks: n,
+        mode,
+        real,
+        realRuns,
+        predicted,
+        error: predicted / real - 1,
+        predictedAgain,
+        calibrationSpread: Math.abs(predictedAgain / predicted - 1),
+        insideRealRuns: predicted >= Math.min(...realRuns) && predicted <= Math.max(...realRuns),
+        ...(warm !== undefined ? { warm } : {}),
+        ...(noSpinReal !== undefined ? { noSpin: { real: noSpinReal, realRuns: noSpinRuns, error: predicted / noSpinReal - 1 } } : {}),
+      };
       rows.push(row);
       console.log(`# ${p.name} -n ${n} ${mode}: real ${real.toFixed(4)} s ${spread(realRuns)}, predicted ${predicted.toFixed(4)} s (${(row.error * 100).toFixed(1)}%), on the second calibration ${predictedAgain.toFixed(4)} s`);
     }
@@ -132,9 +164,25 @@ const between = rows.map((r) => r.calibrationSpread).sort((a, b) => a - b);
 const pct = (x: number, sign = false): string => `${sign && x >= 0 ? '+' : ''}${(x * 100).toFixed(1)}%`;
 printTable(
   `tsmpi sim --platform (calibrated here) against tsmpi run: the span each program measures; median |error| ${pct(median(abs))}, rows within 15%: ${abs.filter((e) => e <= 0.15).length}/${abs.length}, within 15% or inside their real runs' range: ${rows.filter((r) => Math.abs(r.error) <= 0.15 || r.insideRealRuns).length}/${rows.length}; two calibrations' predictions differ by ${pct(median(between))} (median), ${pct(between.at(-1) ?? 0)} (most)`,
-  ['program', 'ranks', 'mode', 'real s', 'real runs s', 'predicted s', 'error', '2nd calibration s', 'differ', 'warm: real s', 'predicted s', 'error'],
-  rows.map((r) => [r.program, r.ranks, r.mode, r.real.toFixed(4), `${Math.min(...r.realRuns).toFixed(3)}-${Math.max(...r.realRuns).toFixed(3)}`, r.predicted.toFixed(4), `${pct(r.error, true)}${r.insideRealRuns ? '' : ' (outside)'}`, r.predictedAgain.toFixed(4), pct(r.calibrationSpread), r.warm?.real.toFixed(4) ?? '-', r.warm?.predicted.toFixed(4) ?? '-', r.warm !== undefined ? pct(r.warm.error, true) : '-']),
+  ['program', 'ranks', 'mode', 'real s', 'real runs s', 'predicted s', 'error', '2nd calibration s', 'differ', 'warm: real s', 'predicted s', 'error', 'real, no spin s', 'error'],
+  rows.map((r) => [
+    r.program,
+    r.ranks,
+    r.mode,
+    r.real.toFixed(4),
+    `${Math.min(...r.realRuns).toFixed(3)}-${Math.max(...r.realRuns).toFixed(3)}`,
+    r.predicted.toFixed(4),
+    `${pct(r.error, true)}${r.insideRealRuns ? '' : ' (outside)'}`,
+    r.predictedAgain.toFixed(4),
+    pct(r.calibrationSpread),
+    r.warm?.real.toFixed(4) ?? '-',
+    r.warm?.predicted.toFixed(4) ?? '-',
+    r.warm !== undefined ? pct(r.warm.error, true) : '-',
+    r.noSpin?.real.toFixed(4) ?? '-',
+    r.noSpin !== undefined ? pct(r.noSpin.error, true) : '-',
+  ]),
 );
+
 // How far apart the two calibrations' predictions lie, beside how far apart the machine's own real
 // runs of the same row lie (slowest / fastest - 1): a calibration samples the machine as a run does.
 const realRange = (r: Row): number => Math.max(...r.realRuns) / Math.min(...r.realRuns) - 1;
