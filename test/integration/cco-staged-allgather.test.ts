@@ -5,27 +5,11 @@
 // that differ between ranks fail every rank with an error naming the ranks. The collectives suite
 // checks the forced `shared` row (cco-suite.test.ts).
 import assert from 'node:assert/strict';
-import { readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { test } from 'node:test';
 import { explain, fixture, tsmpi } from '../helpers/run-job.ts';
+import { everyRankOk, stagedFlows } from '../helpers/staged-runs.ts';
 
-/** The message flows of a traced run of staged-gathers.ts `only` (every rank must print ok). */
-async function flows(args: string[], env: Record<string, string>): Promise<number> {
-  const file = join(tmpdir(), `tsmpi-staged-gather-${process.pid}-${args.join('')}-${Object.values(env).join('-')}.json`);
-  try {
-    const r = await tsmpi(['run', ...args, '--trace', file, fixture('staged-gathers.ts'), 'only'], { env, timeoutMs: 80_000 });
-    assert.equal(r.code, 0, explain(r));
-    const ranks = Number(args[args.indexOf('-n') + 1]);
-    assert.equal(r.stdout.split('\n').filter((line) => / ok$/.test(line)).length, ranks, explain(r));
-    const trace = JSON.parse(readFileSync(file, 'utf8')) as { traceEvents: { ph: string; name: string }[] };
-    assert.equal(trace.traceEvents.filter((e) => e.ph === 'X' && e.name === 'allgatherv').length, 7 * ranks);
-    return trace.traceEvents.filter((e) => e.ph === 's').length;
-  } finally {
-    rmSync(file, { force: true });
-  }
-}
+const flows = (args: string[], env: Record<string, string>): Promise<number> => stagedFlows('staged-gathers.ts', [args, env], ['allgatherv'], 7);
 
 test('a staged allgatherv sends no message; on 2 ranks, on 4 with blocks under 1 MiB, across processes or forced to the rounds it does', { timeout: 150_000 }, async () => {
   // Blocks of 320-392 KB: staged by default on 8 ranks, by the messages on fewer (under 1 MiB).
@@ -39,15 +23,11 @@ test('a staged allgatherv sends no message; on 2 ranks, on 4 with blocks under 1
 });
 
 test('staged allgathervs over several rounds, between staged allreduces and in flight across a barrier: exact on every rank', { timeout: 150_000 }, async () => {
-  for (const [args, env] of [
+  await everyRankOk('staged-gathers.ts', [
     [['-n', '3'], { TSMPI_COLL_ALLGATHER: 'shared' }],
     [['-n', '5'], { TSMPI_COLL_ALLGATHER: 'shared', TSMPI_COLL_BARRIER: 'shared' }],
     [['-n', '8'], { TSMPI_RANKS_PER_THREAD: '4' }],
-  ] as [string[], Record<string, string>][]) {
-    const r = await tsmpi(['run', ...args, fixture('staged-gathers.ts')], { env, timeoutMs: 100_000 });
-    assert.equal(r.code, 0, explain(r));
-    assert.equal(r.stdout.split('\n').filter((line) => / ok$/.test(line)).length, Number(args[1]), explain(r));
-  }
+  ]);
 });
 
 test('counts that differ between ranks fail a staged allgatherv on every rank, naming the ranks', { timeout: 60_000 }, async () => {

@@ -5,27 +5,11 @@
 // rank that ended is named. Every algorithm's results are checked by the collectives suite
 // (cco-suite.test.ts: the forced `shared` row and the default on 3-8 ranks).
 import assert from 'node:assert/strict';
-import { readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { test } from 'node:test';
 import { explain, fixture, tsmpi } from '../helpers/run-job.ts';
+import { everyRankOk, stagedFlows } from '../helpers/staged-runs.ts';
 
-/** The message flows of a traced run of staged-allreduces.ts `only` (every rank must print ok). */
-async function flows(args: string[], env: Record<string, string>): Promise<number> {
-  const file = join(tmpdir(), `tsmpi-staged-${process.pid}-${args.join('')}-${Object.values(env).join('-')}.json`);
-  try {
-    const r = await tsmpi(['run', ...args, '--trace', file, fixture('staged-allreduces.ts'), 'only'], { env, timeoutMs: 80_000 });
-    assert.equal(r.code, 0, explain(r));
-    const ranks = Number(args[args.indexOf('-n') + 1]);
-    assert.equal(r.stdout.split('\n').filter((line) => / ok$/.test(line)).length, ranks, explain(r));
-    const trace = JSON.parse(readFileSync(file, 'utf8')) as { traceEvents: { ph: string; name: string }[] };
-    assert.equal(trace.traceEvents.filter((e) => e.ph === 'X' && (e.name === 'allreduce' || e.name === 'iallreduce')).length, 6 * ranks);
-    return trace.traceEvents.filter((e) => e.ph === 's').length;
-  } finally {
-    rmSync(file, { force: true });
-  }
-}
+const flows = (args: string[], env: Record<string, string>): Promise<number> => stagedFlows('staged-allreduces.ts', [args, env], ['allreduce', 'iallreduce'], 6);
 
 test('a staged allreduce sends no message; across processes, forced to the ring, or on 2 ranks it does', { timeout: 150_000 }, async () => {
   assert.equal(await flows(['-n', '4'], {}), 0);
@@ -37,15 +21,11 @@ test('a staged allreduce sends no message; across processes, forced to the ring,
 });
 
 test('staged allreduces in flight across a world barrier, larger than a region, in place and into an array: exact on every rank', { timeout: 150_000 }, async () => {
-  for (const [args, env] of [
+  await everyRankOk('staged-allreduces.ts', [
     [['-n', '4'], {}],
     [['-n', '5'], { TSMPI_COLL_BARRIER: 'shared' }],
     [['-n', '8'], { TSMPI_RANKS_PER_THREAD: '4' }],
-  ] as [string[], Record<string, string>][]) {
-    const r = await tsmpi(['run', ...args, fixture('staged-allreduces.ts')], { env, timeoutMs: 100_000 });
-    assert.equal(r.code, 0, explain(r));
-    assert.equal(r.stdout.split('\n').filter((line) => / ok$/.test(line)).length, Number(args[1]), explain(r));
-  }
+  ]);
 });
 
 test('a hang in a staged allreduce names a rank that has not arrived', { timeout: 60_000 }, async () => {
