@@ -2,11 +2,41 @@
  * Benchmark output: parameters from environment variables (printed with their defaults), a
  * table on stdout, and JSON under bench/results/ (git-ignored) with everything measured.
  */
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 
 export const resultsDir = fileURLToPath(new URL('../results/', import.meta.url));
+
+const bareRing = fileURLToPath(new URL('./bare-ring.mjs', import.meta.url));
+
+/**
+ * GB/s at which two bare worker threads copy 1 MiB messages through a shared ring
+ * (bare-ring.mjs, ~0.2 s), or undefined when it did not run. Copies between this machine's two
+ * cores switch between two speeds from one minute to the next, and a bench's figures move with
+ * them (tsmpi's more than a peer's that copies once): each invocation measures it as it starts
+ * and as it writes its results, prints both and keeps them in its JSON (`machine.ringCopyGBps`).
+ */
+export function ringCopyGBps(): number | undefined {
+  const run = spawnSync(process.execPath, [bareRing, String(1 << 20)], { encoding: 'utf8', timeout: 30_000 });
+  const line = run.stdout?.trim().split('\n').at(-1) ?? '';
+  try {
+    const gbps = (JSON.parse(line) as { gbps?: unknown }).gbps;
+    return typeof gbps === 'number' && gbps > 0 ? gbps : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function announceCopySpeed(when: string): number | undefined {
+  const gbps = ringCopyGBps();
+  console.log(`# two bare threads copy through a ring at ${gbps === undefined ? '? (the probe failed)' : `${gbps.toFixed(1)} GB/s`} ${when} (bench/lib/bare-ring.mjs; the machine's copy speed)`);
+  return gbps;
+}
+
+/** The machine's copy speed as the bench started (report.ts is loaded first thing by every bench). */
+const copyAtStart = announceCopySpeed('as the bench starts');
 
 /** Reads a numeric parameter, printing its value and default. */
 export function param(name: string, fallback: number, description: string): number {
@@ -46,7 +76,8 @@ export function writeResults(name: string, data: unknown): string {
   mkdirSync(resultsDir, { recursive: true });
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
   const path = `${resultsDir}${name}-${stamp}.json`;
-  const machine = { node: process.version, cores: availableParallelism(), cpu: cpus()[0]?.model, loadavg: loadavg() };
+  const copyNow = announceCopySpeed('now');
+  const machine = { node: process.version, cores: availableParallelism(), cpu: cpus()[0]?.model, loadavg: loadavg(), ringCopyGBps: { start: copyAtStart ?? null, end: copyNow ?? null } };
   writeFileSync(path, `${JSON.stringify({ benchmark: name, date: new Date().toISOString(), machine, ...(data as object) }, null, 2)}\n`);
   console.log(`\n# results: ${path}`);
   return path;
