@@ -20,7 +20,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { anchorMissing, runAnchor, type AnchorRow } from './lib/anchor.ts';
-import { median, param, printTable, spread, writeResults } from './lib/report.ts';
+import { median, param, printTable, ringCopyGBps, spread, writeResults } from './lib/report.ts';
 
 const cli = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
 const root = fileURLToPath(new URL('../', import.meta.url));
@@ -41,12 +41,22 @@ const ranks = (process.env.RANKS ?? '2,4,8').split(',').map(Number);
 const modes = (process.env.MODES ?? 'threads,procs').split(',');
 const dir = mkdtempSync(join(tmpdir(), 'tsmpi-predict-'));
 
+/**
+ * The machine's copy speed (report.ts, ringCopyGBps) beside each calibration made here and each
+ * real run: copies between the two cores switch between two speeds, and a calibration made in one
+ * predicts runs made in the other badly. Below SLOW_COPY_GBPS a run counts as made in the slow one.
+ */
+const SLOW_COPY_GBPS = 6;
+const calibrationCopy: Record<string, { before: number | null; after: number | null }> = {};
 function calibration(given: string | undefined, name: string): string {
   if (given !== undefined) return given;
   const out = join(dir, name);
+  const before = ringCopyGBps() ?? null;
   const r = spawnSync(process.execPath, [cli, 'calibrate', '-o', out], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
   if (r.status !== 0) throw new Error(`tsmpi calibrate failed (${r.status})`);
+  calibrationCopy[name] = { before, after: ringCopyGBps() ?? null };
   console.log(r.stdout.trim());
+  console.log(`# ${name}: two bare threads copied through a ring at ${calibrationCopy[name].before?.toFixed(1) ?? '?'} GB/s before it, ${calibrationCopy[name].after?.toFixed(1) ?? '?'} after`);
   return out;
 }
 // Two calibrations of this machine: a prediction must not hang on which one was used.
@@ -95,6 +105,8 @@ interface Row {
   warm?: { real: number; realRuns: number[]; predicted: number; error: number };
   /** Real runs with every spin off (NO_SPIN=1): their median and the prediction's error against it. */
   noSpin?: { real: number; realRuns: number[]; error: number };
+  /** The machine's copy speed (GB/s) right before each real run, in the order of `realRuns` (NaN: the probe failed). */
+  realCopyGBps: number[];
 }
 const rows: Row[] = [];
 const flagsOf = (mode: string): string[] => (mode === 'procs' ? ['--procs'] : []);
@@ -102,6 +114,7 @@ for (const p of PROGRAMS.filter((p) => only === undefined || only.includes(p.nam
   for (const n of ranks) {
     for (const mode of modes) {
       const realRuns: number[] = [];
+      const realCopyGBps: number[] = [];
       const warmRuns: number[] = [];
       const noSpinRuns: number[] = [];
       const simulated = (platform: string): string => {
@@ -115,6 +128,7 @@ for (const p of PROGRAMS.filter((p) => only === undefined || only.includes(p.nam
       // drifts over minutes, and a prediction must face the same machine as the runs it predicts.
       for (let i = 0; i < Math.max(reps, simReps); i++) {
         if (i < reps) {
+          realCopyGBps.push(ringCopyGBps() ?? Number.NaN);
           const r = spawnSync(process.execPath, [cli, 'run', '-n', String(n), ...flagsOf(mode), ...p.args], { cwd: root, encoding: 'utf8' });
           if (r.status !== 0) throw new Error(`tsmpi run ${p.args.join(' ')} failed:\n${r.stderr}`);
           realRuns.push(p.span(r.stdout));
@@ -153,6 +167,7 @@ for (const p of PROGRAMS.filter((p) => only === undefined || only.includes(p.nam
         insideRealRuns: predicted >= Math.min(...realRuns) && predicted <= Math.max(...realRuns),
         ...(warm !== undefined ? { warm } : {}),
         ...(noSpinReal !== undefined ? { noSpin: { real: noSpinReal, realRuns: noSpinRuns, error: predicted / noSpinReal - 1 } } : {}),
+        realCopyGBps,
       };
       rows.push(row);
       console.log(`# ${p.name} -n ${n} ${mode}: real ${real.toFixed(4)} s ${spread(realRuns)}, predicted ${predicted.toFixed(4)} s (${(row.error * 100).toFixed(1)}%), on the second calibration ${predictedAgain.toFixed(4)} s`);
@@ -161,10 +176,12 @@ for (const p of PROGRAMS.filter((p) => only === undefined || only.includes(p.nam
 }
 const abs = rows.map((r) => Math.abs(r.error)).sort((a, b) => a - b);
 const between = rows.map((r) => r.calibrationSpread).sort((a, b) => a - b);
+/** Real runs of the row made while the machine copied slowly (its probe below SLOW_COPY_GBPS). */
+const slowRuns = (r: Row): number => r.realCopyGBps.filter((g) => g < SLOW_COPY_GBPS).length;
 const pct = (x: number, sign = false): string => `${sign && x >= 0 ? '+' : ''}${(x * 100).toFixed(1)}%`;
 printTable(
   `tsmpi sim --platform (calibrated here) against tsmpi run: the span each program measures; median |error| ${pct(median(abs))}, rows within 15%: ${abs.filter((e) => e <= 0.15).length}/${abs.length}, within 15% or inside their real runs' range: ${rows.filter((r) => Math.abs(r.error) <= 0.15 || r.insideRealRuns).length}/${rows.length}; two calibrations' predictions differ by ${pct(median(between))} (median), ${pct(between.at(-1) ?? 0)} (most)`,
-  ['program', 'ranks', 'mode', 'real s', 'real runs s', 'predicted s', 'error', '2nd calibration s', 'differ', 'warm: real s', 'predicted s', 'error', 'real, no spin s', 'error'],
+  ['program', 'ranks', 'mode', 'real s', 'real runs s', 'predicted s', 'error', '2nd calibration s', 'differ', 'warm: real s', 'predicted s', 'error', 'real, no spin s', 'error', 'slow copy runs'],
   rows.map((r) => [
     r.program,
     r.ranks,
@@ -180,6 +197,7 @@ printTable(
     r.warm !== undefined ? pct(r.warm.error, true) : '-',
     r.noSpin?.real.toFixed(4) ?? '-',
     r.noSpin !== undefined ? pct(r.noSpin.error, true) : '-',
+    `${slowRuns(r)}/${r.realRuns.length}`,
   ]),
 );
 
@@ -188,6 +206,13 @@ printTable(
 const realRange = (r: Row): number => Math.max(...r.realRuns) / Math.min(...r.realRuns) - 1;
 console.log(
   `# calibrations within 5% of each other: ${rows.filter((r) => r.calibrationSpread < 0.05).length}/${rows.length} rows; within their real runs' own range: ${rows.filter((r) => r.calibrationSpread <= realRange(r)).length}/${rows.length} (the real runs' range: median ${pct(median(rows.map(realRange).sort((a, b) => a - b)))})`,
+);
+// The rows whose real runs all found the machine in one copy state, against those that met both.
+const steady = rows.filter((r) => slowRuns(r) === 0 || slowRuns(r) === r.realRuns.length);
+const mixed = rows.filter((r) => !steady.includes(r));
+const medianAbs = (list: Row[]): string => (list.length === 0 ? '-' : pct(median(list.map((r) => Math.abs(r.error)))));
+console.log(
+  `# the machine's copy speed before each real run (bench/lib/bare-ring.mjs; slow: under ${SLOW_COPY_GBPS} GB/s): ${rows.reduce((a, r) => a + slowRuns(r), 0)} of ${rows.reduce((a, r) => a + r.realRuns.length, 0)} runs slow; rows whose runs met one state: ${steady.length}, median |error| ${medianAbs(steady)}; rows that met both: ${mixed.length}, median |error| ${medianAbs(mixed)}`,
 );
 const warmRows = rows.filter((r) => r.warm !== undefined);
 if (warmRows.length > 0) {
@@ -210,4 +235,4 @@ else {
     anchorRows.map((r) => [r.program, r.ranks, r.real.toExponential(3), r.onOpenMpiXml.toExponential(3), pct(r.errorOpenMpiXml, true), r.onTsmpiXml.toExponential(3), pct(r.errorTsmpiXml, true)]),
   );
 }
-console.log(`wrote ${writeResults('predict', { calibration: cal, calibrationAgain: cal2, reps, simReps, rows, medianAbsError: median(abs), medianCalibrationSpread: median(between), maxCalibrationSpread: between.at(-1) ?? 0, anchor: anchorRows })}`);
+console.log(`wrote ${writeResults('predict', { calibration: cal, calibrationAgain: cal2, calibrationCopyGBps: calibrationCopy, reps, simReps, rows, medianAbsError: median(abs), medianCalibrationSpread: median(between), maxCalibrationSpread: between.at(-1) ?? 0, anchor: anchorRows })}`);
