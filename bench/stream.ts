@@ -6,25 +6,15 @@
  * With --alloc-mem: tsmpi with its buffers from allocMem (one copy, by the receiver), against the
  * same peers and against ordinary arrays, in the same invocation.
  */
-import { spawnSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { compare, sizeLabel, type Peer } from './lib/compare.ts';
 import { openMpi, tsmpiRun, wantsOpenMpi, type Record } from './lib/jobs.ts';
-import { param } from './lib/report.ts';
+import { param, runBareRing } from './lib/report.ts';
 
 const reps = param('REPS', 3, 'interleaved repetitions');
 const sizes = [64 << 10, 1 << 20, 16 << 20];
 const mpi = openMpi(wantsOpenMpi(process.argv));
 const allocMem = process.argv.includes('--alloc-mem');
-const bareRing = fileURLToPath(new URL('./lib/bare-ring.mjs', import.meta.url));
-
-function bare(): Record[] {
-  return sizes.map((bytes) => {
-    const result = spawnSync(process.execPath, [bareRing, String(bytes)], { encoding: 'utf8' });
-    if (result.status !== 0) throw new Error(`bare-ring failed: ${result.stderr}`);
-    return JSON.parse(result.stdout.trim()) as Record;
-  });
-}
+const bare = (): Record[] => sizes.map((bytes) => runBareRing(bytes) as Record);
 
 const ordinary = (): Record[] => tsmpiRun(2, 'bench/ranks/p2p.ts', ['stream', ...sizes]);
 const peers: Peer[] = [...(mpi ? [{ name: 'Open MPI', run: () => mpi.run(2, 'p2p', ['stream', ...sizes]) }] : []), { name: 'bare ring', run: bare }];

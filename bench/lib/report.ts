@@ -11,6 +11,13 @@ export const resultsDir = fileURLToPath(new URL('../results/', import.meta.url))
 
 const bareRing = fileURLToPath(new URL('./bare-ring.mjs', import.meta.url));
 
+/** One run of bare-ring.mjs with messages of `bytes`: its JSON line (`gbps`); throws when it fails. */
+export function runBareRing(bytes: number): { bench: string; bytes: number; gbps: number } {
+  const result = spawnSync(process.execPath, [bareRing, String(bytes)], { encoding: 'utf8', timeout: 30_000 });
+  if (result.status !== 0) throw new Error(`bare-ring failed: ${result.stderr}`);
+  return JSON.parse(result.stdout.trim()) as { bench: string; bytes: number; gbps: number };
+}
+
 /**
  * GB/s at which two bare worker threads copy 1 MiB messages through a shared ring
  * (bare-ring.mjs, ~0.2 s), or undefined when it did not run. Copies between this machine's two
@@ -19,10 +26,8 @@ const bareRing = fileURLToPath(new URL('./bare-ring.mjs', import.meta.url));
  * and as it writes its results, prints both and keeps them in its JSON (`machine.ringCopyGBps`).
  */
 export function ringCopyGBps(): number | undefined {
-  const run = spawnSync(process.execPath, [bareRing, String(1 << 20)], { encoding: 'utf8', timeout: 30_000 });
-  const line = run.stdout?.trim().split('\n').at(-1) ?? '';
   try {
-    const gbps = (JSON.parse(line) as { gbps?: unknown }).gbps;
+    const { gbps } = runBareRing(1 << 20);
     return typeof gbps === 'number' && gbps > 0 ? gbps : undefined;
   } catch {
     return undefined;
