@@ -147,7 +147,7 @@ const PEEK_SPINS = 256;
  * bcasts read 29.9-60.0 us per call (5 runs) where it reads 6.4-28.2 us staying in slices.
  */
 const SYNC_SLICES = 4;
-/** Budgets a spin may run in a row while each sees something move (keepSpinning). */
+/** Budgets a spin may run in a row while each sees something move (pollUntil). */
 const MAX_SPIN_WINDOWS = 64;
 // Below the TCP handshake timeout (5 s): a rank that never awaits cannot accept a peer's
 // connection either, so the warning comes before the peer's failure names this rank.
@@ -414,49 +414,68 @@ export class ProgressEngine implements Progress {
 
   /** Polls until `target` is done or the spin budget is spent. */
   spinFor(target: Completable): void {
-    const host = this.host;
-    host.poll();
-    if (target.done) {
-      this.misses = 0;
-      return;
-    }
-    if (this.yieldNow !== undefined) {
-      this.yieldSpin(() => target.done);
-      return;
-    }
-    if (this.spinMillis <= 0 || this.handOff()) return;
-    // The budget starts at the first clock read, after 32 polls: most waits of a ping-pong end
-    // before it, and a read of the clock costs 60-90 ns on these VMs.
-    let deadline = -1;
-    let windows = 1;
-    let moved = false;
-    for (let i = 1; !target.done; i++) {
-      if (host.poll()) moved = true;
-      if ((i & 31) === 0) {
-        const now = monotonicMillis();
-        if (deadline < 0) deadline = now + this.spinMillis;
-        else if (now >= deadline) {
-          if (!this.keepSpinning(moved, windows++)) {
-            this.spinMissed();
-            return;
-          }
-          deadline = now + this.spinMillis;
-          moved = false;
-        }
+    this.host.poll();
+    if (!target.done) {
+      if (this.yieldNow !== undefined) {
+        this.yieldSpin(() => target.done);
+        return;
       }
+      if (this.spinMillis <= 0 || this.handOff() || !this.pollUntil(target, null)) return;
     }
+    // One exit for a wait that ended however soon: a branch that had not run when V8 compiled
+    // this method (a first poll that found the message, in a program whose early waits all
+    // spun) threw the compiled code away when it first ran, to be compiled again with the whole
+    // receive path inlined (2-4 ms of the rank's thread, on rank threads that compile in place).
     this.misses = 0;
   }
 
   /**
-   * Whether a spin whose budget ran out goes on for another budget: only while the ranks fit the
-   * cores and something moved during the last one (frames came, a backlog drained), since the
-   * peer is then running and its next frame is near; a wait for a rank that computes moves
-   * nothing and sleeps as before. Sleeping there cost a wake-up per refill of the ring: a root
-   * that runs ahead in a loop of 64 KiB bcasts and the rank it feeds took turns sleeping.
+   * Polls until `target` is done (or, with `target` null, `condition()` holds): true then, false
+   * once the budget ran out with nothing moving. The budget starts at the first clock read,
+   * after 32 polls: most waits of a ping-pong end before it, and a read of the clock costs 60-90
+   * ns on these VMs. A budget that ran out goes on for another while something moved during it
+   * (frames came, a backlog drained), since the peer is then running and its next frame is near,
+   * up to MAX_SPIN_WINDOWS budgets in all, and never for ranks that hand their core off; a wait
+   * for a rank that computes moves nothing and sleeps as before. Sleeping there cost a wake-up
+   * per refill of the ring: a root that runs ahead in a loop of 64 KiB bcasts and the rank it
+   * feeds took turns sleeping.
+   *
+   * Written so that every path through the loop runs in its first few waits: V8 compiles the
+   * loop (with the whole poll inlined) once it turns hot, and code that had not run by then (a
+   * second budget, say) discarded the compiled loop when it first ran, to be compiled again.
    */
-  private keepSpinning(moved: boolean, windows: number): boolean {
-    return moved && !this.handsOff && windows < MAX_SPIN_WINDOWS;
+  private pollUntil(target: Completable | null, condition: (() => boolean) | null): boolean {
+    const host = this.host;
+    const spinMillis = this.spinMillis;
+    const renewable = !this.handsOff;
+    // Doubles from the start (the clock's): a first comparison of small integers was thrown away
+    // for lost precision once the clock's value came.
+    let deadline = Number.NEGATIVE_INFINITY;
+    let limit = 0;
+    let moved = false;
+    let done = true;
+    for (let i = 1; target !== null ? !target.done : !condition!(); i++) {
+      if (host.poll()) moved = true;
+      if ((i & 31) !== 0) continue;
+      const now = monotonicMillis();
+      // Compared at every clock read, not only once a budget ran out: see above.
+      const withinLimit = now < limit;
+      if (now < deadline) continue;
+      if (deadline === Number.NEGATIVE_INFINITY) limit = now + MAX_SPIN_WINDOWS * spinMillis;
+      else if (!(withinLimit && moved && renewable)) {
+        done = false;
+        break;
+      }
+      deadline = now + spinMillis;
+      moved = false;
+    }
+    // Two misses in a row halve the budget (see spinMillis); any success resets the count. As
+    // arithmetic on every exit, not a branch that first runs at the first miss (see above).
+    const miss = done ? 0 : 1;
+    const misses = (this.misses + miss) * miss;
+    this.misses = misses;
+    this.spinMillis = Math.max(this.minSpinMillis, this.spinMillis / (misses >= 2 ? 2 : 1));
+    return done;
   }
 
   poll(_operation: PollOperation, check: () => boolean): boolean {
@@ -493,43 +512,18 @@ export class ProgressEngine implements Progress {
   }
 
   private spin(condition: () => boolean): boolean {
-    const host = this.host;
     if (this.yieldNow !== undefined) return this.yieldSpin(condition);
-    if (this.spinMillis <= 0 || this.handOff()) {
-      host.poll();
-      return condition();
+    this.host.poll();
+    if (!condition()) {
+      if (this.spinMillis <= 0 || this.handOff() || !this.pollUntil(null, condition)) return false;
     }
-    let deadline = -1; // as in spinFor
-    let windows = 1;
-    let moved = false;
-    for (let i = 1; ; i++) {
-      if (host.poll()) moved = true;
-      if (condition()) {
-        this.misses = 0;
-        return true;
-      }
-      if ((i & 31) === 0) {
-        const now = monotonicMillis();
-        if (deadline < 0) deadline = now + this.spinMillis;
-        else if (now >= deadline) {
-          if (!this.keepSpinning(moved, windows++)) {
-            this.spinMissed();
-            return false;
-          }
-          deadline = now + this.spinMillis;
-          moved = false;
-        }
-      }
-    }
+    this.misses = 0;
+    return true;
   }
 
   /** The current spin budget in microseconds (diagnostics and tests). */
   get spinBudgetMicros(): number {
     return this.spinMillis * 1000;
-  }
-
-  private spinMissed(): void {
-    if (++this.misses >= 2) this.spinMillis = Math.max(this.minSpinMillis, this.spinMillis / 2);
   }
 
   /** A sleep ended after `sleptMillis` with a waiter satisfied. */

@@ -9,7 +9,7 @@ import { ControlArea } from './control-block.js';
 import { copyBytes } from './copy-bytes.js';
 import { FRAME_HEADER_BYTES, FRAME_HEADER_WORDS, FrameVerdict, type InboundFrame, type Link, type LinkEvents, type LinkLimits } from './link.js';
 import { ringRegion, type ShmArenaDescriptor } from './shm-arena.js';
-import { ShmRing } from './shm-ring.js';
+import { runRingPaths, ShmRing } from './shm-ring.js';
 
 /** Frames one poll() delivers from a link at most, so one busy peer cannot starve the others. */
 const POLL_BATCH = 64;
@@ -32,6 +32,7 @@ export class ShmLink implements Link {
   private peekedAt = -1;
 
   constructor(arena: ShmArenaDescriptor, control: ControlArea, mySlot: number, peerSlot: number, peer: number, events: LinkEvents) {
+    runRingPaths();
     const out = ringRegion(arena, mySlot, peerSlot);
     const inbound = ringRegion(arena, peerSlot, mySlot);
     this.out = new ShmRing(out.sab, out.offset, arena.ringBytes);

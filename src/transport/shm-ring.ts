@@ -210,3 +210,35 @@ export class ShmRing {
     return Atomics.load(this.i32, this.base + HEAD) === this.localTail;
   }
 }
+
+let ringPathsRun = false;
+
+/**
+ * Runs each path of a ring once, on a private ring, the first time a thread opens shared-memory
+ * links: an empty look, a full ring, a record that wraps to the start. V8 compiles a rank's
+ * receive loop (the ring's methods inlined) once it turns hot, and a path that had not run by
+ * then, the first wrap of a ring after a few dozen 64 KiB frames or the first frame to find a
+ * ring polled empty until then, threw the compiled loop away when it first ran (a recompile of
+ * 3-4 ms of the rank's thread, on rank threads that compile in place). Takes microseconds.
+ */
+export function runRingPaths(): void {
+  if (ringPathsRun) return;
+  ringPathsRun = true;
+  const capacity = 1024;
+  const ring = new ShmRing(new SharedArrayBuffer(ringRegionBytes(capacity)), 0, capacity);
+  // Bodies of 300 bytes: three fill the ring, and the fourth wraps to the start. Enough rounds
+  // for V8 to have given each method its feedback vector (it does after some use) before the
+  // last wraps.
+  for (let round = 0; round < 16; round++) {
+    ring.peek();
+    while (ring.reserve(300) >= 0) ring.commit(300);
+    ring.setProducerWaiting();
+    for (let at = ring.peek(); at >= 0; at = ring.peek()) {
+      ring.bodyLengthAt(at);
+      if (ring.take(at)) ring.publishTail();
+    }
+    ring.publishTail();
+    ring.usedBytes();
+  }
+}
+
