@@ -12,13 +12,13 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import cliProgress from 'cli-progress';
 import { ErrorCode, TsmpiError } from '../errors.js';
-import { CALIBRATION_FORMAT, CALIBRATION_VERSION, evaluate, type LinkClassCalibration, type MachineCalibration } from '../sim/platform/calibration.js';
+import { CALIBRATION_FORMAT, CALIBRATION_VERSION, evaluate, type LinkClassCalibration, type MachineCalibration, type SizedWarmup } from '../sim/platform/calibration.js';
 import type { LinkClass } from '../sim/network/model.js';
 import { loadPlatformFile } from '../sim/platform/load.js';
 import { readHostfile } from '../bootstrap/mpirun-hosts.js';
 import { TCP_BORROW_FROM } from '../transport/tcp-link.js';
 import { excessOver, fitCrowded, fitLinkClass, fitLinkSetup, fitPathCpu, fitSleeping, fitWake, fitWarmup } from './fit.js';
-import { combineProbes, combineWakes, type CrowdedRing, type ProbeResult, type SleepingResult, type WakeResult } from './combine.js';
+import { combineProbes, combineWakes, type CrowdedRing, type ProbeResult, type SizedCold, type SleepingResult, type WakeResult } from './combine.js';
 import { simgridXml } from './simgrid-xml.js';
 
 /** A launch mode and the link class its two ranks measure. */
@@ -153,6 +153,27 @@ async function runLink(mode: string, options: CalibrateOptions, out: string, met
   return { first: value.first, warm: value.warm };
 }
 
+/**
+ * The payloads of the sized fresh curves: the first whose copies go through memcpy, and the eager
+ * limit's (copy-bytes.ts and the runtime's defaults). A frame takes the curve of the largest of
+ * them it reaches, from half-way (geometric) between two of them.
+ */
+export const SIZED_COLD_BYTES = [2048, 65536];
+
+/** The sized fresh curves in one mode (the probe's `cold-BYTES`, each on fresh ranks). */
+async function runSizedCold(mode: string, options: CalibrateOptions, dir: string, run: number, simulating?: CalibrateOptions): Promise<SizedCold[]> {
+  const curves: SizedCold[] = [];
+  for (const bytes of SIZED_COLD_BYTES) {
+    const probe: ProbeRun = { label: `${mode} fresh ${bytes} B${simulating !== undefined ? ' (simulated)' : ''}`, np: 2, flags: simulating !== undefined ? CALIBRATION_MODES[mode]!.flags : flagsOf(mode, options), experiment: `cold-${bytes}${options.quick ? '-quick' : ''}` };
+    const value = (await runProbeProgram(probe, simulating ?? options, join(dir, `cold-${bytes}-${mode}-${run}.json`), () => {}, simulating !== undefined ? 'measured' : 'declared')) as Partial<SizedCold>;
+    if (!Array.isArray(value.cold) || !Array.isArray(value.coldFrames) || value.cold.length < 3 || value.cold.length !== value.coldFrames.length) {
+      throw calibrateError(`the ${probe.label} probe wrote no curve (${JSON.stringify(value).slice(0, 80)})`, 'run the calibration again');
+    }
+    curves.push({ bytes, cold: value.cold, coldFrames: value.coldFrames });
+  }
+  return curves;
+}
+
 /** Ranks per core of the ring experiments; none past this many ranks (threads of one process). */
 const RING_RANKS_PER_CORE = [2, 4];
 const RING_MAX_RANKS = 64;
@@ -220,6 +241,7 @@ export function machineFrom(results: ReadonlyMap<string, ProbeResult>, seconds: 
       const pathChange = linkClass === 'intra-process' ? undefined : TCP_BORROW_FROM;
       const fitted = fitLinkClass(result.figures, eager, `${mode} (${linkClass})`, pathChange);
       const warmup = result.cold !== undefined && result.coldFrames !== undefined ? fitWarmup(result.cold, result.coldFrames) : undefined;
+      const sizedWarmup = result.sizedCold?.map((curve, i, all): SizedWarmup => ({ bytes: curve.bytes, fromBytes: i === 0 ? curve.bytes : Math.round(Math.sqrt(all[i - 1]!.bytes * curve.bytes)), steps: fitWarmup(curve.cold, curve.coldFrames) }));
       // Only a rank alone in its process measures its own path's CPU (threads share one process).
       const pathCpu = linkClass !== 'intra-process' && result.cpuPerRoundTrip !== undefined ? fitPathCpu(result.cpuPerRoundTrip, evaluate(fitted.send, 16), evaluate(fitted.recv, 16), evaluate(fitted.latency, 16)) : undefined;
       const linkSetup = result.link !== undefined ? fitLinkSetup(result.link) : undefined;
@@ -229,6 +251,7 @@ export function machineFrom(results: ReadonlyMap<string, ProbeResult>, seconds: 
       classes[linkClass] = {
         ...fitted,
         ...(warmup !== undefined ? { warmup } : {}),
+        ...(sizedWarmup !== undefined ? { sizedWarmup } : {}),
         ...(result.polls !== undefined ? { polls: result.polls } : {}),
         ...(pathCpu !== undefined ? { pathCpu } : {}),
         ...(linkSetup !== undefined ? { linkSetup } : {}),
@@ -270,7 +293,7 @@ async function netOfSimulator(machine: MachineCalibration, results: ReadonlyMap<
     const strip = (linkSetupOf: (c: LinkClass) => number | undefined): MachineCalibration => ({
       ...withoutWake,
       classes: Object.fromEntries(
-        Object.entries(machine.classes).map(([c, { warmup: _warmup, linkSetup: _linkSetup, sleeping, ...rest }]) => {
+        Object.entries(machine.classes).map(([c, { warmup: _warmup, sizedWarmup: _sizedWarmup, linkSetup: _linkSetup, sleeping, ...rest }]) => {
           const linkSetup = linkSetupOf(c as LinkClass);
           // The crowded rings are measured against a machine without their extra wake-up.
           const kept = sleeping === undefined ? {} : (({ crowded: _crowded, ...bare }) => ({ sleeping: bare }))(sleeping);
@@ -316,7 +339,16 @@ async function netOfSimulator(machine: MachineCalibration, results: ReadonlyMap<
       }
       const simulatedCold = ((await sim({ label: `${mode} (simulated)`, np: 2, flags: CALIBRATION_MODES[mode]!.flags, experiment: options.quick ? 'cold-quick' : 'cold' }, join(dir, `cold-${mode}.json`))) as { cold?: number[] }).cold;
       if (!Array.isArray(simulatedCold) || simulatedCold.length < 3) throw calibrateError(`the simulated ${mode} probe wrote no fresh-rank curve`, 'run the calibration again');
-      net.set(mode, { ...result, cold: excessOver(result.cold, simulatedCold, result.coldFrames), ...extras });
+      // Each sized curve likewise, beyond the simulated one (whose 16-byte part no warm-up prices either).
+      let sizedCold: SizedCold[] | undefined;
+      if (result.sizedCold !== undefined) {
+        const simulated = await runSizedCold(mode, options, dir, 0, withLinks);
+        sizedCold = result.sizedCold.map((curve) => {
+          const twin = simulated.find((c) => c.bytes === curve.bytes);
+          return twin === undefined ? curve : { ...curve, cold: excessOver(curve.cold, twin.cold, curve.coldFrames) };
+        });
+      }
+      net.set(mode, { ...result, cold: excessOver(result.cold, simulatedCold, result.coldFrames), ...(sizedCold !== undefined ? { sizedCold } : {}), ...extras });
     }
     let netWake: WakeResult | undefined;
     if (wake !== undefined) {
@@ -393,11 +425,12 @@ export async function calibrate(options: CalibrateOptions): Promise<MachineCalib
         try {
           const sweep = await runSweep(mode, options, join(dir, `${mode}-${run}.json`), step);
           const link = mode === 'hosts' ? undefined : await runLink(mode, options, join(dir, `link-${mode}-${run}.json`));
+          const sizedCold = mode === 'hosts' ? undefined : await runSizedCold(mode, options, dir, run);
           // A modelled machine's receivers do not sleep: nothing to measure there.
           const sleeping = CALIBRATION_MODES[mode]!.linkClass === 'intra-process' || options.sim !== undefined ? undefined : await runSleeping(mode, options, join(dir, `sleep-${mode}-${run}.json`));
           // Processes sharing the cores: only between processes of this host, where receivers sleep.
           const crowded = sleeping !== undefined && CALIBRATION_MODES[mode]!.linkClass === 'inter-process' ? await runCrowded(options, cores, dir, run) : undefined;
-          sweeps.get(mode)!.push({ ...sweep, ...(link !== undefined ? { link } : {}), ...(sleeping !== undefined ? { sleeping } : {}), ...(crowded !== undefined && crowded.length > 0 ? { crowded } : {}) });
+          sweeps.get(mode)!.push({ ...sweep, ...(link !== undefined ? { link } : {}), ...(sizedCold !== undefined ? { sizedCold } : {}), ...(sleeping !== undefined ? { sleeping } : {}), ...(crowded !== undefined && crowded.length > 0 ? { crowded } : {}) });
         } finally {
           if (started) bar!.stop();
         }

@@ -17,6 +17,8 @@ export interface ProbeResult {
   cold?: number[];
   /** Where each chunk of `cold` ends: the count of frames the rank sent by then (and received). */
   coldFrames?: number[];
+  /** The sized fresh curves (probe.ts `cold-BYTES`), in increasing `bytes`. */
+  sizedCold?: SizedCold[];
   polls?: PollCosts;
   /** CPU seconds a process spends per round trip of a warm 16-byte ping-pong (probe.ts pathCpu). */
   cpuPerRoundTrip?: number;
@@ -29,6 +31,13 @@ export interface ProbeResult {
    * core (probe.ts ring): what sleeping receivers cost once they queue for the cores.
    */
   crowded?: CrowdedRing[];
+}
+
+/** A ping-pong of `bytes` on fresh ranks whose small messages' path is warm: seconds per round trip, chunk by chunk, and each chunk's end as the count of such frames a rank sent. */
+export interface SizedCold {
+  bytes: number;
+  cold: number[];
+  coldFrames: number[];
 }
 
 /** A warm ring with `ranksPerCore` ranks per core (threads, or processes when crowded): seconds per hop. */
@@ -56,7 +65,7 @@ export function medianOf(xs: readonly number[]): number {
   return s.length % 2 === 1 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
 }
 
-/** Each figure of each size, each chunk of the fresh curve, the polls and the speed: the median over the runs. */
+/** Each figure of each size, each chunk of the fresh curves, the polls and the speed: the median over the runs. */
 export function combineProbes(runs: readonly ProbeResult[]): ProbeResult {
   if (runs.length === 0) throw new RangeError('no probe run to combine');
   if (runs.length === 1) return runs[0]!;
@@ -70,6 +79,11 @@ export function combineProbes(runs: readonly ProbeResult[]): ProbeResult {
   const colds = runs.map((r) => r.cold).filter((c): c is number[] => c !== undefined);
   const chunks = colds.length === 0 ? 0 : Math.min(...colds.map((c) => c.length));
   const cold = colds.length === 0 ? undefined : Array.from({ length: chunks }, (_, i) => medianOf(colds.map((c) => c[i]!)));
+  const sizedCold = first.sizedCold?.map((curve): SizedCold => {
+    const same = runs.map((r) => r.sizedCold?.find((c) => c.bytes === curve.bytes)?.cold).filter((c): c is number[] => c !== undefined);
+    const n = Math.min(...same.map((c) => c.length));
+    return { bytes: curve.bytes, cold: Array.from({ length: n }, (_, i) => medianOf(same.map((c) => c[i]!))), coldFrames: curve.coldFrames.slice(0, n) };
+  });
   const polls = runs.map((r) => r.polls).filter((p): p is PollCosts => p !== undefined);
   const cpus = runs.map((r) => r.cpuPerRoundTrip).filter((c): c is number => typeof c === 'number' && Number.isFinite(c));
   const links = runs.map((r) => r.link).filter((l): l is { first: number; warm: number } => l !== undefined);
@@ -82,6 +96,7 @@ export function combineProbes(runs: readonly ProbeResult[]): ProbeResult {
     eagerLimit: first.eagerLimit,
     tcpEagerLimit: first.tcpEagerLimit,
     ...(cold !== undefined && first.coldFrames !== undefined ? { cold, coldFrames: first.coldFrames.slice(0, chunks) } : {}),
+    ...(sizedCold !== undefined ? { sizedCold } : {}),
     ...(polls.length > 0 ? { polls: { test: medianOf(polls.map((p) => p.test)), iprobe: medianOf(polls.map((p) => p.iprobe)) } } : {}),
     ...(cpus.length > 0 ? { cpuPerRoundTrip: medianOf(cpus) } : {}),
     ...(links.length > 0 ? { link: { first: medianOf(links.map((l) => l.first)), warm: medianOf(links.map((l) => l.warm)) } } : {}),

@@ -18,13 +18,16 @@
  * ranks share cores), `cold` (`cold-quick`), the fresh ranks' curve alone, `link` (3 ranks),
  * the first round trip of two warm ranks that never talked before, and `sleep` (`sleep-quick`),
  * between processes run with TSMPI_SOCKET_SPIN_US=0: the 16-byte ping-pong with every receiver
- * asleep in the kernel, and its CPU per round trip.
+ * asleep in the kernel, and its CPU per round trip. `cold-BYTES` (`cold-BYTES-quick`), on fresh
+ * ranks: the 16-byte curve, then a ping-pong of BYTES timed in the same chunks (the larger
+ * payload's own warm-up, once the small one's path is warm).
  *
  *   tsmpi run -n 2 [--procs] dist/calibrate/probe.js OUT.json [full|quick]
  *   tsmpi run -n 2 --spin-us 0 dist/calibrate/probe.js OUT.json wake
  *   tsmpi run -n 8 dist/calibrate/probe.js OUT.json ring
  *   tsmpi run -n 3 [--procs] dist/calibrate/probe.js OUT.json link
  *   TSMPI_SOCKET_SPIN_US=0 tsmpi run -n 2 --procs dist/calibrate/probe.js OUT.json sleep
+ *   tsmpi run -n 2 [--procs] dist/calibrate/probe.js OUT.json cold-65536
  */
 import { writeFileSync } from 'node:fs';
 import { init, Op, waitAll, wtime, type Request } from 'tsmpi';
@@ -68,9 +71,11 @@ const comm = await init();
 const out = process.argv[2];
 const experiment = process.argv[3] ?? 'full';
 const EXPERIMENTS = ['full', 'quick', 'wake', 'ring', 'crowded', 'crowded-quick', 'cold', 'cold-quick', 'link', 'sleep', 'sleep-quick'];
-if (!EXPERIMENTS.includes(experiment)) throw new Error(`the calibration probe has no experiment ${experiment} (${EXPERIMENTS.join(', ')})`);
+/** `cold-BYTES` and `cold-BYTES-quick`: a sized fresh curve. */
+const sizedCold = /^cold-(\d+)(-quick)?$/.exec(experiment);
+if (!EXPERIMENTS.includes(experiment) && sizedCold === null) throw new Error(`the calibration probe has no experiment ${experiment} (${EXPERIMENTS.join(', ')}, cold-BYTES)`);
 if (experiment === 'link' ? comm.size !== 3 : experiment !== 'ring' && !experiment.startsWith('crowded') && comm.size !== 2) throw new Error(`the calibration probe's ${experiment} experiment runs on ${experiment === 'link' ? 3 : 2} ranks, not ${comm.size}`);
-const quick = experiment === 'quick' || experiment === 'cold-quick' || experiment === 'sleep-quick' || experiment === 'crowded-quick';
+const quick = experiment === 'quick' || experiment === 'cold-quick' || experiment === 'sleep-quick' || experiment === 'crowded-quick' || sizedCold?.[2] !== undefined;
 const peer = 1 - comm.rank;
 const batches = quick ? 5 : 9;
 /** Seconds a timed batch lasts at least: long enough for the clock and the noise of a shared machine. */
@@ -247,6 +252,34 @@ async function coldCurve(tail: number): Promise<{ cold: number[]; coldFrames: nu
     coldFrames.push(frames);
   }
   return { cold, coldFrames };
+}
+
+/**
+ * Chunks of 100 round trips after the doubling ones, for a sized curve: between threads a 64 KiB
+ * ping-pong kept slowing down now and then, as the functions of its path turned hot one by one,
+ * for 2000-2500 round trips after the 16-byte curve (30-100 us against 12 warm).
+ */
+const SIZED_COLD_TAIL_CHUNKS = 36;
+
+/**
+ * The `cold-BYTES` experiment, on fresh ranks: the 16-byte curve first (that path warm, as a
+ * program's small messages make it), then a ping-pong of `bytes` timed in the same chunks
+ * ({@link coldChunks}), and each chunk's end as the count of frames of that size a rank sent
+ * (as many as it received; the barriers' frames are small).
+ */
+async function sizedColdExperiment(bytes: number): Promise<void> {
+  await coldCurve(quick ? 8 : COLD_TAIL_CHUNKS);
+  const data = big.subarray(0, bytes);
+  const into = sink.subarray(0, bytes);
+  const cold: number[] = [];
+  const coldFrames: number[] = [];
+  let frames = 0;
+  for (const trips of coldChunks(quick ? 12 : SIZED_COLD_TAIL_CHUNKS)) {
+    cold.push(2 * (await pingPongBatch(data, into, trips)));
+    frames += trips;
+    coldFrames.push(frames);
+  }
+  if (comm.rank === 0 && out !== undefined) writeFileSync(out, `${JSON.stringify({ bytes, cold, coldFrames })}\n`);
 }
 
 /** CPU seconds of a test() of a receive nothing matches yet, and of a fruitless iprobe (rank 0's). */
@@ -433,6 +466,7 @@ async function coldExperiment(): Promise<void> {
 if (experiment === 'wake') await wakeExperiment();
 else if (experiment === 'sleep' || experiment === 'sleep-quick') await sleepExperiment();
 else if (experiment === 'cold' || experiment === 'cold-quick') await coldExperiment();
+else if (sizedCold !== null) await sizedColdExperiment(Number(sizedCold[1]));
 else if (experiment === 'ring' || experiment.startsWith('crowded')) await ringExperiment();
 else if (experiment === 'link') await linkExperiment();
 else await sweep();

@@ -1,10 +1,11 @@
 /**
  * A calibrated machine in a few lines: per link class, the fitted costs at a few sizes (and the
  * path's CPU between processes), a new link's cost, what a sleeping receiver adds between
- * processes (and its CPU when processes outnumber the cores), the worst fit error and how far
- * the runs lay apart; the compute speed and cores. A warning when the runs disagree widely.
+ * processes (and its CPU when processes outnumber the cores), what a fresh rank's first frames
+ * cost more (16-byte ones, and larger ones on top), the worst fit error and how far the runs lay
+ * apart; the compute speed and cores. A warning when the runs disagree widely.
  */
-import { evaluate, type LinkClassCalibration, type MachineCalibration } from '../sim/platform/calibration.js';
+import { evaluate, type LinkClassCalibration, type MachineCalibration, type WarmupStep } from '../sim/platform/calibration.js';
 import { sizeLabel } from '../size-label.js';
 
 const us = (s: number): string => `${(s * 1e6).toFixed(2)} us`;
@@ -24,6 +25,17 @@ export function runsApart(c: Pick<LinkClassCalibration, 'measured'>): { bytes: n
   return worst;
 }
 
+/** What a warm-up's steps add over a rank's first frames, sent and received, in all. */
+function warmupMillis(steps: readonly WarmupStep[] | undefined): string {
+  let total = 0;
+  let from = 0;
+  for (const step of steps ?? []) {
+    total += 2 * step.extra * (step.frames - from);
+    from = step.frames;
+  }
+  return `${(total * 1e3).toFixed(1)} ms`;
+}
+
 export function formatCalibration(machine: MachineCalibration): string {
   const lines = [`machine ${machine.machine.host}: ${machine.hosts.cores} cores, ${(machine.hosts.speed / 1e9).toFixed(2)} Gflop/s per core (JavaScript kernel)`];
   const warnings: string[] = [];
@@ -39,7 +51,8 @@ export function formatCalibration(machine: MachineCalibration): string {
     const asleep = s !== undefined ? `; a sleeping receiver ${us(s.wake)} more${s.pathCpu !== undefined ? ` (path's CPU ${us(s.pathCpu)})` : ''}${crowded}` : '';
     const apart = runsApart(c);
     const runs = apart !== undefined ? `; runs up to ${apart.ratio.toFixed(2)}x apart (${sizeLabel(apart.bytes)})` : '';
-    lines.push(`  ${name}: frame of 8 B ${us(oneWay(8))} (send ${us(evaluate(c.send, 8))}, receive ${us(evaluate(c.recv, 8))}${path}), 64 KiB ${us(oneWay(65536))}; ${rate}; eager up to ${c.eagerLimit} B${link}${asleep}; worst fit error ${(worst * 100).toFixed(1)}%${runs}`);
+    const fresh = [`16 B ${warmupMillis(c.warmup)}`, ...(c.sizedWarmup ?? []).map((w) => `${sizeLabel(w.bytes)} ${warmupMillis(w.steps)} more`)].join(', ');
+    lines.push(`  ${name}: frame of 8 B ${us(oneWay(8))} (send ${us(evaluate(c.send, 8))}, receive ${us(evaluate(c.recv, 8))}${path}), 64 KiB ${us(oneWay(65536))}; ${rate}; eager up to ${c.eagerLimit} B${link}${asleep}; a fresh rank's first frames ${fresh}; worst fit error ${(worst * 100).toFixed(1)}%${runs}`);
     if (apart !== undefined && apart.ratio > UNSTEADY_RUNS_RATIO) {
       warnings.push(
         `warning: the machine was not steady: ${name} one-way times at ${sizeLabel(apart.bytes)} differed ${apart.ratio.toFixed(2)}x between runs (the figures are their medians); ` +

@@ -92,6 +92,9 @@ export class SimRank {
   /** Frames the rank has sent, and received (a fresh rank's first ones cost more: FrameCosts.warmup). */
   framesSent = 0;
   framesReceived = 0;
+  /** The same by payload size class (FrameCosts.sizedWarmup's `index`; made when first needed). */
+  sizedSent: number[] | undefined = undefined;
+  sizedReceived: number[] | undefined = undefined;
   /** The peers the rank has sent to, and received from (FrameCosts.linkSetup; made when first needed). */
   sentTo: Set<number> | undefined = undefined;
   heardFrom: Set<number> | undefined = undefined;
@@ -118,8 +121,23 @@ export interface FrameCosts {
   recv(linkClass: LinkClass, bytes: number): number;
   /** What a rank's frame number `count` (of those it sent, or of those it received, from its first) costs more while the rank is fresh. */
   warmup(linkClass: LinkClass, count: number): number;
+  /**
+   * The size class of a frame of `bytes` (envelope included) whose first frames cost more again,
+   * or -1; then what its frame number `count` of that class costs more while the rank is fresh.
+   */
+  sizedWarmupClass?(linkClass: LinkClass, bytes: number): number;
+  sizedWarmup?(linkClass: LinkClass, index: number, count: number): number;
   /** What a new link of `linkClass` costs, per direction (half to its first frame's sender, half to its receiver). */
   linkSetup?(linkClass: LinkClass): number;
+}
+
+/** What a frame of `bytes` costs more as one of the first of its size class, counted in `counts` (a rank's sent or received frames by class). */
+function sizedWarmupOf(costs: FrameCosts, linkClass: LinkClass, bytes: number, counts: number[]): number {
+  const index = costs.sizedWarmupClass?.(linkClass, bytes) ?? -1;
+  if (index < 0) return 0;
+  const count = counts[index] ?? 0;
+  counts[index] = count + 1;
+  return costs.sizedWarmup!(linkClass, index, count);
 }
 
 /** Half a new link's cost the first time `rank` meets `peer` this way (then remembered), else 0. */
@@ -424,7 +442,7 @@ export class SimWorld {
       return;
     }
     const linkClass = this.linkClass(rank, to);
-    this.chargeOverhead(rank, costs.send(linkClass, bytes) + costs.warmup(linkClass, rank.framesSent++) + newLinkHalf(costs, linkClass, rank, 'sentTo', to.rank));
+    this.chargeOverhead(rank, costs.send(linkClass, bytes) + costs.warmup(linkClass, rank.framesSent++) + sizedWarmupOf(costs, linkClass, bytes, (rank.sizedSent ??= [])) + newLinkHalf(costs, linkClass, rank, 'sentTo', to.rank));
   }
 
   /** Charges `rank` the receive cost of a frame of `bytes` from `from` (calibrated machines only). */
@@ -433,7 +451,7 @@ export class SimWorld {
     if (costs === undefined) return;
     const linkClass = this.linkClass(from, rank);
     rank.lastArrival = linkClass;
-    this.chargeOverhead(rank, costs.recv(linkClass, bytes) + costs.warmup(linkClass, rank.framesReceived++) + newLinkHalf(costs, linkClass, rank, 'heardFrom', from.rank));
+    this.chargeOverhead(rank, costs.recv(linkClass, bytes) + costs.warmup(linkClass, rank.framesReceived++) + sizedWarmupOf(costs, linkClass, bytes, (rank.sizedReceived ??= [])) + newLinkHalf(costs, linkClass, rank, 'heardFrom', from.rank));
   }
 
   /**

@@ -40,10 +40,19 @@ function knownMachine(costs: Record<'threads' | 'procs', { send: number; recv: n
 }
 
 /** The known machine, also with what the runtime costs beyond its frames: a fresh rank's first frames, polls, wake-ups. */
-const RUNTIME = { warmup: [{ frames: 200, extra: 20e-6 }], linkSetup: 50e-6, polls: { test: 2e-6, iprobe: 3e-6 }, wake: [{ ranksPerCore: 1, seconds: 30e-6 }, { ranksPerCore: 2, seconds: 60e-6 }, { ranksPerCore: 4, seconds: 100e-6 }] };
+const RUNTIME = {
+  warmup: [{ frames: 200, extra: 20e-6 }],
+  sizedWarmup: [
+    { bytes: 2048, fromBytes: 2048, steps: [{ frames: 150, extra: 15e-6 }] },
+    { bytes: 65536, fromBytes: 11585, steps: [{ frames: 300, extra: 40e-6 }] },
+  ],
+  linkSetup: 50e-6,
+  polls: { test: 2e-6, iprobe: 3e-6 },
+  wake: [{ ranksPerCore: 1, seconds: 30e-6 }, { ranksPerCore: 2, seconds: 60e-6 }, { ranksPerCore: 4, seconds: 100e-6 }],
+};
 function knownRuntime(cores: number): MachineCalibration {
   const m = knownMachine(KNOWN, cores);
-  const intra = { ...m.classes['intra-process']!, warmup: RUNTIME.warmup, linkSetup: RUNTIME.linkSetup, polls: RUNTIME.polls };
+  const intra = { ...m.classes['intra-process']!, warmup: RUNTIME.warmup, sizedWarmup: RUNTIME.sizedWarmup, linkSetup: RUNTIME.linkSetup, polls: RUNTIME.polls };
   return { ...m, classes: { ...m.classes, 'intra-process': intra }, wake: RUNTIME.wake };
 }
 
@@ -128,13 +137,19 @@ test("tsmpi calibrate --sim gives back a modelled machine's warm-up, poll costs 
   near(c.polls!.test, RUNTIME.polls.test, 0.05, 'test()');
   near(c.polls!.iprobe, RUNTIME.polls.iprobe, 0.05, 'iprobe()');
   // The warm-up's whole extra time (a step's extra times its frames), wherever the steps fall.
-  let previous = 0;
-  let extra = 0;
-  for (const s of c.warmup!) {
-    extra += s.extra * (s.frames - previous);
-    previous = s.frames;
-  }
-  near(extra, RUNTIME.warmup[0]!.frames * RUNTIME.warmup[0]!.extra, 0.1, 'warm-up seconds');
+  const total = (steps: readonly { frames: number; extra: number }[]): number => {
+    let previous = 0;
+    let extra = 0;
+    for (const s of steps) {
+      extra += s.extra * (s.frames - previous);
+      previous = s.frames;
+    }
+    return extra;
+  };
+  near(total(c.warmup!), RUNTIME.warmup[0]!.frames * RUNTIME.warmup[0]!.extra, 0.1, 'warm-up seconds');
+  // Each size's on top, from its own curve: frames past the 16-byte ones' pay only theirs.
+  assert.deepEqual(c.sizedWarmup!.map((w) => [w.bytes, w.fromBytes]), [[2048, 2048], [65536, 11585]]);
+  c.sizedWarmup!.forEach((w, i) => near(total(w.steps), RUNTIME.sizedWarmup[i]!.steps[0]!.frames * RUNTIME.sizedWarmup[i]!.steps[0]!.extra, 0.1, `${w.bytes} B warm-up seconds`));
   near(c.linkSetup!, RUNTIME.linkSetup, 0.05, 'a new link');
   assert.deepEqual(back.wake!.map((p) => p.ranksPerCore), [1, 2, 4]);
   back.wake!.forEach((p, i) => near(p.seconds, RUNTIME.wake[i]!.seconds, 0.1, `wake-up at ${p.ranksPerCore} ranks per core`));
@@ -195,6 +210,49 @@ test('on a calibrated machine a rank that slept pays its wake-up (more with more
   near((await run(8))['hop']!, frame + 100e-6, 0.02, '8 ranks on 2 cores');
   function near(got: number, want: number, tolerance: number, what: string): void {
     assert.ok(Math.abs(got / want - 1) < tolerance, `${what}: ${got} s, modelled ${want}`);
+  }
+});
+
+const SIZED_HOPS = `
+import { init, wtime } from 'tsmpi';
+const comm = await init();
+const data = new Uint8Array(Number(process.argv[2]));
+const peer = 1 - comm.rank;
+async function trips(n) {
+  for (let i = 0; i < n; i++) {
+    if (comm.rank === 0) { await comm.send(data, peer); await comm.recvInto(data, peer); }
+    else { await comm.recvInto(data, peer); await comm.send(data, peer); }
+  }
+}
+let t = wtime();
+await trips(100);
+const fresh = (wtime() - t) / 200;
+await trips(300);
+t = wtime();
+await trips(100);
+if (comm.rank === 0) console.log('fresh ' + fresh + ' warm ' + (wtime() - t) / 200);
+`;
+test("on a calibrated machine a fresh rank's first frames of a larger payload pay their size's warm-up on top of the 16-byte one", async () => {
+  // No wake-ups: a fresh trip that outlasts the spin budget would pay one on top.
+  const { wake: _wake, ...machine } = knownRuntime(2);
+  const withSizes = write('runtime-sized.json', machine);
+  const { sizedWarmup: _sized, ...intra } = machine.classes['intra-process']!;
+  const without = write('runtime-unsized.json', { ...machine, classes: { ...machine.classes, 'intra-process': intra } });
+  const program = join(dir, 'sized-hops.ts');
+  writeFileSync(program, SIZED_HOPS);
+  /** How much longer a one-way trip of the first 100 round trips takes than a warm one. */
+  const freshExtra = async (platform: string, bytes: number): Promise<number> => {
+    const r = await tsmpi(['sim', '--quiet', '--compute', 'declared', '--platform', platform, '-n', '2', program, String(bytes)]);
+    assert.equal(r.code, 0, explain(r));
+    const m = /^fresh ([\d.eE+-]+) warm ([\d.eE+-]+)$/m.exec(r.stdout);
+    assert.ok(m !== null, r.stdout);
+    return Number(m[1]) - Number(m[2]);
+  };
+  // The 16-byte curve's extras are in both; the size's, once by the sender and once by the receiver.
+  assert.ok((await freshExtra(without, 4096)) >= 2 * RUNTIME.warmup[0]!.extra, 'the 16-byte warm-up applies to every frame');
+  for (const [bytes, sized] of [[1024, 0], [4096, 15e-6], [65536, 40e-6]] as const) {
+    const more = (await freshExtra(withSizes, bytes)) - (await freshExtra(without, bytes));
+    assert.ok(Math.abs(more - 2 * sized) < 0.02 * 2 * 15e-6, `${bytes} B: a fresh one-way trip ${more} s more with the sized warm-ups, modelled ${2 * sized}`);
   }
 });
 

@@ -21,6 +21,7 @@ function run(scale: number, cold: number[]): ProbeResult {
     link: { first: scale * 4e-3, warm: scale * 2e-4 },
     sleeping: { oneWay: scale * 4e-5, cpuPerRoundTrip: scale * 5e-5 },
     crowded: [{ ranksPerCore: 2, hop: scale * 6e-5 }, { ranksPerCore: 4, hop: scale * 9e-5 }],
+    sizedCold: [2048, 65536].map((bytes) => ({ bytes, cold: cold.map((c) => c * scale * (bytes >> 10)), coldFrames: cold.map((_, k) => 100 * (k + 1)) })),
   };
 }
 
@@ -58,6 +59,11 @@ test('the median of each figure over the runs, chunk by chunk over the shortest 
   assert.deepEqual(combined.polls, { test: 6e-8, iprobe: 12e-8 });
   assert.deepEqual(combined.link, { first: 8e-3, warm: 4e-4 });
   assert.deepEqual(combined.crowded, [{ ranksPerCore: 2, hop: 12e-5 }, { ranksPerCore: 4, hop: 18e-5 }]);
+  // Each sized curve likewise, by its size, over the shortest.
+  assert.deepEqual(combined.sizedCold, [
+    { bytes: 2048, cold: [20, 16, 12], coldFrames: [100, 200, 300] },
+    { bytes: 65536, cold: [640, 512, 384], coldFrames: [100, 200, 300] },
+  ]);
   assert.equal(medianOf([4, 1, 3, 2]), 2.5);
 });
 

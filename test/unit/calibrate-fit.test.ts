@@ -11,7 +11,7 @@ import { excessOver, fitCrowded, fitLine, fitLinkClass, fitLinkSetup, fitPathCpu
 import { machineFrom } from '../../src/calibrate/calibrate.ts';
 import { simgridXml } from '../../src/calibrate/simgrid-xml.ts';
 import { formatCalibration, runsApart } from '../../src/calibrate/summary.ts';
-import { CALIBRATION_VERSION, crowdedWakeSeconds, evaluate, readCalibration, wakeSeconds, warmupExtra, type MeasuredSize } from '../../src/sim/platform/calibration.ts';
+import { CALIBRATION_VERSION, crowdedWakeSeconds, evaluate, readCalibration, sizedWarmupIndex, wakeSeconds, warmupExtra, type MeasuredSize } from '../../src/sim/platform/calibration.ts';
 import { TsmpiError } from '../../src/errors.ts';
 
 const SIZES = [0, 16, 64, 256, 1024, 4096, 16384, 32768, 65536, 131072, 262144, 1048576, 4194304, 16777216];
@@ -282,6 +282,36 @@ test('warm-up steps, poll costs and wake-up points read back from a file, and ba
   assert.throws(broken((v) => (v['classes']['intra-process']['linkSetup'] = -1e-3)), /linkSetup/);
   assert.throws(broken((v) => (v['wake'] = [])), /wake must be a non-empty list/);
   assert.throws(broken((v) => (v['wake'] = [{ ranksPerCore: 2, seconds: 1e-5 }, { ranksPerCore: 1, seconds: 1e-5 }])), /wake\[1\]\.ranksPerCore 1 is not above/);
+});
+
+test('sized warm-ups: each curve fitted apart, a frame takes the largest size it reaches (from half-way between two), read back from a file, bad ones refused naming the field', () => {
+  const figures = SIZES.map((bytes) => ({ bytes, oneWay: 1e-5 + bytes * 1e-9, streamPeriod: 5e-6 + bytes * 5e-10, send: 1e-6, recv: 1e-6 }));
+  const frames = [100, 200, 300, 400, 500, 600];
+  const sizedCold = [
+    { bytes: 2048, cold: [4e-5, 2e-5, 2e-5, 2e-5, 2e-5, 2e-5], coldFrames: frames },
+    { bytes: 65536, cold: [9e-5, 5e-5, 3e-5, 3e-5, 3e-5, 3e-5], coldFrames: frames },
+  ];
+  const m = machineFrom(new Map([['threads', { figures, speed: 1e9, eagerLimit: 65536, tcpEagerLimit: 65536, sizedCold }]]), 1, undefined, undefined, 2);
+  const back = readCalibration(JSON.parse(JSON.stringify(m)), 'cal.json');
+  const sized = back.classes['intra-process']!.sizedWarmup!;
+  assert.deepEqual(sized.map((w) => [w.bytes, w.fromBytes]), [[2048, 2048], [65536, 11585]]);
+  // A round trip's excess over the warm figure, shared by its four frame events.
+  assert.deepEqual(sized[0]!.steps.map((s) => s.frames), [100]);
+  assert.ok(Math.abs(sized[0]!.steps[0]!.extra - 2e-5 / 4) < 1e-12);
+  assert.deepEqual(sized[1]!.steps.map((s) => s.frames), [100, 200]);
+  assert.ok(Math.abs(sized[1]!.steps[1]!.extra - 2e-5 / 4) < 1e-12);
+  assert.deepEqual([0, 2047, 2048, 11584, 11585, 65536, 1 << 24].map((payload) => sizedWarmupIndex(sized, payload)), [-1, -1, 0, 0, 1, 1, 1]);
+  assert.equal(sizedWarmupIndex(undefined, 65536), -1);
+  const broken = (edit: (v: Record<string, any>) => void): (() => void) => () => {
+    const v = JSON.parse(JSON.stringify(m)) as Record<string, any>;
+    edit(v);
+    readCalibration(v, 'cal.json');
+  };
+  assert.throws(broken((v) => (v['classes']['intra-process']['sizedWarmup'] = { bytes: 2048 })), /sizedWarmup must be a list/);
+  assert.throws(broken((v) => v['classes']['intra-process']['sizedWarmup'].reverse()), /sizedWarmup\[1\]\.fromBytes 2048 is not above/);
+  assert.throws(broken((v) => (v['classes']['intra-process']['sizedWarmup'][0]['steps'] = [{ frames: 0, extra: 1e-6 }])), /sizedWarmup\[0\]\.steps\[0\]\.frames/);
+  // In the summary: each size's steps, sent and received, in all.
+  assert.match(formatCalibration(back), /a fresh rank's first frames 16 B 0\.0 ms, 2 KiB 1\.0 ms more, 64 KiB 4\.0 ms more/);
 });
 
 test("excessOver keeps of a fresh rank's real curve only what the simulator does not count by itself", () => {

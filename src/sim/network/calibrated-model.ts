@@ -7,7 +7,7 @@
  * (ranks computing at once share them).
  */
 import type { Simulation } from '../engine.js';
-import { classCosts, evaluate, warmupExtra, type LinkClassCalibration, type MachineCalibration } from '../platform/calibration.js';
+import { classCosts, evaluate, sizedWarmupIndex, warmupExtra, type LinkClassCalibration, type MachineCalibration } from '../platform/calibration.js';
 import { FRAME_HEADER_BYTES } from '../../transport/link.js';
 import type { FrameCosts } from '../world.js';
 import { linkClassOf, type LinkClass, type NetworkModel } from './model.js';
@@ -72,6 +72,8 @@ export function calibratedFrameCosts(model: CalibratedModel): FrameCosts {
       return evaluate(costs.recv, payload) + pathCpuOf(costs, payload);
     },
     warmup: (c, count) => warmupExtra(model.costs(c).warmup, count),
+    sizedWarmupClass: (c, bytes) => sizedWarmupIndex(model.costs(c).sizedWarmup, Math.max(0, bytes - FRAME_HEADER_BYTES)),
+    sizedWarmup: (c, index, count) => warmupExtra(model.costs(c).sizedWarmup?.[index]?.steps, count),
     linkSetup: (c) => model.costs(c).linkSetup ?? 0,
   };
 }

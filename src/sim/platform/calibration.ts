@@ -10,7 +10,8 @@
  * after that, and charges `recv` CPU seconds to the receiver (calibrated-model.ts).
  *
  * What the runtime costs beyond its frames, also measured: a fresh rank's first frames cost more
- * (`warmup`: V8 compiles the runtime's code as it runs), a fruitless test() and iprobe() cost
+ * (`warmup`: V8 compiles the runtime's code as it runs; `sizedWarmup`: the first frames of larger
+ * payloads more again, their own paths compiled in turn), a fruitless test() and iprobe() cost
  * CPU (`polls`), a rank that slept (it waited longer than its spin budget) resumes only after
  * a wake-up, which grows when the host's cores are shared by more ranks (`wake`), and between
  * processes the path's own CPU per frame end (`pathCpu`).
@@ -22,7 +23,8 @@
  *   "classes": { "intra-process": { "eagerLimit": 65536,
  *       "send": [{ "from": 0, "to": 1024, "intercept": 1.1e-6, "slope": 2e-10, "fitError": 0.03, "points": 4 }, ...],
  *       "recv": [...], "latency": [...], "gap": [...], "measured": [...],
- *       "warmup": [{ "frames": 1, "extra": 5e-3 }, { "frames": 3, "extra": 6e-5 }, ...], "polls": { "test": 2e-7, "iprobe": 3e-7 } },
+ *       "warmup": [{ "frames": 1, "extra": 5e-3 }, { "frames": 3, "extra": 6e-5 }, ...], "polls": { "test": 2e-7, "iprobe": 3e-7 },
+ *       "sizedWarmup": [{ "bytes": 2048, "fromBytes": 2048, "steps": [{ "frames": 1, "extra": 2e-4 }, ...] }, ...] },
  *     "inter-process": { ..., "pathCpu": 2.2e-5 } },
  *   "wake": [{ "ranksPerCore": 1, "seconds": 2.3e-5 }, { "ranksPerCore": 2, "seconds": 3.5e-5 }] }
  * ```
@@ -77,6 +79,20 @@ export interface WarmupStep {
   readonly extra: number;
 }
 
+/**
+ * What a fresh rank's frames of a larger payload cost more beyond `warmup`, measured with
+ * messages of `bytes` once the small messages' path was warm: those frames take paths of their
+ * own (copies by memcpy, a ring that wraps every few frames), whose functions V8 compiles only
+ * as each turns hot, a frame at a time. Frames of at least `fromBytes` of payload, and less than
+ * the next size's `fromBytes`, count here, apart from the others, and each costs its step's
+ * `extra` beyond what `warmup` charges it.
+ */
+export interface SizedWarmup {
+  readonly bytes: number;
+  readonly fromBytes: number;
+  readonly steps: readonly WarmupStep[];
+}
+
 /** CPU seconds of a test() that finds nothing done, and of a fruitless iprobe(). */
 export interface PollCosts {
   readonly test: number;
@@ -99,6 +115,8 @@ export interface LinkClassCalibration {
   readonly measured: readonly MeasuredSize[];
   /** What a fresh rank's first frames cost more, in steps of its frame count (none: nothing more). */
   readonly warmup?: readonly WarmupStep[];
+  /** What its first frames of larger payloads cost more on top, by payload size (increasing `fromBytes`; none: nothing more). */
+  readonly sizedWarmup?: readonly SizedWarmup[];
   readonly polls?: PollCosts;
   /**
    * CPU seconds per frame, on each of its two ends, that the path itself takes beyond `send` and
@@ -203,6 +221,7 @@ export function readCalibration(value: unknown, source: string): MachineCalibrat
       gap: piecewise(c['gap'], `${field}.gap`),
       measured: Array.isArray(c['measured']) ? (c['measured'] as MeasuredSize[]) : [],
       ...(c['warmup'] !== undefined ? { warmup: warmupSteps(c['warmup'], `${field}.warmup`) } : {}),
+      ...(c['sizedWarmup'] !== undefined ? { sizedWarmup: sizedWarmups(c['sizedWarmup'], `${field}.sizedWarmup`) } : {}),
       ...(polls !== undefined ? { polls: pollCostsOf(polls, `${field}.polls`) } : {}),
       ...(c['pathCpu'] !== undefined ? { pathCpu: checkPositive(c['pathCpu'], `${field}.pathCpu`, 'seconds', true) } : {}),
       ...(c['linkSetup'] !== undefined ? { linkSetup: checkPositive(c['linkSetup'], `${field}.linkSetup`, 'seconds', true) } : {}),
@@ -250,6 +269,27 @@ function warmupSteps(v: unknown, field: string): WarmupStep[] {
     last = frames;
     return { frames, extra: checkPositive(s['extra'], `${f}.extra`, 'seconds', true) };
   });
+}
+
+function sizedWarmups(v: unknown, field: string): SizedWarmup[] {
+  if (!Array.isArray(v)) throw configError(`${field} must be a list of { bytes, fromBytes, steps }`, 'calibrate the machine again');
+  let last = 0;
+  return v.map((w: unknown, i: number) => {
+    const f = `${field}[${i}]`;
+    if (!isObj(w)) throw configError(`${f} must be { bytes, fromBytes, steps }`, 'calibrate the machine again');
+    const fromBytes = checkInteger(w['fromBytes'], `${f}.fromBytes`, 1);
+    if (fromBytes <= last) throw configError(`${f}.fromBytes ${fromBytes} is not above the previous size's`, 'sizes go in increasing fromBytes');
+    last = fromBytes;
+    return { bytes: checkInteger(w['bytes'], `${f}.bytes`, 1), fromBytes, steps: warmupSteps(w['steps'], `${f}.steps`) };
+  });
+}
+
+/** The index in `sized` of the curve a frame of `payload` bytes takes, or -1 (none: below the first `fromBytes`). */
+export function sizedWarmupIndex(sized: readonly SizedWarmup[] | undefined, payload: number): number {
+  if (sized === undefined) return -1;
+  let index = -1;
+  for (let i = 0; i < sized.length && sized[i]!.fromBytes <= payload; i++) index = i;
+  return index;
 }
 
 function wakePoints(v: unknown, field: string): WakePoint[] {
