@@ -22,6 +22,8 @@
  */
 import { TracePartWriter, tracePartPath } from '../trace/trace-files.js';
 import { mapProfileSites } from '../trace/rank-profile.js';
+import type { TraceChunk } from '../trace/rank-trace.js';
+import { realClock } from '../clock.js';
 import { isOwnSource } from '../trace/call-tracing.js';
 import { availableParallelism, hostname } from 'node:os';
 import { Worker } from 'node:worker_threads';
@@ -345,7 +347,7 @@ export class RankHost {
           this.traceWriter = new TracePartWriter(tracePartPath({ trace: settings.trace, profile: settings.profile }, job.jobId, job.first), env.SLURMD_NODENAME ?? env.TSMPI_NODE ?? job.nodes[job.nodeOfRank[job.first] ?? 0] ?? hostname());
           if (this.clockSync !== undefined) this.traceWriter.clock(this.clockSync.offsetMs, this.clockSync.roundTripMs);
         }
-        this.traceWriter.add(message.chunk, (profile) => mapProfileSites(profile, (stack) => app.mapStack(stack), process.cwd(), isOwnSource));
+        this.traceWriter.add(oneAnchor(message.chunk), (profile) => mapProfileSites(profile, (stack) => app.mapStack(stack), process.cwd(), isOwnSource));
       } catch (error) {
         // A full disk, a directory removed meanwhile: the job goes on, its timeline will say what is missing.
         this.traceFailed = true;
@@ -596,3 +598,17 @@ function tagLines(stream: NodeJS.ReadableStream, prefix: string, out: NodeJS.Wri
     if (pending.length > 0) out.write(`${prefix}${pending}\n`);
   });
 }
+
+/**
+ * A rank thread's chunk on this process's anchor of the wall clock. The threads of a process read
+ * one monotonic clock, so one anchor makes their times agree exactly; each thread's own anchor is
+ * right only within the time its reads took, and a thread descheduled while it read it (ranks
+ * ending together on 2 cores) put a message's receive 0.2 ms before its send on the timeline.
+ * Virtual times (epoch 0) stay as they are.
+ */
+function oneAnchor(chunk: TraceChunk): TraceChunk {
+  if (chunk.epoch === 0) return chunk;
+  const epoch = realClock.epoch ?? chunk.epoch;
+  return { ...chunk, epoch, ...(chunk.profile !== undefined ? { profile: { ...chunk.profile, epoch } } : {}) };
+}
+
