@@ -25,7 +25,7 @@ export function runsApart(c: Pick<LinkClassCalibration, 'measured'>): { bytes: n
   return worst;
 }
 
-/** What a warm-up's steps add over a rank's first frames, sent and received, in all. */
+/** What a warm-up's steps add over a rank's first frames, sent and received, in all (below 0: the simulator's own count is more). */
 function warmupMillis(steps: readonly WarmupStep[] | undefined): string {
   let total = 0;
   let from = 0;
@@ -51,8 +51,8 @@ export function formatCalibration(machine: MachineCalibration): string {
     const asleep = s !== undefined ? `; a sleeping receiver ${us(s.wake)} more${s.pathCpu !== undefined ? ` (path's CPU ${us(s.pathCpu)})` : ''}${crowded}` : '';
     const apart = runsApart(c);
     const runs = apart !== undefined ? `; runs up to ${apart.ratio.toFixed(2)}x apart (${sizeLabel(apart.bytes)})` : '';
-    const fresh = [`16 B ${warmupMillis(c.warmup)}`, ...(c.sizedWarmup ?? []).map((w) => `${sizeLabel(w.bytes)} ${warmupMillis(w.steps)} more`)].join(', ');
-    lines.push(`  ${name}: frame of 8 B ${us(oneWay(8))} (send ${us(evaluate(c.send, 8))}, receive ${us(evaluate(c.recv, 8))}${path}), 64 KiB ${us(oneWay(65536))}; ${rate}; eager up to ${c.eagerLimit} B${link}${asleep}; a fresh rank's first frames ${fresh}; worst fit error ${(worst * 100).toFixed(1)}%${runs}`);
+    const fresh = [`16 B ${warmupMillis(c.warmup)}`, ...(c.sizedWarmup ?? []).map((w) => `${sizeLabel(w.bytes)} ${warmupMillis(w.steps)} on top`)].join(', ');
+    lines.push(`  ${name}: frame of 8 B ${us(oneWay(8))} (send ${us(evaluate(c.send, 8))}, receive ${us(evaluate(c.recv, 8))}${path}), 64 KiB ${us(oneWay(65536))}; ${rate}; eager up to ${c.eagerLimit} B${link}${asleep}; a fresh rank's first frames beyond the simulator's own count ${fresh}; worst fit error ${(worst * 100).toFixed(1)}%${runs}`);
     if (apart !== undefined && apart.ratio > UNSTEADY_RUNS_RATIO) {
       warnings.push(
         `warning: the machine was not steady: ${name} one-way times at ${sizeLabel(apart.bytes)} differed ${apart.ratio.toFixed(2)}x between runs (the figures are their medians); ` +

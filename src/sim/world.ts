@@ -104,6 +104,15 @@ export class SimRank {
   lastArrival: LinkClass = 'intra-process';
   /** Real time (performance.now) the rank's code last began to wait in tsmpi, in its running segment. */
   lastWaitReal = 0;
+  /**
+   * Real seconds of measured compute the rank is owed back: where a fresh rank's first frames
+   * cost less on the calibrated machine than the simulator counted running the same probe
+   * (FrameCosts.warmup below 0), V8 compiling the simulator's copy of the runtime in place. Taken
+   * off the measured compute of its next segments; `segmentCredit` is what the running segment
+   * may use (fixed when it begins, so that its clock never runs back).
+   */
+  warmupCredit = 0;
+  segmentCredit = 0;
 
   constructor(rank: number, host: number, proc: number) {
     this.rank = rank;
@@ -119,7 +128,11 @@ export class SimRank {
 export interface FrameCosts {
   send(linkClass: LinkClass, bytes: number): number;
   recv(linkClass: LinkClass, bytes: number): number;
-  /** What a rank's frame number `count` (of those it sent, or of those it received, from its first) costs more while the rank is fresh. */
+  /**
+   * What a rank's frame number `count` (of those it sent, or of those it received, from its first)
+   * costs more while the rank is fresh; below 0, what the simulator's own measured compute counts
+   * beyond the real rank's there (the rank is owed it back: SimRank.warmupCredit).
+   */
   warmup(linkClass: LinkClass, count: number): number;
   /**
    * The size class of a frame of `bytes` (envelope included) whose first frames cost more again,
@@ -314,8 +327,19 @@ export class SimWorld {
   private rankAt(rank: SimRank, real: number): number {
     if (!rank.running) return Math.max(rank.readyAt, this.sim.now());
     let t = rank.segmentStart + rank.declared;
-    if (this.computeMode === 'measured') t += (((rank.callDepth > 0 ? rank.pausedAt : Number.isNaN(real) ? performance.now() : real) - rank.realStart) / 1000) * this.options.cpuScale(rank.host, rank.segmentStart) * rank.cpuShare;
+    if (this.computeMode === 'measured') t += this.creditedSeconds(rank, real) * this.options.cpuScale(rank.host, rank.segmentStart) * rank.cpuShare;
     return t;
+  }
+
+  /** Real seconds the running segment of `rank` has computed by real time `real` (NaN: now). */
+  private measuredSeconds(rank: SimRank, real: number): number {
+    return ((rank.callDepth > 0 ? rank.pausedAt : Number.isNaN(real) ? performance.now() : real) - rank.realStart) / 1000;
+  }
+
+  /** The same less the warm-up credit the segment may use (SimRank.warmupCredit). */
+  private creditedSeconds(rank: SimRank, real: number): number {
+    const measured = this.measuredSeconds(rank, real);
+    return measured > rank.segmentCredit ? measured - rank.segmentCredit : 0;
   }
 
   /** Starts a segment of `rank` at virtual time `time`. */
@@ -329,6 +353,7 @@ export class SimWorld {
     rank.realStart = performance.now();
     // A rank resumed inside a tsmpi call (its wait) starts with the meter stopped.
     rank.pausedAt = rank.realStart;
+    rank.segmentCredit = rank.warmupCredit;
     rank.cpuShare = this.shareAt(rank, time);
     this.current = rank;
     this.lastTurn = rank;
@@ -385,6 +410,10 @@ export class SimWorld {
    */
   endSegment(rank: SimRank, real = Number.NaN): number {
     const end = this.rankAt(rank, real);
+    if (rank.segmentCredit > 0) {
+      rank.warmupCredit -= Math.min(rank.segmentCredit, Math.max(0, this.measuredSeconds(rank, real)));
+      rank.segmentCredit = 0;
+    }
     const notCompute = rank.polledInSegment + rank.overheadInSegment;
     // max: rounding of (end - start) - parts may leave -1e-19 where nothing was computed.
     rank.stats.compute += Math.max(0, end - rank.segmentStart - notCompute);
@@ -442,7 +471,15 @@ export class SimWorld {
       return;
     }
     const linkClass = this.linkClass(rank, to);
-    this.chargeOverhead(rank, costs.send(linkClass, bytes) + costs.warmup(linkClass, rank.framesSent++) + sizedWarmupOf(costs, linkClass, bytes, (rank.sizedSent ??= [])) + newLinkHalf(costs, linkClass, rank, 'sentTo', to.rank));
+    const fresh = this.freshCost(rank, costs.warmup(linkClass, rank.framesSent++) + sizedWarmupOf(costs, linkClass, bytes, (rank.sizedSent ??= [])));
+    this.chargeOverhead(rank, costs.send(linkClass, bytes) + fresh + newLinkHalf(costs, linkClass, rank, 'sentTo', to.rank));
+  }
+
+  /** A fresh frame's warm-up to charge: itself, or nothing when it is a credit (then owed to `rank`). */
+  private freshCost(rank: SimRank, warmup: number): number {
+    if (warmup >= 0) return warmup;
+    rank.warmupCredit -= warmup;
+    return 0;
   }
 
   /** Charges `rank` the receive cost of a frame of `bytes` from `from` (calibrated machines only). */
@@ -451,7 +488,8 @@ export class SimWorld {
     if (costs === undefined) return;
     const linkClass = this.linkClass(from, rank);
     rank.lastArrival = linkClass;
-    this.chargeOverhead(rank, costs.recv(linkClass, bytes) + costs.warmup(linkClass, rank.framesReceived++) + sizedWarmupOf(costs, linkClass, bytes, (rank.sizedReceived ??= [])) + newLinkHalf(costs, linkClass, rank, 'heardFrom', from.rank));
+    const fresh = this.freshCost(rank, costs.warmup(linkClass, rank.framesReceived++) + sizedWarmupOf(costs, linkClass, bytes, (rank.sizedReceived ??= [])));
+    this.chargeOverhead(rank, costs.recv(linkClass, bytes) + fresh + newLinkHalf(costs, linkClass, rank, 'heardFrom', from.rank));
   }
 
   /**

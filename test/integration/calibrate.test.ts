@@ -256,6 +256,51 @@ test("on a calibrated machine a fresh rank's first frames of a larger payload pa
   }
 });
 
+const CREDITED_SPIN = `
+import { init, wtime } from 'tsmpi';
+const comm = await init();
+const peer = 1 - comm.rank;
+const token = new Uint8Array(8);
+for (let i = 0; i < 10; i++) {
+  if (comm.rank === 0) {
+    await comm.send(token, peer);
+    await comm.recvInto(token, peer);
+  } else {
+    await comm.recvInto(token, peer);
+    await comm.send(token, peer);
+  }
+}
+// 60 ms of this process's time, measured as the rank's compute.
+const t = wtime();
+const until = performance.now() + 60;
+while (performance.now() < until);
+console.log('rank ' + comm.rank + ' spun ' + (wtime() - t));
+`;
+test("a warm-up step below 0 is owed back: the simulator takes it off the rank's measured compute, never more than it measured", async () => {
+  const { wake: _wake, ...machine } = knownRuntime(2);
+  const program = join(dir, 'credited-spin.ts');
+  writeFileSync(program, CREDITED_SPIN);
+  const spun = async (extra: number): Promise<number[]> => {
+    const intra = { ...machine.classes['intra-process']!, warmup: [{ frames: 10, extra }] };
+    const platform = write(`credit-${extra}.json`, { ...machine, classes: { ...machine.classes, 'intra-process': intra } });
+    const r = await tsmpi(['sim', '--quiet', '--platform', platform, '-n', '2', program]);
+    assert.equal(r.code, 0, explain(r));
+    return [0, 1].map((rank) => Number(new RegExp(`^rank ${rank} spun ([\\d.eE+-]+)$`, 'm').exec(r.stdout)?.[1]));
+  };
+  // Each rank's 10 frames sent and 10 received owe it 20 x 2 ms back; its frames' own compute in
+  // between takes a little of that first.
+  const plain = await spun(0);
+  const credited = await spun(-2e-3);
+  for (const rank of [0, 1]) {
+    assert.ok(plain[rank]! >= 0.06, `rank ${rank} spun ${plain[rank]} s without a credit`);
+    const taken = plain[rank]! - credited[rank]!;
+    assert.ok(taken > 0.03 && taken < 0.0405, `rank ${rank}: the credit of 40 ms took ${taken} s off its 60 ms spin`);
+  }
+  // A credit larger than all it computes leaves its clock still: the spin takes no time, and none runs back.
+  const swallowed = await spun(-1);
+  for (const rank of [0, 1]) assert.equal(swallowed[rank], 0, `rank ${rank} spun ${swallowed[rank]} s under a credit of 20 s`);
+});
+
 const NEW_LINKS = `
 import { init, wtime } from 'tsmpi';
 const comm = await init();
@@ -345,7 +390,8 @@ test('tsmpi calibrate measures this machine in both launch modes and writes JSON
   for (const c of Object.values(machine.classes)) {
     assert.equal(c.measured.length, SIZES.length);
     assert.ok(c.polls!.test > 0 && c.polls!.iprobe > 0 && c.polls!.test < 1e-3, JSON.stringify(c.polls));
-    assert.ok(Array.isArray(c.warmup) && c.warmup.every((s) => s.extra >= 0 && s.frames > 0));
+    // Steps below 0 are credits: the simulator counted more than the real ranks paid there.
+    assert.ok(Array.isArray(c.warmup) && c.warmup.every((s) => Number.isFinite(s.extra) && s.frames > 0));
     assert.ok(c.measured.every((m) => m.oneWay > 0));
     // The platform keeps the figures; how the probe's path settled stays in the probe's own file.
     assert.ok(c.measured.every((m) => Object.keys(m).sort().join() === 'bytes,oneWay,recv,send,streamPeriod'), JSON.stringify(c.measured[0]));

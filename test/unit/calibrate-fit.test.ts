@@ -311,25 +311,50 @@ test('sized warm-ups: each curve fitted apart, a frame takes the largest size it
   assert.throws(broken((v) => v['classes']['intra-process']['sizedWarmup'].reverse()), /sizedWarmup\[1\]\.fromBytes 2048 is not above/);
   assert.throws(broken((v) => (v['classes']['intra-process']['sizedWarmup'][0]['steps'] = [{ frames: 0, extra: 1e-6 }])), /sizedWarmup\[0\]\.steps\[0\]\.frames/);
   // In the summary: each size's steps, sent and received, in all.
-  assert.match(formatCalibration(back), /a fresh rank's first frames 16 B 0\.0 ms, 2 KiB 1\.0 ms more, 64 KiB 4\.0 ms more/);
+  assert.match(formatCalibration(back), /a fresh rank's first frames beyond the simulator's own count 16 B 0\.0 ms, 2 KiB 1\.0 ms on top, 64 KiB 4\.0 ms on top/);
 });
 
-test("excessOver keeps of a fresh rank's real curve only what the simulator does not count by itself", () => {
+test("excessOver keeps of a fresh rank's real curve what the simulator does not count by itself, and credits what it counts more", () => {
   // The simulated curve's own excess over its warm tail (5) is taken off the real curve's.
   const even = [100, 200, 300, 400, 500, 600];
   assert.deepEqual(excessOver([50, 30, 20, 12, 10, 10], [25, 15, 5, 5, 5, 5], even), [30, 20, 20, 12, 10, 10]);
-  // A chunk never drops below the real warm figure, nor is the tail (the warm figure) touched;
-  // what the simulated run counted ahead of the real one is taken off the real run's later chunks.
-  assert.deepEqual(excessOver([50, 30, 20, 12, 10, 10], [200, 5, 5, 5, 90, 5], even), [10, 10, 10, 10, 10, 10]);
-  assert.deepEqual(excessOver([10, 50, 30, 10, 10, 10], [40, 5, 5, 5, 5, 5], even), [10, 15, 30, 10, 10, 10]);
-  // A stall one chunk apart in the two runs (a compile that fell a chunk later in the real run)
-  // leaves nothing, where chunk by chunk the real one's was kept whole.
-  assert.deepEqual(excessOver([10, 10, 90, 10, 10, 10, 10, 10, 10], [5, 85, 5, 5, 5, 5, 5, 5, 5], [1, 2, 3, 4, 5, 6, 7, 8, 9]), [10, 10, 10, 10, 10, 10, 10, 10, 10]);
+  // The tail (the warm figure) is not touched; a chunk where the simulator counted more than the
+  // real run paid falls below the warm figure by the difference (a credit).
+  assert.deepEqual(excessOver([50, 30, 20, 12, 10, 10], [60, 5, 5, 5, 5, 5], even), [-5, 30, 20, 12, 10, 10]);
+  // A stall one chunk apart in the two runs (a compile that fell a chunk later in the real run):
+  // the credit and the charge cancel over the two chunks.
+  const apart = excessOver([10, 10, 90, 10, 10, 10, 10, 10, 10], [5, 85, 5, 5, 5, 5, 5, 5, 5], [1, 2, 3, 4, 5, 6, 7, 8, 9]);
+  assert.deepEqual(apart, [10, -70, 90, 10, 10, 10, 10, 10, 10]);
+  assert.equal(apart.slice(0, 6).reduce((a, t) => a + (t - 10), 0), 0);
   // The simulator counting all of the warm-up leaves none to charge again.
   const real = [40, 30, 20, 10, 10, 10, 10, 10, 10];
   const frames = real.map((_, k) => 200 * (k + 1));
   assert.deepEqual(fitWarmup(excessOver(real, real.map((t) => t - 3), frames), frames), []);
   assert.ok(fitWarmup(real, frames).length > 0);
+  // Counting more than all of it, the net warm-up up to each chunk's end is the real run's less
+  // the simulated one's: fitWarmup keeps the credits.
+  const over = [60, 50, 20, 13, 13, 13, 13, 13, 13];
+  const steps = fitWarmup(excessOver(real, over, frames), frames);
+  assert.deepEqual(steps.map((s) => s.frames), [200, 400, 600]);
+  assert.deepEqual(steps.map((s) => s.extra * 4), [40 - 10 - (60 - 13), 30 - 10 - (50 - 13), 20 - 10 - (20 - 13)]);
+});
+
+test('fitWarmup: a chunk below the warm figure by more than the noise is a credit, by less it costs nothing', () => {
+  const frames = [100, 200, 300, 400, 500, 600];
+  // Noise: 5% of the warm figure (the tail is flat).
+  assert.deepEqual(fitWarmup([9.6e-6, 1e-5, 1e-5, 1e-5, 1e-5, 1e-5], frames), []);
+  // A credit, a charge, then a chunk a little under the warm figure (no step: the last is the charge).
+  assert.deepEqual(fitWarmup([-3e-5, 2e-5, 9.7e-6, 1e-5, 1e-5, 1e-5], frames), [
+    { frames: 100, extra: -4e-5 / 4 },
+    { frames: 200, extra: 1e-5 / 4 },
+  ]);
+  // Within the steps, a chunk a little under it costs nothing (not a credit).
+  assert.deepEqual(fitWarmup([24, 7.75, 16, 8, 8, 8], frames), [
+    { frames: 100, extra: 4 },
+    { frames: 200, extra: 0 },
+    { frames: 300, extra: 2 },
+  ]);
+  assert.throws(() => fitWarmup([Number.NEGATIVE_INFINITY, 1e-5, 1e-5], [1, 2, 3]), /3 times are needed/);
 });
 
 test('the warm tail is the chunks in the last third of the round trips, however short the first chunks are', () => {

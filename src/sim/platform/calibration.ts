@@ -72,7 +72,10 @@ export interface MeasuredSize {
 /**
  * A fresh rank's frames below `frames` cost `extra` seconds more each: its first sends and,
  * counted apart, its first receives (a rank that only sends pays the receive path's warm-up on
- * its first receive, whenever that comes).
+ * its first receive, whenever that comes). The steps are what the real rank paid beyond what the
+ * simulator counted by itself running the same probe (its ranks compile their copies of the
+ * runtime as they run, measured as their compute); where it counted more, `extra` is below 0 and
+ * the rank is owed that much of its measured compute back (SimRank.warmupCredit).
  */
 export interface WarmupStep {
   readonly frames: number;
@@ -267,7 +270,9 @@ function warmupSteps(v: unknown, field: string): WarmupStep[] {
     const frames = checkInteger(s['frames'], `${f}.frames`, 1);
     if (frames <= last) throw configError(`${f}.frames ${frames} is not above the previous step's`, 'steps go in increasing frame counts');
     last = frames;
-    return { frames, extra: checkPositive(s['extra'], `${f}.extra`, 'seconds', true) };
+    const extra = s['extra'];
+    if (typeof extra !== 'number' || !Number.isFinite(extra)) throw configError(`${f}.extra must be a finite number of seconds (below 0: a credit); got ${JSON.stringify(extra)}`, 'calibrate the machine again');
+    return { frames, extra };
   });
 }
 
