@@ -211,15 +211,18 @@ export function warmTailStart(frames: readonly number[]): number {
 }
 
 /**
- * The real fresh-rank curve less the simulator's own excess over its warm figure, chunk by chunk
- * (the tail, which fitWarmup takes the warm figure from, untouched). Both curves come from the
- * same probe, so their chunks end at the same `frames`. A chunk where the simulator counted more
- * than the real run paid falls below the real warm figure: a credit, which the simulator takes
- * off the rank's measured compute (SimRank.warmupCredit). So the net charge up to any chunk's end
- * is what the real run paid there beyond the simulated one, either way. (It never fell before:
- * each chunk kept its rise of the running difference, and where the simulator's own compiling
- * overtook the real warm-up, as it does between 1000 and 2000 round trips here, its excess was
- * charged twice: a 2-rank ring of 2000 laps simulated 86 ms for a real 51-64.)
+ * The real fresh-rank curve less the simulator's own excess over its warm figure (the tail, which
+ * fitWarmup takes the warm figure from, untouched). Both curves come from the same probe, so
+ * their chunks end at the same `frames`. Netted on the running sum of the two curves' difference
+ * (each chunk's excess times its round trips): up to each chunk's end the rank is charged what
+ * the real run paid there beyond the simulated one, or nothing where the simulated one had
+ * counted more. A chunk where that sum falls gives back what earlier chunks charged: it lies
+ * below the real warm figure, a credit, which the simulator takes off the rank's measured compute
+ * (SimRank.warmupCredit). Where the simulator's own count overtakes the real one for good, the
+ * charges are all given back, and nothing is owed beyond them: the simulator's count alone
+ * predicted rings of 2 and 4 rank threads (0.070 and 0.152 s against 0.067 and 0.165 real),
+ * where the probe's whole difference, taken off too, left the ring of 4 at 0.117 s
+ * (docs/simulator.md, "2026-11-30, morning").
  */
 export function excessOver(real: readonly number[], simulated: readonly number[], frames: readonly number[]): number[] {
   const start = warmTailStart(frames);
@@ -229,7 +232,17 @@ export function excessOver(real: readonly number[], simulated: readonly number[]
   };
   const simulatedWarm = warmOf(simulated);
   const realWarm = warmOf(real);
-  return real.map((t, k) => (k >= start ? t : realWarm + Math.max(0, t - realWarm) - Math.max(0, (simulated[k] ?? simulatedWarm) - simulatedWarm)));
+  let difference = 0;
+  let charged = 0;
+  return real.map((t, k) => {
+    if (k >= start) return t;
+    const trips = Math.max(1, frames[k]! - (k === 0 ? 0 : frames[k - 1]!));
+    difference += (Math.max(0, t - realWarm) - Math.max(0, (simulated[k] ?? simulatedWarm) - simulatedWarm)) * trips;
+    const now = Math.max(0, difference);
+    const step = now - charged;
+    charged = now;
+    return realWarm + step / trips;
+  });
 }
 
 /**

@@ -314,29 +314,31 @@ test('sized warm-ups: each curve fitted apart, a frame takes the largest size it
   assert.match(formatCalibration(back), /a fresh rank's first frames beyond the simulator's own count 16 B 0\.0 ms, 2 KiB 1\.0 ms on top, 64 KiB 4\.0 ms on top/);
 });
 
-test("excessOver keeps of a fresh rank's real curve what the simulator does not count by itself, and credits what it counts more", () => {
+test("excessOver keeps of a fresh rank's real curve what the simulator does not count by itself, and gives back what it counted ahead", () => {
   // The simulated curve's own excess over its warm tail (5) is taken off the real curve's.
   const even = [100, 200, 300, 400, 500, 600];
   assert.deepEqual(excessOver([50, 30, 20, 12, 10, 10], [25, 15, 5, 5, 5, 5], even), [30, 20, 20, 12, 10, 10]);
-  // The tail (the warm figure) is not touched; a chunk where the simulator counted more than the
-  // real run paid falls below the warm figure by the difference (a credit).
-  assert.deepEqual(excessOver([50, 30, 20, 12, 10, 10], [60, 5, 5, 5, 5, 5], even), [-5, 30, 20, 12, 10, 10]);
-  // A stall one chunk apart in the two runs (a compile that fell a chunk later in the real run):
-  // the credit and the charge cancel over the two chunks.
-  const apart = excessOver([10, 10, 90, 10, 10, 10, 10, 10, 10], [5, 85, 5, 5, 5, 5, 5, 5, 5], [1, 2, 3, 4, 5, 6, 7, 8, 9]);
-  assert.deepEqual(apart, [10, -70, 90, 10, 10, 10, 10, 10, 10]);
-  assert.equal(apart.slice(0, 6).reduce((a, t) => a + (t - 10), 0), 0);
-  // The simulator counting all of the warm-up leaves none to charge again.
+  // The tail (the warm figure) is not touched. Where the simulated run counted more from the
+  // start, nothing is charged (nor owed) until the real run has paid more in all.
+  assert.deepEqual(excessOver([50, 30, 20, 12, 10, 10], [60, 5, 5, 5, 5, 5], even), [10, 15, 20, 12, 10, 10]);
+  assert.deepEqual(excessOver([50, 30, 20, 12, 10, 10], [80, 5, 5, 5, 5, 5], even), [10, 10, 10, 10, 10, 10]);
+  // A chunk where the simulator counts more after the real run's charges gives them back: it
+  // falls below the warm figure (a credit), never by more than was charged before.
+  assert.deepEqual(excessOver([50, 10, 10, 10, 10, 10], [5, 35, 35, 5, 5, 5], even), [50, -20, 0, 10, 10, 10]);
+  // A stall one chunk apart in the two runs (a compile that fell a chunk later in the real run)
+  // leaves nothing.
+  assert.deepEqual(excessOver([10, 10, 90, 10, 10, 10, 10, 10, 10], [5, 85, 5, 5, 5, 5, 5, 5, 5], [1, 2, 3, 4, 5, 6, 7, 8, 9]), [10, 10, 10, 10, 10, 10, 10, 10, 10]);
+  // The other way round it is charged, then given back.
+  assert.deepEqual(excessOver([10, 90, 10, 10, 10, 10, 10, 10, 10], [5, 5, 85, 5, 5, 5, 5, 5, 5], [1, 2, 3, 4, 5, 6, 7, 8, 9]), [10, 90, -70, 10, 10, 10, 10, 10, 10]);
+  // The simulator counting all of the warm-up leaves none to charge again, nor counting more.
   const real = [40, 30, 20, 10, 10, 10, 10, 10, 10];
   const frames = real.map((_, k) => 200 * (k + 1));
   assert.deepEqual(fitWarmup(excessOver(real, real.map((t) => t - 3), frames), frames), []);
+  assert.deepEqual(fitWarmup(excessOver(real, real.map((t) => t * 2 - 7), frames), frames), []);
   assert.ok(fitWarmup(real, frames).length > 0);
-  // Counting more than all of it, the net warm-up up to each chunk's end is the real run's less
-  // the simulated one's: fitWarmup keeps the credits.
-  const over = [60, 50, 20, 13, 13, 13, 13, 13, 13];
-  const steps = fitWarmup(excessOver(real, over, frames), frames);
-  assert.deepEqual(steps.map((s) => s.frames), [200, 400, 600]);
-  assert.deepEqual(steps.map((s) => s.extra * 4), [40 - 10 - (60 - 13), 30 - 10 - (50 - 13), 20 - 10 - (20 - 13)]);
+  // What fitWarmup makes of a charge given back: its steps sum to the net charge.
+  const steps = fitWarmup(excessOver(real, [20, 50, 25, 13, 13, 13, 13, 13, 13], frames), frames);
+  assert.deepEqual(steps.map((s) => [s.frames, s.extra * 4]), [[200, 30 - 7], [400, 20 - 37], [600, 10 - 12]]);
 });
 
 test('fitWarmup: a chunk below the warm figure by more than the noise is a credit, by less it costs nothing', () => {
