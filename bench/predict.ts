@@ -8,6 +8,8 @@
  * The bench's own loops (ring, allreduce, alltoall) also run a third time in the same run: that
  * pass, once the ranks' code is compiled, is the `warm` column. Each real run is interleaved with
  * one whose ranks never spin (NO_SPIN=1, the default; see noSpin below): the `no spin` column.
+ * Before each real run the machine's copy speed and its compute speed are probed (the `slow copy
+ * runs` and `compute vs calibration` columns): both move from one minute to the next here.
  * Then the anchor (lib/anchor.ts):
  * SimGrid predicting Open MPI runs of the same programs' C twins here (ANCHOR=0 skips it).
  *
@@ -20,7 +22,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { anchorMissing, runAnchor, type AnchorRow } from './lib/anchor.ts';
-import { median, param, printTable, ringCopyGBps, spread, writeResults } from './lib/report.ts';
+import { kernelGflops, median, param, printTable, ringCopyGBps, spread, writeResults } from './lib/report.ts';
 
 const cli = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
 const root = fileURLToPath(new URL('../', import.meta.url));
@@ -48,15 +50,24 @@ const dir = mkdtempSync(join(tmpdir(), 'tsmpi-predict-'));
  */
 const SLOW_COPY_GBPS = 6;
 const calibrationCopy: Record<string, { before: number | null; after: number | null }> = {};
+/**
+ * The machine's compute speed (report.ts, kernelGflops) as each calibration made here began, and
+ * before each real run: a run that met the machine lending less CPU than its calibration did is
+ * predicted short by that much. A run whose speed lies within KERNEL_STEADY of the calibration's
+ * met the same machine.
+ */
+const KERNEL_STEADY = 0.05;
+const calibrationKernel: Record<string, number | null> = {};
 function calibration(given: string | undefined, name: string): string {
   if (given !== undefined) return given;
   const out = join(dir, name);
+  calibrationKernel[name] = kernelGflops() ?? null;
   const before = ringCopyGBps() ?? null;
   const r = spawnSync(process.execPath, [cli, 'calibrate', '-o', out], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
   if (r.status !== 0) throw new Error(`tsmpi calibrate failed (${r.status})`);
   calibrationCopy[name] = { before, after: ringCopyGBps() ?? null };
   console.log(r.stdout.trim());
-  console.log(`# ${name}: two bare threads copied through a ring at ${calibrationCopy[name].before?.toFixed(1) ?? '?'} GB/s before it, ${calibrationCopy[name].after?.toFixed(1) ?? '?'} after`);
+  console.log(`# ${name}: two bare threads copied through a ring at ${calibrationCopy[name].before?.toFixed(1) ?? '?'} GB/s before it, ${calibrationCopy[name].after?.toFixed(1) ?? '?'} after; the compute kernel ran at ${calibrationKernel[name]?.toFixed(2) ?? '?'} Gflop/s before it (bench/lib/kernel-speed.mjs)`);
   return out;
 }
 // Two calibrations of this machine: a prediction must not hang on which one was used.
@@ -107,6 +118,8 @@ interface Row {
   noSpin?: { real: number; realRuns: number[]; error: number };
   /** The machine's copy speed (GB/s) right before each real run, in the order of `realRuns` (NaN: the probe failed). */
   realCopyGBps: number[];
+  /** The machine's compute speed (Gflop/s, kernel-speed.mjs) right before each real run, in the order of `realRuns` (NaN: the probe failed). */
+  realKernelGflops: number[];
 }
 const rows: Row[] = [];
 const flagsOf = (mode: string): string[] => (mode === 'procs' ? ['--procs'] : []);
@@ -115,6 +128,7 @@ for (const p of PROGRAMS.filter((p) => only === undefined || only.includes(p.nam
     for (const mode of modes) {
       const realRuns: number[] = [];
       const realCopyGBps: number[] = [];
+      const realKernelGflops: number[] = [];
       const warmRuns: number[] = [];
       const noSpinRuns: number[] = [];
       const simulated = (platform: string): string => {
@@ -129,6 +143,7 @@ for (const p of PROGRAMS.filter((p) => only === undefined || only.includes(p.nam
       for (let i = 0; i < Math.max(reps, simReps); i++) {
         if (i < reps) {
           realCopyGBps.push(ringCopyGBps() ?? Number.NaN);
+          realKernelGflops.push(kernelGflops() ?? Number.NaN);
           const r = spawnSync(process.execPath, [cli, 'run', '-n', String(n), ...flagsOf(mode), ...p.args], { cwd: root, encoding: 'utf8' });
           if (r.status !== 0) throw new Error(`tsmpi run ${p.args.join(' ')} failed:\n${r.stderr}`);
           realRuns.push(p.span(r.stdout));
@@ -168,6 +183,7 @@ for (const p of PROGRAMS.filter((p) => only === undefined || only.includes(p.nam
         ...(warm !== undefined ? { warm } : {}),
         ...(noSpinReal !== undefined ? { noSpin: { real: noSpinReal, realRuns: noSpinRuns, error: predicted / noSpinReal - 1 } } : {}),
         realCopyGBps,
+        realKernelGflops,
       };
       rows.push(row);
       console.log(`# ${p.name} -n ${n} ${mode}: real ${real.toFixed(4)} s ${spread(realRuns)}, predicted ${predicted.toFixed(4)} s (${(row.error * 100).toFixed(1)}%), on the second calibration ${predictedAgain.toFixed(4)} s`);
@@ -179,9 +195,17 @@ const between = rows.map((r) => r.calibrationSpread).sort((a, b) => a - b);
 /** Real runs of the row made while the machine copied slowly (its probe below SLOW_COPY_GBPS). */
 const slowRuns = (r: Row): number => r.realCopyGBps.filter((g) => g < SLOW_COPY_GBPS).length;
 const pct = (x: number, sign = false): string => `${sign && x >= 0 ? '+' : ''}${(x * 100).toFixed(1)}%`;
+/** Each real run's compute speed over the first calibration's (NaN where a probe failed or the calibration was given). */
+const kernelRatios = (r: Row): number[] => r.realKernelGflops.map((g) => g / (calibrationKernel['machine.json'] ?? Number.NaN));
+/** Every real run of the row met the machine computing within KERNEL_STEADY of its calibration. */
+const kernelSteady = (r: Row): boolean => kernelRatios(r).every((k) => Math.abs(k - 1) <= KERNEL_STEADY);
+const kernelRange = (r: Row): string => {
+  const ks = kernelRatios(r).filter((k) => Number.isFinite(k));
+  return ks.length === 0 ? '-' : `${Math.min(...ks).toFixed(2)}-${Math.max(...ks).toFixed(2)}x`;
+};
 printTable(
   `tsmpi sim --platform (calibrated here) against tsmpi run: the span each program measures; median |error| ${pct(median(abs))}, rows within 15%: ${abs.filter((e) => e <= 0.15).length}/${abs.length}, within 15% or inside their real runs' range: ${rows.filter((r) => Math.abs(r.error) <= 0.15 || r.insideRealRuns).length}/${rows.length}; two calibrations' predictions differ by ${pct(median(between))} (median), ${pct(between.at(-1) ?? 0)} (most)`,
-  ['program', 'ranks', 'mode', 'real s', 'real runs s', 'predicted s', 'error', '2nd calibration s', 'differ', 'warm: real s', 'predicted s', 'error', 'real, no spin s', 'error', 'slow copy runs'],
+  ['program', 'ranks', 'mode', 'real s', 'real runs s', 'predicted s', 'error', '2nd calibration s', 'differ', 'warm: real s', 'predicted s', 'error', 'real, no spin s', 'error', 'slow copy runs', 'compute vs calibration'],
   rows.map((r) => [
     r.program,
     r.ranks,
@@ -198,6 +222,7 @@ printTable(
     r.noSpin?.real.toFixed(4) ?? '-',
     r.noSpin !== undefined ? pct(r.noSpin.error, true) : '-',
     `${slowRuns(r)}/${r.realRuns.length}`,
+    kernelRange(r),
   ]),
 );
 
@@ -214,6 +239,14 @@ const medianAbs = (list: Row[]): string => (list.length === 0 ? '-' : pct(median
 console.log(
   `# the machine's copy speed before each real run (bench/lib/bare-ring.mjs; slow: under ${SLOW_COPY_GBPS} GB/s): ${rows.reduce((a, r) => a + slowRuns(r), 0)} of ${rows.reduce((a, r) => a + r.realRuns.length, 0)} runs slow; rows whose runs met one state: ${steady.length}, median |error| ${medianAbs(steady)}; rows that met both: ${mixed.length}, median |error| ${medianAbs(mixed)}`,
 );
+// The rows whose every real run met the machine computing as fast as at its calibration, against the others.
+if (calibrationKernel['machine.json'] != null) {
+  const same = rows.filter(kernelSteady);
+  const moved = rows.filter((r) => !kernelSteady(r));
+  console.log(
+    `# the machine's compute speed before each real run against the first calibration's (bench/lib/kernel-speed.mjs, ${calibrationKernel['machine.json']!.toFixed(2)} Gflop/s): rows whose runs all lay within ${pct(KERNEL_STEADY)}: ${same.length}, median |error| ${medianAbs(same)}; rows with a run beyond: ${moved.length}, median |error| ${medianAbs(moved)}`,
+  );
+}
 const warmRows = rows.filter((r) => r.warm !== undefined);
 if (warmRows.length > 0) {
   const warmAbs = warmRows.map((r) => Math.abs(r.warm!.error));
@@ -235,4 +268,4 @@ else {
     anchorRows.map((r) => [r.program, r.ranks, r.real.toExponential(3), r.onOpenMpiXml.toExponential(3), pct(r.errorOpenMpiXml, true), r.onTsmpiXml.toExponential(3), pct(r.errorTsmpiXml, true)]),
   );
 }
-console.log(`wrote ${writeResults('predict', { calibration: cal, calibrationAgain: cal2, calibrationCopyGBps: calibrationCopy, reps, simReps, rows, medianAbsError: median(abs), medianCalibrationSpread: median(between), maxCalibrationSpread: between.at(-1) ?? 0, anchor: anchorRows })}`);
+console.log(`wrote ${writeResults('predict', { calibration: cal, calibrationAgain: cal2, calibrationCopyGBps: calibrationCopy, calibrationKernelGflops: calibrationKernel, reps, simReps, rows, medianAbsError: median(abs), medianCalibrationSpread: median(between), maxCalibrationSpread: between.at(-1) ?? 0, anchor: anchorRows })}`);

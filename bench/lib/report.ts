@@ -34,6 +34,24 @@ export function ringCopyGBps(): number | undefined {
   }
 }
 
+const kernelSpeed = fileURLToPath(new URL('./kernel-speed.mjs', import.meta.url));
+
+/**
+ * Gflop/s of kernel-speed.mjs (a dependent multiply-add chain in a fresh process, ~0.1 s), or
+ * undefined when it did not run: the CPU this machine lends its programs now, beside a run that
+ * computes (the same instrument before and after, not the calibration's own figure).
+ */
+export function kernelGflops(): number | undefined {
+  try {
+    const result = spawnSync(process.execPath, [kernelSpeed], { encoding: 'utf8', timeout: 30_000 });
+    if (result.status !== 0) return undefined;
+    const { gflops } = JSON.parse(result.stdout.trim()) as { gflops?: unknown };
+    return typeof gflops === 'number' && gflops > 0 ? gflops : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 function announceCopySpeed(when: string): number | undefined {
   const gbps = ringCopyGBps();
   console.log(`# two bare threads copy through a ring at ${gbps === undefined ? '? (the probe failed)' : `${gbps.toFixed(1)} GB/s`} ${when} (bench/lib/bare-ring.mjs; the machine's copy speed)`);
