@@ -278,6 +278,12 @@ test('warm-up steps, poll costs and wake-up points read back from a file, and ba
     readCalibration(v, 'cal.json');
   };
   assert.throws(broken((v) => (v['classes']['intra-process']['warmup'] = [{ frames: 400, extra: 1e-6 }, { frames: 200, extra: 1e-6 }])), /warmup\[1\]\.frames 200 is not above/);
+  // A step below 0 is a credit and reads back; one that is not a finite number is refused.
+  const credit = JSON.parse(JSON.stringify(m)) as Record<string, any>;
+  credit['classes']['intra-process']['warmup'] = [{ frames: 10, extra: -2e-5 }];
+  assert.deepEqual(readCalibration(credit, 'cal.json').classes['intra-process']!.warmup, [{ frames: 10, extra: -2e-5 }]);
+  assert.throws(broken((v) => (v['classes']['intra-process']['warmup'] = [{ frames: 10, extra: 'soon' }])), /warmup\[0\]\.extra must be a finite number of seconds \(below 0: a credit\); got "soon"/);
+  assert.throws(broken((v) => (v['classes']['intra-process']['warmup'] = [{ frames: 10, extra: null }])), /warmup\[0\]\.extra must be a finite number/);
   assert.throws(broken((v) => (v['classes']['intra-process']['polls'] = { test: -1, iprobe: 0 })), /polls\.test/);
   assert.throws(broken((v) => (v['classes']['intra-process']['linkSetup'] = -1e-3)), /linkSetup/);
   assert.throws(broken((v) => (v['wake'] = [])), /wake must be a non-empty list/);
