@@ -409,9 +409,11 @@ export class SimWorld {
    * when its code stopped running (performance.now; NaN: now; see endSegmentAfterTurn).
    */
   endSegment(rank: SimRank, real = Number.NaN): number {
-    const end = this.rankAt(rank, real);
+    // One reading of the clock for both the segment's end and the credit it used.
+    const stopped = Number.isNaN(real) && rank.running && this.computeMode === 'measured' ? performance.now() : real;
+    const end = this.rankAt(rank, stopped);
     if (rank.segmentCredit > 0) {
-      rank.warmupCredit -= Math.min(rank.segmentCredit, Math.max(0, this.measuredSeconds(rank, real)));
+      rank.warmupCredit -= Math.min(rank.segmentCredit, Math.max(0, this.measuredSeconds(rank, stopped)));
       rank.segmentCredit = 0;
     }
     const notCompute = rank.polledInSegment + rank.overheadInSegment;

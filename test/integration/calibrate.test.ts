@@ -294,8 +294,10 @@ test("a warm-up step below 0 is owed back: the simulator takes it off the rank's
   // that frame owes waits for the next segment (a segment's clock never runs back).
   const plain = await spun(0);
   const credited = await spun(-20e-3);
-  for (const rank of [0, 1]) assert.ok(plain[rank]! >= 0.06 && plain[rank]! < 0.08, `rank ${rank} spun ${plain[rank]} s without a credit`);
-  assert.ok(credited[0]! >= 0.0195 && credited[0]! < 0.04, `rank 0 spun ${credited[0]} s owed 40 ms`);
+  // The lower bounds follow from the spin's own deadline; the upper ones only leave the process's
+  // scheduling room (a rank the credit missed would read 0.06 s or more).
+  for (const rank of [0, 1]) assert.ok(plain[rank]! >= 0.06 && plain[rank]! < 0.1, `rank ${rank} spun ${plain[rank]} s without a credit`);
+  assert.ok(credited[0]! >= 0.0195 && credited[0]! < 0.055, `rank 0 spun ${credited[0]} s owed 40 ms`);
   assert.ok(credited[1]! >= 0.0395 && credited[1]! < 0.06, `rank 1 spun ${credited[1]} s owed 20 ms as it began`);
   // A credit larger than all it computes leaves its clock still: the spin takes no time, and none runs back.
   const swallowed = await spun(-1);
