@@ -268,7 +268,7 @@ export class ProgressEngine implements Progress {
         this.retain();
         this.control.setState(this.slot, RankState.Waiting);
       }
-      if (!this.sleeping) void this.sleepLoop();
+      if (!this.sleeping) void this.startWaiting();
       else if (this.yieldMillis > 0) this.turnWhileParked();
     });
   }
@@ -335,7 +335,7 @@ export class ProgressEngine implements Progress {
     this.pollPending = false;
     if (this.sleeping) return;
     // Pending sends: the sleep loop runs (poll, then sleep on the doorbell) until they are out.
-    if (this.keepAliveRefs > 0) void this.sleepLoop();
+    if (this.keepAliveRefs > 0) void this.startWaiting();
     else this.host.pollFully();
   };
 
@@ -553,12 +553,55 @@ export class ProgressEngine implements Progress {
     return true;
   }
 
-  private async sleepLoop(): Promise<void> {
+  /**
+   * Runs a rank's waits beyond its spin until none is left: where ranks yield, turns that yield
+   * (yieldTurns) between the sleeps; else the sleep loop alone.
+   */
+  private startWaiting(): Promise<void> {
+    return this.yieldNow !== undefined && this.yieldTurnMillis > 0 ? this.yieldTurns() : this.sleepLoop(false);
+  }
+
+  /**
+   * Where ranks outnumber the cores: poll, yield the CPU and let the event loop turn, until
+   * `yieldTurnMillis` pass with nothing moving; then sleep until something moves, and yield
+   * again. Apart from the sleep loop so that the loop every wait of such a rank runs is small:
+   * V8 compiled the whole sleep loop once it turned hot (its awaits and sleeps, the receive path
+   * inlined), 14-21 ms of a rank's thread each time, while the ranks of a ring waited for it.
+   */
+  private async yieldTurns(): Promise<void> {
     this.sleeping = true;
+    const host = this.host;
+    const yieldNow = this.yieldNow!;
+    // The flag drops in the same turn as the loop sees nothing left to wait for: a wait that came
+    // a microtask later, finding it still up, would join a loop that had ended (and hang).
+    try {
+      while (this.keepAliveRefs > 0) {
+        let until = monotonicMillis() + this.yieldTurnMillis;
+        for (;;) {
+          const progressed = host.pollFully();
+          const resolved = this.checkWaiters();
+          const now = monotonicMillis();
+          if (progressed || resolved) until = now + this.yieldTurnMillis;
+          else if (this.keepAliveRefs === 0) return;
+          else if (now >= until) break;
+          else yieldNow();
+          await new Promise<void>((resolve) => setImmediate(resolve));
+        }
+        await this.sleepLoop(true);
+      }
+    } finally {
+      this.sleeping = false;
+    }
+  }
+
+  /**
+   * Polls, then sleeps on the doorbell, until no wait (or send) is left; with `untilProgress`, only
+   * until something moves, for yieldTurns (which then holds the `sleeping` flag).
+   */
+  private async sleepLoop(untilProgress: boolean): Promise<void> {
     const control = this.control;
     const index = control.doorbellIndex(this.slot);
     let yieldUntil = this.yieldMillis > 0 ? monotonicMillis() + this.yieldMillis : 0;
-    let yieldTurnUntil = this.yieldNow !== undefined && this.yieldTurnMillis > 0 ? monotonicMillis() + this.yieldTurnMillis : 0;
     /** When the last sleep began (-1: the loop has not slept since it last looked). */
     let sleptAt = -1;
     // A wait first sleeps in blocking slices, up to SYNC_SLICES of them with a turn of the event
@@ -567,6 +610,8 @@ export class ProgressEngine implements Progress {
     // take the cores from the ranks still booting.
     let blocking = this.syncSleepMs > 0;
     let slices = 0;
+    // As in yieldTurns, the flag drops in the turn the loop ends.
+    if (!untilProgress) this.sleeping = true;
     try {
       // Waiters, or sends still on their way (keepAliveRefs counts both).
       while (this.keepAliveRefs > 0) {
@@ -581,21 +626,15 @@ export class ProgressEngine implements Progress {
           sleptAt = -1;
         }
         if (progressed || resolved) {
+          if (untilProgress) return;
           // Let I/O and timers run between bursts of work, and the program go on from the waits
           // that ended (their continuations run before this one): a sleep now, with sends still
           // retaining the loop, held a finished wait back for a whole blocking slice.
           await new Promise<void>((resolve) => setImmediate(resolve));
           if (yieldUntil > 0) yieldUntil = monotonicMillis() + this.yieldMillis;
-          if (yieldTurnUntil > 0) yieldTurnUntil = monotonicMillis() + this.yieldTurnMillis;
           continue;
         }
         if (this.keepAliveRefs === 0) break;
-        if (yieldTurnUntil > 0 && monotonicMillis() < yieldTurnUntil) {
-          // Still yielding, now with the event loop turning between polls (timers, other promises).
-          this.yieldNow!();
-          await new Promise<void>((resolve) => setImmediate(resolve));
-          continue;
-        }
         if (yieldUntil > 0 && monotonicMillis() < yieldUntil) {
           // The thread's other ranks take their turn; what they send is here at the next poll.
           await new Promise<void>((resolve) => setImmediate(resolve));
@@ -609,7 +648,9 @@ export class ProgressEngine implements Progress {
         const seen = control.doorbell(this.slot);
         if (this.host.pollFully()) {
           control.setSleeping(this.slot, false);
-          if (this.checkWaiters()) await new Promise<void>((resolve) => setImmediate(resolve));
+          const resolved = this.checkWaiters();
+          if (untilProgress) return;
+          if (resolved) await new Promise<void>((resolve) => setImmediate(resolve));
           continue;
         }
         if (control.rung(this.slot)) {
@@ -640,7 +681,7 @@ export class ProgressEngine implements Progress {
         control.setSleeping(this.slot, false);
       }
     } finally {
-      this.sleeping = false;
+      if (!untilProgress) this.sleeping = false;
     }
   }
 }

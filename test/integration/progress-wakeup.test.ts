@@ -42,3 +42,13 @@ test('a conveyor over --procs closes without waiting for the sleep safety net', 
   assert.equal(result.code, 0, explain(result));
   assert.match(result.stdout, /conveyor: 2 ranks, 40000 items, histogram ok/);
 });
+
+test('ranks that yield between polls finish thousands of allreduces: a wait that starts as a wait loop ends gets a loop of its own', { timeout: 180_000 }, async () => {
+  // 8 rank threads yield on a 2-core machine by default; TSMPI_YIELD_US makes them yield anywhere.
+  const result = await tsmpi(['run', '-n', '8', '--hang-timeout', '20', fixture('yield-allreduces.ts'), '4000'], {
+    env: { TSMPI_YIELD_US: '2000' },
+    timeoutMs: 160_000,
+  });
+  assert.equal(result.code, 0, explain(result));
+  assert.match(result.stdout, /yield allreduces ok 4000/);
+});
