@@ -32,6 +32,7 @@
 import { writeFileSync } from 'node:fs';
 import { init, Op, waitAll, wtime, type Request } from 'tsmpi';
 import { medianOf as median } from './combine.js';
+import { chainFlops } from './kernel-chain.js';
 
 /** Payload sizes measured: both sides of the eager limit, up to 16 MiB. */
 export const PROBE_SIZES = [0, 16, 64, 256, 1024, 4096, 16384, 32768, 65536, 131072, 262144, 1048576, 4194304, 16777216];
@@ -212,18 +213,9 @@ async function overheads(bytes: number): Promise<{ send: number; recv: number }>
   return { send: median(sends), recv: recv[0]! };
 }
 
-/** Flop/s of a dependent multiply-add chain (2 flops per step), the median of 5 runs of ~20 ms. */
+/** Flop/s of the calibration's compute kernel (kernel-chain.ts), the median of 5 runs of ~20 ms. */
 function computeSpeed(): number {
-  const speeds: number[] = [];
-  let x = 1;
-  for (let run = 0; run < 6; run++) {
-    const steps = 4_000_000;
-    const t0 = wtime();
-    for (let i = 0; i < steps; i++) x = x * 0.9999999 + 1e-7;
-    const t = wtime() - t0;
-    if (run > 0 && t > 0) speeds.push((2 * steps) / t);
-  }
-  if (x === 42) console.log(x);
+  const speeds = chainFlops(wtime, 4_000_000, 5);
   // Under `tsmpi sim --compute declared` the kernel takes no virtual time: no figure (0).
   return speeds.length === 0 ? 0 : median(speeds);
 }
