@@ -346,6 +346,9 @@ export class SendPath {
     const peer = this.peers[peerRank];
     if (peer === undefined) return;
     peer.failed ??= () => failure(new Request(this.host.driver, 'send', -1, -1, -1));
+    // Frames still waiting for room or for the connection (a link opened just as the peer's
+    // process went) can never be taken now: kept, they would hold this rank alive for ever.
+    this.dropQueue(peer, failure);
   }
 
   /** Sends a frame without payload to world rank `peer` (the receive path's clear-to-send). */
@@ -488,15 +491,26 @@ export class SendPath {
     const peer = this.peers[peerRank];
     if (peer === undefined) return;
     if (peer.link === link) peer.failed = () => failure('send');
+    this.dropQueue(peer, (request) => failure(request.operation));
+  }
+
+  /** Fails what waits in a peer's backlog (frames and the streams of matched sends) and empties it. */
+  private dropQueue(peer: PeerState, failure: (request: Request<unknown>) => TsmpiError): void {
+    const engine = this.host.engine;
     for (let i = peer.head; i < peer.queue.length; i++) {
       const job = peer.queue[i]!;
       if (job.request !== null) {
-        job.request.fail(failure(job.request.operation));
+        job.request.fail(failure(job.request));
+        engine.release();
+      } else if (job.stream !== null && this.sends.delete(job.stream.id)) {
+        if (!job.stream.detached) job.stream.request.fail(failure(job.stream.request));
+        engine.countCompletion();
         engine.release();
       }
     }
     peer.queue = [];
     peer.head = 0;
+    this.checkIdle();
   }
 }
 
