@@ -6,40 +6,16 @@
 // must still get its message, and only later waits fail.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { Communicator } from '../../src/comm/communicator.ts';
-import { Endpoint } from '../../src/comm/endpoint.ts';
-import { readSettings } from '../../src/config/tunables.ts';
+import type { Endpoint } from '../../src/comm/endpoint.ts';
 import { TsmpiError } from '../../src/errors.ts';
-import { HybridTransport } from '../../src/transport/hybrid-transport.ts';
-import type { LinkEvents } from '../../src/transport/link.ts';
-import { ProgressEngine } from '../../src/transport/progress.ts';
-import { allocateShmArena } from '../../src/transport/shm-arena.ts';
-import { ShmTransport } from '../../src/transport/shm-transport.ts';
-import { TcpTransport } from '../../src/transport/tcp-transport.ts';
+import { connectPair, tcpRank } from '../helpers/tcp-pair.ts';
 
 const secret = Buffer.alloc(32, 3);
-
-/** A rank alone in its process, with TCP to the other: as `tsmpi run --procs` builds it. */
-async function rank(rank: number, onAttach?: (events: LinkEvents) => LinkEvents) {
-  const settings = readSettings({}, { localRanks: 1, remotePeers: true });
-  const shm = new ShmTransport(allocateShmArena(1, 1 << 16), 0, [rank], 2);
-  const tcp = new TcpTransport({ rank, secret: Buffer.alloc(0), jobId: 'order-test', listenHost: '127.0.0.1', maxFramePayload: 65536, maxFrameBytes: 1 << 20, eagerLimit: 65536, log: () => {} });
-  const address = await tcp.listen();
-  if (onAttach !== undefined) {
-    const attach = tcp.attach.bind(tcp);
-    tcp.attach = (events) => attach(onAttach(events));
-  }
-  const transport = new HybridTransport(shm, tcp);
-  const endpoint = new Endpoint(transport, settings, (host) => new ProgressEngine(host, transport.control, transport.slot, settings.spinMicros, { sleepLimitMs: settings.sleepLimitMs }));
-  const group = Int32Array.from([0, 1]);
-  const comm = new Communicator({ endpoint, context: 0, group, rank, settings, selfContext: 2, predefined: true });
-  return { tcp, address, endpoint, comm };
-}
 
 test('the job\'s notice that a rank ended, read before the first frame of its new connection, loses nothing', { timeout: 30_000 }, async () => {
   let receiver: Endpoint | undefined;
   let noticeBeforeFrame = false;
-  const zero = await rank(0, (events) => ({
+  const zero = await tcpRank(0, 'order-test', (events) => ({
     ...events,
     frame: (link, frame) => {
       if (!noticeBeforeFrame && link.peer === 1) {
@@ -51,10 +27,8 @@ test('the job\'s notice that a rank ended, read before the first frame of its ne
     },
   }));
   receiver = zero.endpoint;
-  const one = await rank(1);
-  const addresses = [zero.address, one.address];
-  zero.tcp.setPeers(addresses, secret);
-  one.tcp.setPeers(addresses, secret);
+  const one = await tcpRank(1, 'order-test');
+  connectPair(zero, one, secret);
   try {
     const incoming = zero.comm.irecv(1, 7);
     await one.comm.send(Float64Array.from([1, 2, 3]), 0, 7);

@@ -4,29 +4,10 @@
 // exit), not wait in the link's backlog for ever. Two real endpoints over real loopback sockets.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { Communicator } from '../../src/comm/communicator.ts';
-import { Endpoint } from '../../src/comm/endpoint.ts';
-import { readSettings } from '../../src/config/tunables.ts';
 import { ErrorCode, TsmpiError } from '../../src/errors.ts';
-import { HybridTransport } from '../../src/transport/hybrid-transport.ts';
-import { ProgressEngine } from '../../src/transport/progress.ts';
-import { allocateShmArena } from '../../src/transport/shm-arena.ts';
-import { ShmTransport } from '../../src/transport/shm-transport.ts';
-import { TcpTransport } from '../../src/transport/tcp-transport.ts';
+import { connectPair, tcpRank } from '../helpers/tcp-pair.ts';
 
 const secret = Buffer.alloc(32, 5);
-
-/** A rank alone in its process, with TCP to the other: as `tsmpi run --procs` builds it. */
-async function rank(rank: number) {
-  const settings = readSettings({}, { localRanks: 1, remotePeers: true });
-  const shm = new ShmTransport(allocateShmArena(1, 1 << 16), 0, [rank], 2);
-  const tcp = new TcpTransport({ rank, secret: Buffer.alloc(0), jobId: 'ended-test', listenHost: '127.0.0.1', maxFramePayload: 65536, maxFrameBytes: 1 << 20, eagerLimit: 65536, log: () => {} });
-  const address = await tcp.listen();
-  const transport = new HybridTransport(shm, tcp);
-  const endpoint = new Endpoint(transport, settings, (host) => new ProgressEngine(host, transport.control, transport.slot, settings.spinMicros, { sleepLimitMs: settings.sleepLimitMs }));
-  const comm = new Communicator({ endpoint, context: 0, group: Int32Array.from([0, 1]), rank, settings, selfContext: 2, predefined: true });
-  return { tcp, address, endpoint, comm };
-}
 
 /** Resolves with what `promise` settled to, or 'pending' after `ms` of real time. */
 async function within<T>(promise: Promise<T>, ms: number): Promise<T | 'pending'> {
@@ -41,11 +22,9 @@ async function within<T>(promise: Promise<T>, ms: number): Promise<T | 'pending'
 
 for (const how of ['exited (code 0)', 'finalized'] as const) {
   test(`a send queued for a new link to a rank that ${how} fails once the connection is refused, and leaves nothing behind`, { timeout: 30_000 }, async () => {
-    const zero = await rank(0);
-    const one = await rank(1);
-    const addresses = [zero.address, one.address];
-    zero.tcp.setPeers(addresses, secret);
-    one.tcp.setPeers(addresses, secret);
+    const zero = await tcpRank(0, 'ended-test');
+    const one = await tcpRank(1, 'ended-test');
+    connectPair(zero, one, secret);
     try {
       // Rank 1's process is gone: nothing listens at its address any more.
       one.tcp.close();
