@@ -226,7 +226,7 @@ export async function init(): Promise<Communicator> {
     channel?.onMessage((message) => {
       if (message.type === 'describe-waits') {
         const waits = endpoint.engine.describeWaits().map((d) => describeWait(d, endpoint.names));
-        channel.post({ type: 'waits', rank: context.rank, state: waits.length > 0 ? 'waiting' : 'running', waits });
+        channel.post({ type: 'waits', rank: context.rank, state: waits.length > 0 ? 'waiting' : 'running', waits, resources: process.getActiveResourcesInfo() });
       }
     });
   }

@@ -5,7 +5,7 @@
  * timeout while one waits, it asks every process what its ranks wait for and prints one report,
  * every rank in rank order, then has the job ended with 124 (a warning once, without a timeout).
  */
-import { JobWatch, jobWaitLines } from './job-watch.js';
+import { JobWatch, jobWaitLines, stallHeadline } from './job-watch.js';
 import type { RendezvousServer } from './launcher-rendezvous.js';
 
 export const HANG_EXIT_CODE = 124;
@@ -75,9 +75,7 @@ export class JobMonitor {
       return;
     }
     const verdict = this.watch.check(now);
-    const { hangTimeout } = this.options;
-    if (verdict.act === 'abort') void this.report(`tsmpi: no rank made progress for ${hangTimeout} s (--hang-timeout ${hangTimeout}); what each rank waits for:`, true);
-    else if (verdict.act === 'warn') void this.report(`tsmpi: every rank has waited ${Math.round(verdict.stalledSeconds)} s without progress (a deadlock?); what each rank waits for:`, false);
+    if (verdict.act !== 'none') void this.report(stallHeadline(verdict, this.options.hangTimeout), verdict.act === 'abort');
   }
 
   private async report(headline: string, fatal: boolean): Promise<void> {

@@ -14,10 +14,52 @@ export interface ProcessProgress {
   /** Ranks still running (not finished), and how many of them wait in tsmpi. */
   readonly live: number;
   readonly waiting: number;
+  /**
+   * Of the live ranks, those whose program has returned and that wait in nothing of tsmpi, yet
+   * whose thread has not ended (a timer or socket of the program's keeps it): they wait too.
+   */
+  readonly lingering?: number;
 }
 
+/** How long a job whose every live rank lingers (its program returned) is left before it is reported (s), unless the warning time is shorter. */
+export const LINGER_WARN_SECONDS = 10;
+
 /** What the watch says to do now. */
-export type WatchVerdict = { readonly act: 'none' } | { readonly act: 'warn' | 'abort'; readonly stalledSeconds: number };
+export type WatchVerdict = { readonly act: 'none' } | { readonly act: 'warn' | 'abort'; readonly stalledSeconds: number; readonly cause: StallCause };
+
+/** What the stalled ranks do: wait in tsmpi (some of them at least), or only linger after their program returned. */
+export type StallCause = 'waits' | 'lingers';
+
+/**
+ * The verdict on one view of the ranks (one process's, or the whole job's): abort when a rank
+ * waits (in tsmpi, or lingering) and nothing progressed for the timeout; warn once when every
+ * live rank has waited for the warning time, or, when they all linger, for the shorter linger
+ * time. Pure; `warned` says whether the warning was given already.
+ */
+export function stallVerdict(
+  counts: { live: number; waiting: number; lingering: number },
+  stalledSeconds: number,
+  limits: { hangTimeout: number; hangWarn: number },
+  warned: boolean,
+): WatchVerdict {
+  const { live, waiting, lingering } = counts;
+  const stalled = waiting + lingering;
+  const cause: StallCause = waiting > 0 ? 'waits' : 'lingers';
+  if (limits.hangTimeout > 0 && stalled > 0 && stalledSeconds >= limits.hangTimeout) return { act: 'abort', stalledSeconds, cause };
+  if (warned || limits.hangWarn <= 0 || live === 0 || stalled < live) return { act: 'none' };
+  const warnAfter = cause === 'lingers' ? Math.min(limits.hangWarn, LINGER_WARN_SECONDS) : limits.hangWarn;
+  return stalledSeconds >= warnAfter ? { act: 'warn', stalledSeconds, cause } : { act: 'none' };
+}
+
+/** The first line of a hang report; `everyRank` names the ranks judged ("every rank", "every rank of this process"). */
+export function stallHeadline(verdict: { act: 'warn' | 'abort'; stalledSeconds: number; cause: StallCause }, hangTimeout: number, everyRank = 'every rank'): string {
+  if (verdict.act === 'abort') return `tsmpi: no rank made progress for ${hangTimeout} s (--hang-timeout ${hangTimeout}); what each rank waits for:`;
+  const seconds = Math.round(verdict.stalledSeconds);
+  if (verdict.cause === 'lingers') {
+    return `tsmpi: no rank has made progress for ${seconds} s, and the ranks still running have returned from the program: something it started (a timer, a socket, a server) keeps their thread alive; what each rank waits for:`;
+  }
+  return `tsmpi: ${everyRank} has waited ${seconds} s without progress (a deadlock?); what each rank waits for:`;
+}
 
 export class JobWatch {
   private readonly reports = new Map<number, ProcessProgress>();
@@ -61,21 +103,17 @@ export class JobWatch {
     return out;
   }
 
-  /** Abort when a rank waits and nothing progressed for the timeout; warn once when every live rank has waited for the warning time. */
+  /** The job's verdict (stallVerdict over every process's ranks); the warning is given once. */
   check(now: number): WatchVerdict {
-    const stalledSeconds = (now - this.lastChange) / 1000;
-    let live = 0;
-    let waiting = 0;
+    const counts = { live: 0, waiting: 0, lingering: 0 };
     for (const p of this.reports.values()) {
-      live += p.live;
-      waiting += p.waiting;
+      counts.live += p.live;
+      counts.waiting += p.waiting;
+      counts.lingering += p.lingering ?? 0;
     }
-    if (this.hangTimeout > 0 && waiting > 0 && stalledSeconds >= this.hangTimeout) return { act: 'abort', stalledSeconds };
-    if (!this.warned && this.hangWarn > 0 && live > 0 && waiting === live && stalledSeconds >= this.hangWarn) {
-      this.warned = true;
-      return { act: 'warn', stalledSeconds };
-    }
-    return { act: 'none' };
+    const verdict = stallVerdict(counts, (now - this.lastChange) / 1000, { hangTimeout: this.hangTimeout, hangWarn: this.hangWarn }, this.warned);
+    if (verdict.act === 'warn') this.warned = true;
+    return verdict;
   }
 
   /** The report restarts the clock (asking every rank what it waits for is not progress). */

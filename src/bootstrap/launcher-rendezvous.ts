@@ -123,7 +123,7 @@ export class RendezvousServer {
             return;
           }
           if (message.type === 'progress') {
-            this.onProgress?.(peer, { total: Number(message.total), live: Number(message.live), waiting: Number(message.waiting) });
+            this.onProgress?.(peer, { total: Number(message.total), live: Number(message.live), waiting: Number(message.waiting), lingering: Number(message.lingering ?? 0) });
             return;
           }
           if (message.type === 'waits') {

@@ -73,7 +73,10 @@ export interface LauncherChannel {
 }
 
 export type RankToHost =
-  | { type: 'waits'; rank: number; state: string; waits: string[] }
+  /** What the rank waits for in tsmpi; `resources`: what keeps its thread's event loop alive (process.getActiveResourcesInfo). */
+  | { type: 'waits'; rank: number; state: string; waits: string[]; resources?: string[] }
+  /** The rank's program has returned (its module's evaluation, top-level await included, ended). */
+  | { type: 'returned'; rank: number }
   | { type: 'abort'; rank: number; code: number; message: string }
   | { type: 'listening'; rank: number; host: string; port: number; rails?: { host: string; port: number }[] }
   /** The rank finalized; `linked`: the peers it wrote a GOODBYE to. */

@@ -34,6 +34,7 @@ import { ControlArea, RankState } from '../transport/control-block.js';
 import { allocateShmArena, type ArenaLayout } from '../transport/shm-arena.js';
 import type { PreparedApp } from './app-loader.js';
 import { HANG_EXIT_CODE, JobMonitor } from './job-monitor.js';
+import { stallHeadline, stallVerdict } from './job-watch.js';
 import type { RendezvousServer } from './launcher-rendezvous.js';
 import { nodeLocal, type JobInfo } from './job-info.js';
 import { compact, whyNotMember, type Participation } from './participation.js';
@@ -94,6 +95,8 @@ interface HostedRank {
   traced?: boolean;
   /** A failure of one of the ranks `among` (a range) that share a thread, not known which. */
   among?: string;
+  /** Its program has returned (a live rank that waits in nothing of tsmpi then lingers). */
+  returned?: boolean;
 }
 
 export class RankHost {
@@ -355,6 +358,8 @@ export class RankHost {
       }
     } else if (message.type === 'waits') {
       this.waitReports.set(from.resourceId, message);
+    } else if (message.type === 'returned') {
+      from.returned = true;
     } else if (message.type === 'listening') {
       from.listening = { host: message.host, port: message.port, ...(message.rails ? { rails: message.rails } : {}) };
       const members = this.ranks.filter((r) => r.rank >= 0);
@@ -505,13 +510,15 @@ export class RankHost {
     let progress = 0;
     let live = 0;
     let waiting = 0;
+    let lingering = 0;
     for (const r of this.ranks) {
       if (r.slot < 0) continue;
       const state = this.control.state(r.slot);
-      progress += this.control.progress(r.slot) + state;
+      progress += this.control.progress(r.slot) + state + (r.returned === true ? 1 : 0);
       if (r.exitCode !== undefined || state === RankState.Finished) continue;
       live++;
       if (state === RankState.Waiting) waiting++;
+      else if (r.returned === true) lingering++;
     }
     const now = performance.now();
     const watch = this.options.remote?.rendezvous.watch;
@@ -520,7 +527,7 @@ export class RankHost {
       if (progress !== this.lastProgress || now - this.lastReportAt >= HEARTBEAT_MS) {
         this.lastProgress = progress;
         this.lastReportAt = now;
-        watch.progress({ total: progress, live, waiting });
+        watch.progress({ total: progress, live, waiting, lingering });
       }
       return;
     }
@@ -529,15 +536,11 @@ export class RankHost {
       this.lastProgressAt = now;
       return;
     }
-    const stalled = (now - this.lastProgressAt) / 1000;
-    const timeout = this.options.settings.hangTimeout;
-    const warnAfter = this.options.settings.hangWarn;
-    if (timeout > 0 && waiting > 0 && stalled >= timeout) {
-      void this.reportHang(`tsmpi: no rank made progress for ${timeout} s (--hang-timeout ${timeout}); what each rank waits for:`, true);
-    } else if (!this.warned && warnAfter > 0 && live > 0 && waiting === live && stalled >= warnAfter) {
-      this.warned = true;
-      void this.reportHang(`tsmpi: every rank${this.options.remote ? ' of this process' : ''} has waited ${Math.round(stalled)} s without progress (a deadlock?); what each rank waits for:`, false);
-    }
+    const { hangTimeout, hangWarn } = this.options.settings;
+    const verdict = stallVerdict({ live, waiting, lingering }, (now - this.lastProgressAt) / 1000, { hangTimeout, hangWarn }, this.warned);
+    if (verdict.act === 'none') return;
+    if (verdict.act === 'warn') this.warned = true;
+    void this.reportHang(stallHeadline(verdict, hangTimeout, this.options.remote ? 'every rank of this process' : 'every rank'), verdict.act === 'abort');
   }
 
   private async reportHang(headline: string, fatal: boolean): Promise<void> {
@@ -569,11 +572,27 @@ export class RankHost {
       const report = this.waitReports.get(r.resourceId);
       const state = RANK_STATE_NAMES[this.control!.state(r.slot)] ?? 'unknown';
       if (report === undefined) lines.push([r.rank, `  rank ${r.rank}: ${state}, busy (did not answer: a long computation or a busy loop)`]);
+      else if (report.waits.length === 0 && r.returned === true) lines.push([r.rank, `  rank ${r.rank}: ${lingeringLine(report.resources ?? [])}`]);
       else if (report.waits.length === 0) lines.push([r.rank, `  rank ${r.rank}: ${state}, not waiting in tsmpi`]);
       else for (const wait of report.waits) lines.push([r.rank, `  rank ${r.rank}: waiting in ${wait}`]);
     }
     return lines;
   }
+}
+
+/**
+ * What a rank whose program returned, yet whose thread lives on, is kept by: its event loop's
+ * active resources (Node's names, counted), and what to do about them.
+ */
+export function lingeringLine(resources: readonly string[]): string {
+  const counts = new Map<string, number>();
+  // tsmpi's own: the reply itself, and the host's port.
+  for (const name of resources) if (name !== 'MessagePort' && name !== 'Immediate' && name !== 'CloseReq') counts.set(name, (counts.get(name) ?? 0) + 1);
+  const held = [...counts].map(([name, n]) => (n > 1 ? `${name} x${n}` : name)).join(', ');
+  return (
+    `its program returned, but its thread has not ended: ${held === '' ? 'something the program started' : `the program's ${held}`} keeps it alive` +
+    ' (a timer not cleared, a socket or server not closed); clear or close it, or end the rank with process.exit(0)'
+  );
 }
 
 /** The threads of `ranks`, each once (ranks may share one: a message to a thread reaches all its ranks). */

@@ -87,9 +87,11 @@ function rankThreadMain(loadScript: typeof runCachedScript): void {
     };
     (globalThis as Record<symbol, unknown>)[slotKey] = { context: data.contexts[0], channel, cache: new Map() };
     preload();
-    // A rejection here (the program threw at top level) is unhandled: the launcher sees it as the
-    // worker's error, with the program's stack.
-    void import(data.appUrl);
+    // A rejection here (the program threw at top level) stays unhandled: the launcher sees it as
+    // the worker's error, with the program's stack. Its return is told so that a thread kept alive
+    // after it (a timer, a socket of the program's) can be reported rather than wait unexplained.
+    const rank = (data.contexts[0] as { rank?: number }).rank ?? -1;
+    void import(data.appUrl).then(() => port.postMessage({ type: 'returned', rank }));
     return;
   }
   // Only a shared thread needs the AsyncLocalStorage: its promise hooks tax every promise.
@@ -116,6 +118,10 @@ function rankThreadMain(loadScript: typeof runCachedScript): void {
     // Which rank failed, told before its error ends the thread (all its ranks) as the worker's
     // error, and carried on the error itself: the worker's error and its messages travel by
     // different ports, so the message may come second.
+    evaluation.then(
+      () => port.postMessage({ type: 'returned', rank }),
+      () => undefined,
+    );
     evaluation.catch((error: unknown) => {
       if (typeof error === 'object' && error !== null) {
         try {

@@ -209,7 +209,7 @@ export const tunables = {
   hangTimeout: {
     env: 'TSMPI_HANG_TIMEOUT',
     description:
-      'Seconds with no progress on any rank, while some rank waits in tsmpi, after which the job prints what every rank waits for and exits non-zero. 0 turns it off.',
+      'Seconds with no progress on any rank, while some rank waits in tsmpi (or lingers after its program returned, kept alive by a timer or socket of the program), after which the job prints what every rank waits for and exits non-zero. 0 turns it off.',
     defaultText: '0 (off)',
     defaultValue: () => 0,
     parse: (text) => parseNonNegative('TSMPI_HANG_TIMEOUT', text),
@@ -217,7 +217,7 @@ export const tunables = {
   hangWarn: {
     env: 'TSMPI_HANG_WARN',
     description:
-      'Seconds with no progress while every rank waits in tsmpi, after which the job prints a possible-deadlock report once and keeps running. 0 turns it off.',
+      'Seconds with no progress while every rank waits in tsmpi, after which the job prints a possible-deadlock report once and keeps running (ranks that all linger after their program returned: after at most 10 s). 0 turns it off.',
     defaultText: '60',
     defaultValue: () => 60,
     parse: (text) => parseNonNegative('TSMPI_HANG_WARN', text),

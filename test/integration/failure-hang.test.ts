@@ -76,3 +76,36 @@ test('a launcher killed outright (SIGKILL) leaves no rank process running', { ti
   while (running() > 0 && Date.now() - killed < 10_000) await new Promise((resolve) => setTimeout(resolve, 200));
   assert.equal(running(), 0, 'every rank process ended with its launcher');
 });
+
+// A rank whose program returned but whose thread lives on (a timer the program never cleared)
+// kept the job waiting with nothing said: it is reported as such, with what keeps it.
+const LINGERING = /rank 1: its program returned, but its thread has not ended: the program's Timeout keeps it alive \(a timer not cleared, a socket or server not closed\); clear or close it, or end the rank with process\.exit\(0\)\n/;
+
+for (const launch of [[], ['--procs']]) {
+  test(`a rank kept alive by its program's timer after it returned is reported, and --hang-timeout ends the job (${launch.join(' ') || 'threads'})`, { timeout: 60_000 }, async () => {
+    const result = await tsmpi(['run', ...launch, '-n', '3', '--hang-timeout', '1', fixture('linger.ts')], { timeoutMs: 30_000 });
+    assert.equal(result.code, 124, explain(result));
+    assert.match(result.stdout, /sum 6/);
+    assert.equal(result.stderr.match(/no rank made progress for 1 s/g)?.length, 1, explain(result));
+    assert.match(result.stderr, / {2}rank 0: exited with code 0\n/);
+    assert.match(result.stderr, LINGERING);
+    assert.match(result.stderr, / {2}rank 2: exited with code 0\n/);
+  });
+}
+
+test('without a hang timeout a lingering rank is reported once, the job keeps running, and ends when the timer is cleared', { timeout: 60_000 }, async () => {
+  const kept = await runFixture('linger.ts', 3, [], { env: { TSMPI_HANG_WARN: '1' }, timeoutMs: 6_000 });
+  assert.equal(kept.signal, 'SIGKILL', `the job must still be running when the test kills it\n${explain(kept)}`);
+  assert.equal(kept.stderr.match(/the ranks still running have returned from the program/g)?.length, 1, explain(kept));
+  assert.match(kept.stderr, LINGERING);
+  const cleared = await runFixture('linger.ts', 3, ['1', 'clear'], { env: { TSMPI_HANG_WARN: '1' }, timeoutMs: 30_000 });
+  assert.equal(cleared.code, 0, explain(cleared));
+});
+
+test('ranks sharing a thread that one of them keeps alive are each reported as lingering', { timeout: 60_000 }, async () => {
+  const result = await runFixture('linger.ts', 4, ['1'], { env: { TSMPI_HANG_WARN: '1', TSMPI_RANKS_PER_THREAD: '2' }, timeoutMs: 6_000 });
+  assert.equal(result.signal, 'SIGKILL', explain(result));
+  assert.match(result.stderr, / {2}rank 0: its program returned, but its thread has not ended/);
+  assert.match(result.stderr, LINGERING);
+  assert.match(result.stderr, / {2}rank 2: exited with code 0\n {2}rank 3: exited with code 0\n/);
+});
