@@ -32,7 +32,7 @@ import type { CommunicatorLabel } from './context-names.js';
 import { CONGRUENT, Group, IDENT, SIMILAR, UNEQUAL, type Comparison } from './group.js';
 import { Info } from './info.js';
 import { Message, MESSAGE_NO_PROC } from './message.js';
-import { checkOp, type AnyOp, type ReduceOp } from './ops.js';
+import { checkOp, Op, type AnyOp, type ReduceOp } from './ops.js';
 import { hardwareLevels, SPLIT_TYPES, type SplitType } from './placement.js';
 import { completedRequest, Request } from './request.js';
 import { rankSendBuffer, SendBuffer, type AttachedBuffer } from './send-buffer.js';
@@ -519,13 +519,13 @@ export class Communicator {
     return (call) => bcastBytes(call, call.bytesOf(buffer), root);
   }
 
-  /** Combines every rank's value with `op` in rank order; the result on `root`, undefined elsewhere. */
-  reduce<T>(value: T, op: AnyOp<T>, root = 0): Promise<T | undefined> {
+  /** Combines every rank's value with `op` (Op.sum when not given, as mpi4py's) in rank order; the result on `root`, undefined elsewhere. */
+  reduce<T>(value: T, op: AnyOp<T> = Op.sum, root = 0): Promise<T | undefined> {
     return runSteps(this.#steps('reduce', 'reduce', { root, op, data: value, agree: 'count' }, this.#reduce(value, op, root, 'reduce')));
   }
 
   /** Starts a {@link reduce}. */
-  ireduce<T>(value: T, op: AnyOp<T>, root = 0): Request<T | undefined> {
+  ireduce<T>(value: T, op: AnyOp<T> = Op.sum, root = 0): Request<T | undefined> {
     return this.#start('reduce', 'ireduce', this.#reduce(value, op, root, 'ireduce'), { root, op, data: value, agree: 'count' });
   }
 
@@ -536,7 +536,7 @@ export class Communicator {
   }
 
   /**
-   * Combines every rank's value with `op`; the result on every rank. For a typed array, `into`
+   * Combines every rank's value with `op` (Op.sum when not given, as mpi4py's); the result on every rank. For a typed array, `into`
    * (MPI's receive buffer: same kind and length, or the value itself to reduce in place) receives
    * the result and is returned; a loop that passes the same `into` allocates nothing per call.
    * @example
@@ -545,7 +545,7 @@ export class Communicator {
    * for (let step = 0; step < steps; step++) await comm.allreduce(local, Op.sum, sum);
    * ```
    */
-  allreduce<T>(value: T, op: AnyOp<T>, into?: ReceiveArray<T>): Promise<T> {
+  allreduce<T>(value: T, op: AnyOp<T> = Op.sum, into?: ReceiveArray<T>): Promise<T> {
     checkOp(op, 'allreduce', this.#errorRank);
     if (into !== undefined) this.#checkInto(value, into, 'allreduce', true);
     if (this.size === 2 && into !== undefined) {
@@ -570,32 +570,32 @@ export class Communicator {
    * const total = await sum.wait();
    * ```
    */
-  iallreduce<T>(value: T, op: AnyOp<T>, into?: ReceiveArray<T>): Request<T> {
+  iallreduce<T>(value: T, op: AnyOp<T> = Op.sum, into?: ReceiveArray<T>): Request<T> {
     checkOp(op, 'iallreduce', this.#errorRank);
     if (into !== undefined) this.#checkInto(value, into, 'iallreduce', true);
     return this.#start('allreduce', 'iallreduce', (call) => allreduce(call, value, op as ReduceOp, into as TypedArray | undefined), { op, data: value, agree: 'count' });
   }
 
   /** Inclusive prefix reduction: rank r gets x0 op ... op xr. */
-  scan<T>(value: T, op: AnyOp<T>): Promise<T> {
+  scan<T>(value: T, op: AnyOp<T> = Op.sum): Promise<T> {
     checkOp(op, 'scan', this.#errorRank);
     return runSteps(this.#steps('scan', 'scan', { op, data: value, agree: 'count' }, (call) => scan(call, value, op as ReduceOp)));
   }
 
   /** Starts a {@link scan}. */
-  iscan<T>(value: T, op: AnyOp<T>): Request<T> {
+  iscan<T>(value: T, op: AnyOp<T> = Op.sum): Request<T> {
     checkOp(op, 'iscan', this.#errorRank);
     return this.#start('scan', 'iscan', (call) => scan(call, value, op as ReduceOp), { op, data: value, agree: 'count' });
   }
 
   /** Exclusive prefix reduction: rank r gets x0 op ... op x(r-1); undefined on rank 0. */
-  exscan<T>(value: T, op: AnyOp<T>): Promise<T | undefined> {
+  exscan<T>(value: T, op: AnyOp<T> = Op.sum): Promise<T | undefined> {
     checkOp(op, 'exscan', this.#errorRank);
     return runSteps(this.#steps('exscan', 'exscan', { op, data: value, agree: 'count' }, (call) => exscan(call, value, op as ReduceOp)));
   }
 
   /** Starts an {@link exscan}. */
-  iexscan<T>(value: T, op: AnyOp<T>): Request<T | undefined> {
+  iexscan<T>(value: T, op: AnyOp<T> = Op.sum): Request<T | undefined> {
     checkOp(op, 'iexscan', this.#errorRank);
     return this.#start('exscan', 'iexscan', (call) => exscan(call, value, op as ReduceOp), { op, data: value, agree: 'count' });
   }
@@ -635,14 +635,14 @@ export class Communicator {
    * multiple of the communicator's size, and rank r gets elements [r n, (r + 1) n) of the
    * reduction, n = length / size.
    */
-  reduceScatterBlock<A extends TypedArray>(data: A, op: AnyOp<A>, into?: A): Promise<A> {
+  reduceScatterBlock<A extends TypedArray>(data: A, op: AnyOp<A> = Op.sum, into?: A): Promise<A> {
     const counts = this.#equalBlocks(data, 'reduceScatterBlock');
     const steps = this.#reduceScatter(data, counts, op, into, 'reduceScatterBlock', true);
     return this.#reduceScatterPair(data, counts, op, into, 'reduceScatterBlock', steps) ?? runSteps(this.#steps('reducescatter', 'reduceScatterBlock', { op, data, agree: 'count' }, steps));
   }
 
   /** Starts a {@link reduceScatterBlock}. */
-  ireduceScatterBlock<A extends TypedArray>(data: A, op: AnyOp<A>, into?: A): Request<A> {
+  ireduceScatterBlock<A extends TypedArray>(data: A, op: AnyOp<A> = Op.sum, into?: A): Request<A> {
     const counts = this.#equalBlocks(data, 'ireduceScatterBlock');
     return this.#start('reducescatter', 'ireduceScatterBlock', this.#reduceScatter(data, counts, op, into, 'ireduceScatterBlock', true), { op, data, agree: 'count' });
   }

@@ -2,7 +2,7 @@
 // and 8 ranks (odd sizes catch power-of-two assumptions), plus each forced algorithm.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { CCO_SUITE_LINES, explain, runFixture } from '../helpers/run-job.ts';
+import { CCO_SUITE_LINES, explain, fixture, runFixture, tsmpi } from '../helpers/run-job.ts';
 
 const COMMUNICATORS = 4;
 const CHECKS = CCO_SUITE_LINES / COMMUNICATORS;
@@ -65,3 +65,23 @@ test('every collective under SimGrid\'s rules (TSMPI_COLL_RULES=simgrid) on 5 an
     assert.equal(okLines(result.stdout), CHECKS * COMMUNICATORS, explain(result));
   }
 });
+
+// mpi4py's reductions default to SUM (`comm.allreduce(x)`); so do tsmpi's, in threads,
+// processes and the simulator.
+for (const launch of [['run'], ['run', '--procs'], ['sim', '--quiet']]) {
+  test(`reductions without an op sum, as mpi4py's (${launch.join(' ')})`, { timeout: 120_000 }, async () => {
+    const result = await tsmpi([...launch, '-n', '3', fixture('default-op.ts')], { timeoutMs: 100_000 });
+    assert.equal(result.code, 0, explain(result));
+    const lines = result.stdout.split('\n').filter((line) => /^(allreduce|allreduce-array|exscan|iallreduce|not-an-op|reduce-at-last|reduceScatterBlock|scan) /.test(line)).sort();
+    assert.deepEqual(lines, [
+      'allreduce 6',
+      'allreduce-array 3,3',
+      'exscan 1',
+      'iallreduce 6',
+      'not-an-op rank 1, allreduce: the reduction op is not an Op (hint: pass Op.sum, Op.max, ... or Op.create((a, b) => ...))',
+      'reduce-at-last 6',
+      'reduceScatterBlock 6',
+      'scan 3',
+    ]);
+  });
+}
