@@ -83,7 +83,8 @@ export async function runExec(options: ExecOptions): Promise<number> {
   }
   const part = participation(ruleFromEnv(env, job.size), job.size);
   const localMembers = Array.from({ length: job.count }, (_, i) => job.first + i).filter((id) => part.rankOf[id]! >= 0).length;
-  const settings = readSettings(env, { localRanks: Math.max(1, localMembers), cores: availableParallelism(), remotePeers: true });
+  // Over ssh, stdin is the launcher's channel (the secret, then its end): no rank's input.
+  const settings = readSettings(options.secretFromStdin ? { ...env, TSMPI_STDIN: 'none' } : env, { localRanks: Math.max(1, localMembers), cores: availableParallelism(), remotePeers: true });
   let rendezvous: Rendezvous;
   let coordinator: RendezvousServer | undefined;
   let launcherGone: ((why: string) => void) | undefined;

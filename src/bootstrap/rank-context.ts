@@ -94,7 +94,11 @@ export interface PeerGoneNotice {
   linked?: number[];
 }
 
-export type HostToRank = { type: 'describe-waits' } | { type: 'world'; records: RankRecord[]; secret: string } | { type: 'flush-trace' } | PeerGoneNotice;
+export type HostToRank =
+  | { type: 'describe-waits' }
+  | { type: 'world'; records: RankRecord[]; secret: string }
+  | { type: 'flush-trace' }
+  | PeerGoneNotice;
 
 interface Slot {
   context?: RankContext;

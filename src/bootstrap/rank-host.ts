@@ -35,6 +35,7 @@ import { allocateShmArena, type ArenaLayout } from '../transport/shm-arena.js';
 import type { PreparedApp } from './app-loader.js';
 import { HANG_EXIT_CODE, JobMonitor } from './job-monitor.js';
 import { stallHeadline, stallVerdict } from './job-watch.js';
+import { StdinFeed } from './stdin-feed.js';
 import type { RendezvousServer } from './launcher-rendezvous.js';
 import { nodeLocal, type JobInfo } from './job-info.js';
 import { compact, whyNotMember, type Participation } from './participation.js';
@@ -123,6 +124,8 @@ export class RankHost {
   private traceFailed = false;
   /** This machine's clock against the launcher's, once measured (TSMPI_CLOCK_SYNC). */
   private clockSync: { offsetMs: number; roundTripMs: number } | undefined;
+  /** This process's stdin, read for the rank that takes it (TSMPI_STDIN). */
+  private stdinFeed: StdinFeed | undefined;
   /** The address exchange, once started: the process stays until it is over (PMI-2 fences count every task). */
   private exchanging: Promise<void> | undefined;
 
@@ -213,8 +216,11 @@ export class RankHost {
         else Object.assign(env, { TSMPI_RANK: '-1', TSMPI_LOCAL_RANK: '-1', TSMPI_LOCAL_SIZE: String(localMembers.length) });
       }
       const cpu = first.rank >= 0 ? cpuForThread(settings.bind, Math.floor(onNode.localRank[first.rank]! / perThread), Math.ceil(onNode.localSize[first.rank]! / perThread), cpus) : undefined;
+      const takesStdin = settings.stdin >= 0 && group.some((hosted) => hosted.rank === settings.stdin);
+      if (takesStdin) this.stdinFeed = new StdinFeed();
       const data: RankThreadData = {
         contexts,
+        ...(takesStdin ? { stdin: { rank: settings.stdin, port: this.stdinFeed!.rankPort } } : {}),
         appUrl: this.options.app.url,
         ...(runtimeScript !== undefined ? { runtimeScript } : {}),
         ...(runtimeCache !== undefined ? { runtimeCache } : {}),
@@ -227,6 +233,7 @@ export class RankHost {
       const worker = new Worker(rankThreadSource, {
         eval: true,
         workerData: data,
+        ...(takesStdin ? { transferList: [this.stdinFeed!.rankPort] } : {}),
         env,
         stdout: this.options.tagOutput,
         stderr: this.options.tagOutput,
@@ -300,6 +307,8 @@ export class RankHost {
         return code;
       })
       .finally(() => {
+        // A terminal or pipe that never ends must not keep this process alive.
+        this.stdinFeed?.close();
         jobMonitor?.stop();
         clearInterval(monitor);
         process.off('SIGTERM', onSignal);

@@ -36,6 +36,11 @@ export interface RankThreadData {
   cpu?: number;
   /** Say so on stderr when the binding fails (it was asked for with TSMPI_BIND=core). */
   warnUnbound?: boolean;
+  /**
+   * The thread hosts this world rank, which takes the process's stdin (TSMPI_STDIN): its
+   * process.stdin asks the host for each chunk over `port` (stdin-feed.ts's other end).
+   */
+  stdin?: { rank: number; port: import('node:worker_threads').MessagePort };
 }
 
 declare const require: (id: string) => unknown;
@@ -77,6 +82,65 @@ function rankThreadMain(loadScript: typeof runCachedScript): void {
     }
   }
   process.argv = [process.execPath, data.appPath, ...data.args];
+  if (data.stdin !== undefined) {
+    // The rank's stdin: the host's, a chunk per request over a port of its own. Not the Worker's
+    // own stdin, whose port keeps the thread alive until the input ends even after the program
+    // stopped reading (a first line read, stdin still open). Here, as for a process's stdin, only
+    // a pending read keeps the thread alive: the port is referenced while a chunk is awaited by a
+    // stream that is not paused.
+    const { Readable } = require('node:stream') as typeof import('node:stream');
+    const { rank, port: feed } = data.stdin;
+    // The thread's other ranks (TSMPI_RANKS_PER_THREAD) each read an empty stdin, as a lone rank's.
+    const empty = new Map<number, import('node:stream').Readable>();
+    const currentRank = (): number | undefined => {
+      const slot = (globalThis as Record<symbol, unknown>)[slotKey] as { resolver?: () => { context?: { rank?: number } } | undefined } | undefined;
+      return slot?.resolver?.()?.context?.rank;
+    };
+    let input: import('node:stream').Readable | undefined;
+    /** A chunk was asked for and has not come. */
+    let asked = false;
+    const create = (): import('node:stream').Readable => {
+      const stream = new Readable({
+        read() {
+          if (asked) return;
+          asked = true;
+          feed.ref();
+          feed.postMessage({ type: 'more' });
+        },
+        destroy(error, callback) {
+          feed.close();
+          callback(error);
+        },
+      });
+      feed.on('message', (message: { type: string; chunk?: Uint8Array }) => {
+        asked = false;
+        feed.unref();
+        if (message.type === 'chunk' && message.chunk !== undefined) stream.push(Buffer.from(message.chunk.buffer, message.chunk.byteOffset, message.chunk.byteLength));
+        else stream.push(null);
+      });
+      feed.unref();
+      // Paused (readline's close), the stream keeps nothing alive, as a paused process stdin.
+      stream.on('pause', () => feed.unref());
+      stream.on('resume', () => {
+        if (asked) feed.ref();
+      });
+      return stream;
+    };
+    Object.defineProperty(process, 'stdin', {
+      configurable: true,
+      enumerable: true,
+      get() {
+        const reader = data.contexts.length > 1 ? currentRank() : rank;
+        if (reader !== rank) {
+          const key = reader ?? -1;
+          if (!empty.has(key)) empty.set(key, Readable.from([]));
+          return empty.get(key);
+        }
+        input ??= create();
+        return input;
+      },
+    });
+  }
   if (data.contexts.length === 1) {
     const channel = {
       post: (message: unknown) => port.postMessage(message),

@@ -10,6 +10,7 @@ interface RunFlags {
   x: string[];
   tagOutput: boolean;
   hangTimeout?: number;
+  stdin?: string;
   spinUs?: number;
   ranksPerThread?: number;
   bindTo?: string;
@@ -36,6 +37,7 @@ export function registerRun(program: Command): void {
     .option('-x <VAR[=value]>', 'export VAR to the ranks (repeatable); without a value, the launcher\'s own', collect, [])
     .option('--tag-output', 'prefix every output line with [1,rank]<stdout>:', false)
     .option('--hang-timeout <S>', 'abort with a report of what every rank waits for when no rank makes progress for S seconds (TSMPI_HANG_TIMEOUT)', nonNegativeNumber('--hang-timeout'))
+    .option('--stdin <rank|none>', "the world rank whose process.stdin is this command's stdin (default 0, as mpirun's), or none (TSMPI_STDIN)")
     .option('--trace <FILE>', 'write a timeline of the run to FILE (Chrome trace JSON: open it in Perfetto): a slice per call, collective rounds, arrows from sends to receives (TSMPI_TRACE)')
     .option('--profile', 'print a profile at the end (mpiP\'s summary): time, count and bytes per call and rank, call sites, communication matrix, collective imbalance (TSMPI_PROFILE=1)', false)
     .option('--profile-json <FILE>', 'the profile also as JSON in FILE (implies --profile)')
@@ -58,6 +60,7 @@ export function registerRun(program: Command): void {
     .action(async (programPath: string, args: string[], flags: RunFlags, command: Command) => {
       const env = applyExports({ ...process.env }, flags.x);
       if (flags.hangTimeout !== undefined) env.TSMPI_HANG_TIMEOUT = String(flags.hangTimeout);
+      if (flags.stdin !== undefined) env.TSMPI_STDIN = flags.stdin;
       if (flags.spinUs !== undefined) env.TSMPI_SPIN_US = String(flags.spinUs);
       if (flags.ranksPerThread !== undefined) env.TSMPI_RANKS_PER_THREAD = String(flags.ranksPerThread);
       if (flags.bindTo !== undefined) env.TSMPI_BIND = flags.bindTo;
@@ -90,6 +93,9 @@ export function registerRun(program: Command): void {
       if (hosts) {
         if (flags.hostfile !== undefined && flags.host !== undefined) throw new TsmpiError(ErrorCode.Arg, '--hostfile and -H both name the hosts', { operation: 'tsmpi run', hint: 'give one of them' });
         if (namespaces.length > 0) throw new TsmpiError(ErrorCode.Arg, '--netns and hosts conflict', { operation: 'tsmpi run', hint: 'the hosts say where processes run' });
+        if (flags.stdin !== undefined && flags.stdin !== 'none') {
+          throw new TsmpiError(ErrorCode.Arg, `--stdin ${flags.stdin} and hosts conflict: over ssh the ranks' stdin is the launcher's channel, not this command's input`, { operation: 'tsmpi run', hint: 'read the input from a file the hosts share, or run with --procs on one machine' });
+        }
         const { readHostfile, parseHostList } = await import('../bootstrap/mpirun-hosts.js');
         const { DEFAULT_LAUNCH_AGENT, parseLaunchAgent } = await import('../bootstrap/launch-agent.js');
         const agentText = flags.launchAgent ?? env.TSMPI_LAUNCH_AGENT;
@@ -110,6 +116,10 @@ export function registerRun(program: Command): void {
         return;
       }
       const np = flags.np!;
+      const stdinRank = env.TSMPI_STDIN === undefined || env.TSMPI_STDIN === 'none' ? -1 : Number(env.TSMPI_STDIN);
+      if (stdinRank >= np) {
+        throw new TsmpiError(ErrorCode.Arg, `--stdin ${stdinRank}: there is no rank ${stdinRank} among ${np}`, { operation: 'tsmpi run', hint: `give a rank from 0 to ${np - 1}, or none` });
+      }
       // The launchers load on demand: `tsmpi sim` and `tsmpi --help` need neither.
       const code =
         ranksPerProcess === undefined

@@ -69,6 +69,12 @@ function parseNonNegative(env: string, text: string): number {
   return value;
 }
 
+function parseStdinRank(text: string): number {
+  const value = Number(text);
+  if (text.trim() === '' || !Number.isInteger(value) || value < 0) throw configError('TSMPI_STDIN', text, 'a world rank (0, 1, ...) or none');
+  return value;
+}
+
 function parseChoice<T extends string>(env: string, text: string, choices: readonly T[]): T {
   if ((choices as readonly string[]).includes(text)) return text as T;
   throw configError(env, text, `one of ${choices.join(', ')}`);
@@ -221,6 +227,15 @@ export const tunables = {
     defaultText: '60',
     defaultValue: () => 60,
     parse: (text) => parseNonNegative('TSMPI_HANG_WARN', text),
+  } satisfies Tunable<number>,
+  stdin: {
+    env: 'TSMPI_STDIN',
+    description:
+      "The world rank whose process.stdin is the launcher's stdin, as mpirun's --stdin (rank 0 by default); `none`: no rank's. It is read from the launcher only once that rank's program first touches process.stdin, so a job that never reads stdin leaves it to whoever reads it next. Threads, --procs, --ranks-per-proc and srun (whose own --input decides what a task gets); not over ssh (--hostfile, -H), where the rank's stdin is empty. Other ranks' stdin is empty.",
+    defaultText: '0',
+    defaultValue: () => 0,
+    parse: (text) => (text === 'none' ? -1 : parseStdinRank(text)),
+    format: (rank: number) => (rank < 0 ? 'none' : String(rank)),
   } satisfies Tunable<number>,
   hostTimeout: {
     env: 'TSMPI_HOST_TIMEOUT',

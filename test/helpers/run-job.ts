@@ -30,6 +30,9 @@ export interface RunOptions {
   cwd?: string;
   /** Called with each piece of the job's stdout as it comes (to act in the middle of a run). */
   onStdout?: (text: string) => void;
+  /** Written to the job's stdin (ignored when absent), which then ends unless `keepInputOpen`. */
+  input?: string;
+  keepInputOpen?: boolean;
   /** Called with the launcher's process once started (to signal it). */
   onSpawn?: (child: ChildProcess) => void;
 }
@@ -41,16 +44,21 @@ export function tsmpi(args: string[], options: RunOptions = {}): Promise<JobResu
     const child = spawn(process.execPath, [cli, ...args], {
       cwd: options.cwd ?? repoRoot,
       env: { ...process.env, TSMPI_HANG_WARN: '0', ...options.env },
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
     });
+    if (options.input !== undefined) {
+      child.stdin!.on('error', () => undefined);
+      child.stdin!.write(options.input);
+      if (options.keepInputOpen !== true) child.stdin!.end();
+    }
     options.onSpawn?.(child);
     let stdout = '';
     let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => {
+    child.stdout!.setEncoding('utf8').on('data', (d: string) => {
       stdout += d;
       options.onStdout?.(d);
     });
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
     const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 120_000);
     child.on('error', reject);
     child.on('close', (code, signal) => {

@@ -46,22 +46,26 @@ export function srunExec(
   args: string[] = [],
   env: Record<string, string> = {},
   timeoutMs = 120_000,
-  watch: { onStdout?: (text: string) => void; onStderr?: (text: string) => void } = {},
+  watch: { onStdout?: (text: string) => void; onStderr?: (text: string) => void; input?: string } = {},
 ): Promise<JobResult> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
     const child = spawn('srun', ['--immediate=30', ...srunArgs, process.execPath, cli, 'exec', program, ...args], {
       cwd: repoRoot,
       env: { ...process.env, SLURM_CONF: slurmConf, TSMPI_TCP_ADDRESS: 'lo', TSMPI_HANG_WARN: '0', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: [watch.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
     });
+    if (watch.input !== undefined) {
+      child.stdin!.on('error', () => undefined);
+      child.stdin!.end(watch.input);
+    }
     let stdout = '';
     let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => {
+    child.stdout!.setEncoding('utf8').on('data', (d: string) => {
       stdout += d;
       watch.onStdout?.(d);
     });
-    child.stderr.setEncoding('utf8').on('data', (d: string) => {
+    child.stderr!.setEncoding('utf8').on('data', (d: string) => {
       stderr += d;
       watch.onStderr?.(d);
     });

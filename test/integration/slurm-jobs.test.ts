@@ -55,6 +55,15 @@ describe('SLURM, one node', { skip }, () => {
     assert.deepEqual(lines, ['  rank 0: waiting in recv from rank 1, tag 7, on world', '  rank 1: waiting in recv from rank 0, tag 8, on world', '  rank 2: waiting in barrier from rank N on world', '  rank 3: waiting in barrier from rank N on world'], explain(result));
   });
 
+  test("under srun: rank 0 reads srun's stdin, every other rank an empty one; --stdin's variable moves it", { timeout: 120_000 }, async () => {
+    const result = await srunExec(['-n', '3'], fixture('stdin-read.ts'), ['0'], {}, 60_000, { input: 'one\ntwo\n' });
+    assert.equal(result.code, 0, explain(result));
+    assert.deepEqual(result.stdout.split('\n').filter((l) => l !== '').sort(), ['rank 0 read "one\\ntwo\\n"', 'rank 1 read ""', 'rank 2 read ""', 'ranks 3'], explain(result));
+    const moved = await srunExec(['-n', '3'], fixture('stdin-read.ts'), ['others'], { TSMPI_STDIN: '2' }, 60_000, { input: 'to two\n' });
+    assert.equal(moved.code, 0, explain(moved));
+    assert.deepEqual(moved.stdout.split('\n').filter((l) => l !== '').sort(), ['rank 0 read ""', 'rank 1 read ""', 'rank 2 read "to two\\n"', 'ranks 3'], explain(moved));
+  });
+
   test('under srun: a wait for a task that ended fails at once, naming both (issue 22)', { timeout: 120_000 }, async () => {
     const result = await srunExec(['-n', '3'], fixture('peer-gone.ts'), ['exit'], {}, 60_000);
     assert.notEqual(result.code, 0, explain(result));

@@ -66,6 +66,9 @@ const invalid: [string, string][] = [
   ['TSMPI_HANG_TIMEOUT', 'never'],
   ['TSMPI_COLL_BCAST', 'magic'],
   ['TSMPI_COLL_RULES', 'openmpi'],
+  ['TSMPI_STDIN', 'first'],
+  ['TSMPI_STDIN', '-1'],
+  ['TSMPI_STDIN', '1.5'],
 ];
 
 for (const [env, text] of invalid) {
