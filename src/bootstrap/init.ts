@@ -8,7 +8,7 @@
  * member whose peers live in other processes opens its TCP listener, tells its host, and waits for
  * the addresses of every member (the host runs the exchange); connections open on first use.
  */
-import { availableParallelism } from 'node:os';
+import { availableParallelism, hostname } from 'node:os';
 import { realClock } from '../clock.js';
 import { readSettings, type Settings } from '../config/tunables.js';
 import { Communicator } from '../comm/communicator.js';
@@ -390,6 +390,29 @@ export function abort(code = 1, message = 'abort() called'): never {
   const rank = context?.kind === 'member' || context?.kind === 'sim' ? context.rank : -1;
   channel?.post({ type: 'abort', rank, code, message });
   process.exit(code);
+}
+
+/**
+ * The resolution of `wtime()` in seconds (MPI_Wtick): a microsecond, the least the monotonic clock
+ * guarantees (its steps are finer, ~0.05 us, on Linux); under `tsmpi sim`, virtual time has no
+ * step, and a nanosecond is given, as SimGrid's SMPI does.
+ */
+export function wtick(): number {
+  return currentRank().context?.kind === 'sim' ? 1e-9 : 1e-6;
+}
+
+/**
+ * The name of this rank's machine (MPI_Get_processor_name): its node in the job (the host name;
+ * over ssh the hostfile's name; under SLURM the node's; under `tsmpi sim` the simulated host's),
+ * or this machine's host name off the communicating group.
+ */
+export function processorName(): string {
+  const { context, cache } = currentRank();
+  const runtime = cache.get(RUNTIME) as Runtime | undefined;
+  // Before init() the rank's context already knows its node (threads, processes, the simulator).
+  const [job, rank] = runtime !== undefined ? [runtime.job, runtime.world.rank] : context?.kind === 'member' || context?.kind === 'sim' ? [context.job, context.rank] : [undefined, -1];
+  if (job === undefined || rank < 0) return hostname();
+  return job.nodes[job.nodeOfRank[rank] ?? -1] ?? hostname();
 }
 
 /** Seconds since an arbitrary origin (MPI_Wtime); under `tsmpi sim`, the rank's virtual time. */

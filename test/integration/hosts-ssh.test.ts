@@ -22,7 +22,7 @@ const HOSTS = 4;
 
 interface Layout {
   size: number;
-  all: { rank: number; env: { rank: string; size: string; localRank: string; localSize: string }; reachedAt: string; hostAddresses: string[]; pid: number }[];
+  all: { rank: number; env: { rank: string; size: string; localRank: string; localSize: string }; reachedAt: string; hostAddresses: string[]; pid: number; processor: string }[];
   nodes: string[];
   nodeOfRank: number[];
   launcher: string;
@@ -65,6 +65,7 @@ describe('tsmpi run on 4 hosts over ssh', { skip }, () => {
       assert.deepEqual(r.hostAddresses, [host], `rank ${r.rank} runs on ${host}`);
       assert.equal(r.reachedAt.split(':')[0], host, `rank ${r.rank} listens on its host's address`);
       assert.deepEqual(r.env, { rank: String(r.rank), size: '8', localRank: String(r.rank % 2), localSize: '2' });
+      assert.equal(r.processor, host, `rank ${r.rank}: processorName() is the hostfile's name for its host`);
     }
     // Consecutive ranks on a host share a process (worker threads).
     assert.equal(out.all[0]!.pid, out.all[1]!.pid);

@@ -1,6 +1,7 @@
 // `tsmpi run`: environment, arguments, output tagging, exit codes, option errors.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { hostname } from 'node:os';
 import { explain, fixture, runFixture, tsmpi } from '../helpers/run-job.ts';
 
 interface Report {
@@ -138,4 +139,16 @@ test('tsmpi info lists every tunable with its variable', async () => {
   const info = JSON.parse(result.stdout) as { tunables: { env: string }[] };
   const names = info.tunables.map((t) => t.env);
   for (const env of ['TSMPI_SPIN_US', 'TSMPI_SHM_RING_BYTES', 'TSMPI_EAGER_LIMIT', 'TSMPI_HANG_TIMEOUT', 'TSMPI_COLL_ALLREDUCE']) assert.ok(names.includes(env), env);
+});
+
+test('processorName() is the rank\'s node (this host; the simulated host under sim), before and after init(); wtick() the clock\'s step', { timeout: 60_000 }, async () => {
+  const here = hostname();
+  for (const launch of [['run', '-n', '2'], ['run', '--procs', '-n', '2']]) {
+    const result = await tsmpi([...launch, fixture('processor-name.ts')], { timeoutMs: 30_000 });
+    assert.equal(result.code, 0, explain(result));
+    assert.deepEqual(result.stdout.split('\n').filter((l) => l.startsWith('rank ')).sort(), [0, 1].map((r) => `rank ${r} before ${here} after ${here} tick 0.000001`), launch.join(' '));
+  }
+  const sim = await tsmpi(['sim', '--quiet', '-n', '4', '--ranks-per-host', '2', fixture('processor-name.ts')], { timeoutMs: 30_000 });
+  assert.equal(sim.code, 0, explain(sim));
+  assert.deepEqual(sim.stdout.split('\n').filter((l) => l.startsWith('rank ')).sort(), [0, 1, 2, 3].map((r) => `rank ${r} before node-${r >> 1} after node-${r >> 1} tick 1e-9`));
 });

@@ -160,7 +160,7 @@ describe('SLURM, four hosts (a slurmd in each test host\'s namespace, its own ad
     const out = JSON.parse(result.stdout.trim()) as {
       size: number;
       sum: number;
-      all: { rank: number; slurmNode: string; procid: number; localId: string; localRank: string; localSize: string }[];
+      all: { rank: number; processor: string; slurmNode: string; procid: number; localId: string; localRank: string; localSize: string }[];
       nodes: string[];
       nodeOfRank: number[];
       launcher: string;
@@ -171,6 +171,8 @@ describe('SLURM, four hosts (a slurmd in each test host\'s namespace, its own ad
     assert.deepStrictEqual(out.nodes, ['h1', 'h2', 'h3', 'h4']);
     assert.deepStrictEqual(out.nodeOfRank, [0, 0, 1, 1, 2, 2, 3, 3]);
     for (const r of out.all) assert.equal(r.slurmNode, out.nodes[out.nodeOfRank[r.rank]!], `rank ${r.rank}`);
+    // MPI_Get_processor_name: the node SLURM runs the task on.
+    for (const r of out.all) assert.equal(r.processor, r.slurmNode, `rank ${r.rank}`);
     // TSMPI_LOCAL_RANK is the rank's place on its node, as SLURM_LOCALID (issue 22).
     for (const r of out.all) assert.deepEqual([r.localRank, r.localSize], [r.localId, '2'], `rank ${r.rank}`);
   });
