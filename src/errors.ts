@@ -50,6 +50,8 @@ export const ErrorCode = {
   PeerGone: 'TSMPI_ERR_PEER_GONE',
   /** A transport (ring, socket) failed. */
   Transport: 'TSMPI_ERR_TRANSPORT',
+  /** A request used where its state forbids it: a persistent request started while active (MPI_ERR_REQUEST). */
+  Request: 'TSMPI_ERR_REQUEST',
   /** A task of a task pool failed: its handler threw, or the rank holding it was lost. */
   Task: 'TSMPI_ERR_TASK',
   /** An internal invariant broke: a bug in tsmpi. */

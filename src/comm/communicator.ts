@@ -34,6 +34,7 @@ import { Info } from './info.js';
 import { Message, MESSAGE_NO_PROC } from './message.js';
 import { checkOp, Op, type AnyOp, type ReduceOp } from './ops.js';
 import { hardwareLevels, SPLIT_TYPES, type SplitType } from './placement.js';
+import { PersistentRequest } from './persistent-request.js';
 import { completedRequest, Request } from './request.js';
 import { rankSendBuffer, SendBuffer, type AttachedBuffer } from './send-buffer.js';
 import { Status, UNDEFINED } from './status.js';
@@ -363,6 +364,61 @@ export class Communicator {
     this.#checkRecvInto(buffer, source, tag);
     if (source === PROC_NULL) return this.#nullRequest('recvInto', tag, true) as Request<Status>;
     return this.#endpoint.irecv(this.#context, source, this.#worldOf(source), tag, this.#endpoint.byteViews.of(buffer), 'recvInto') as Request<Status>;
+  }
+
+  /**
+   * A persistent send (MPI_Send_init): made once, then started with `start()` (or `startAll`) as
+   * often as needed, each start an {@link isend} of `value` as it is then (a typed array's
+   * current contents). Inactive until started; wait or test each start before the next.
+   * @example
+   * ```ts
+   * const toRight = comm.sendInit(edge, right, 1);
+   * const fromLeft = comm.recvInitInto(halo, left, 1);
+   * for (let step = 0; step < steps; step++) {
+   *   startAll([toRight, fromLeft]);
+   *   await waitAll([toRight, fromLeft]);
+   * }
+   * ```
+   */
+  sendInit(value: unknown, dest: number, tag = 0): PersistentRequest<void> {
+    return this.#persistentSend(value, dest, tag, 'send', () => this.isend(value, dest, tag));
+  }
+
+  /** A persistent synchronous send (MPI_Ssend_init): each start an {@link issend}. */
+  ssendInit(value: unknown, dest: number, tag = 0): PersistentRequest<void> {
+    return this.#persistentSend(value, dest, tag, 'ssend', () => this.issend(value, dest, tag));
+  }
+
+  /** A persistent buffered send (MPI_Bsend_init): each start an {@link ibsend}. */
+  bsendInit(value: unknown, dest: number, tag = 0): PersistentRequest<void> {
+    return this.#persistentSend(value, dest, tag, 'bsend', () => this.ibsend(value, dest, tag));
+  }
+
+  /** A persistent ready send (MPI_Rsend_init): each start an {@link irsend}. */
+  rsendInit(value: unknown, dest: number, tag = 0): PersistentRequest<void> {
+    return this.#persistentSend(value, dest, tag, 'rsend', () => this.irsend(value, dest, tag));
+  }
+
+  #persistentSend(_value: unknown, dest: number, tag: number, kind: string, begin: () => Request<void>): PersistentRequest<void> {
+    const operation = `${kind}Init`;
+    this.#live(operation);
+    this.#checkRank(dest, false, operation);
+    this.#checkTag(tag, false, operation);
+    return new PersistentRequest<void>(this.#endpoint, kind, dest, tag, this.#context, this.#errorRank, begin);
+  }
+
+  /** A persistent receive of a value (MPI_Recv_init): each start an {@link irecv}; a start's wait gives the value. */
+  recvInit<T = unknown>(source: number = ANY_SOURCE, tag: number = ANY_TAG): PersistentRequest<T> {
+    this.#live('recvInit');
+    this.#checkRank(source, true, 'recvInit');
+    this.#checkTag(tag, true, 'recvInit');
+    return new PersistentRequest<T>(this.#endpoint, 'recv', source, tag, this.#context, this.#errorRank, () => this.irecv<T>(source, tag));
+  }
+
+  /** A persistent receive into `buffer` (MPI_Recv_init with a buffer): each start an {@link irecvInto}; a start's wait gives its status. */
+  recvInitInto(buffer: BufferLike, source: number = ANY_SOURCE, tag: number = ANY_TAG): PersistentRequest<Status> {
+    this.#checkRecvInto(buffer, source, tag);
+    return new PersistentRequest<Status>(this.#endpoint, 'recvInto', source, tag, this.#context, this.#errorRank, () => this.irecvInto(buffer, source, tag));
   }
 
   #checkRecvInto(buffer: BufferLike, source: number, tag: number): void {

@@ -187,6 +187,21 @@ export class Request<T = unknown> implements RequestDescription {
     this.state = FAILED;
     this.error = error;
   }
+
+  /** @internal Pending again, active, without an outcome (a persistent request's start). */
+  restart(): void {
+    this.state = PENDING;
+    this.reported = false;
+    this.result = undefined;
+    this.error = undefined;
+    this.statusValue = undefined;
+  }
+
+  /** @internal Takes `other`'s outcome, once it has one (a persistent request's current operation). */
+  adopt(other: Request<T>): void {
+    if (other.state === DONE) this.complete(other.result as T, other.statusValue);
+    else if (other.state === FAILED) this.fail(other.error);
+  }
 }
 
 const sited = new WeakSet<object>();

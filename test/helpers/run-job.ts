@@ -9,6 +9,8 @@ export const cli = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.u
 
 /** Lines test/fixtures/cco-suite.ts prints when all passes: one per check (13) and communicator (4). */
 export const CCO_SUITE_LINES = 13 * 4;
+/** Lines test/fixtures/p2p-suite.ts prints when all passes: one per check (17) and communicator (4). */
+export const P2P_SUITE_LINES = 17 * 4;
 
 export function fixture(name: string): string {
   return fileURLToPath(new URL(`../fixtures/${name}`, import.meta.url));

@@ -6,7 +6,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { explain, fixture, tsmpi } from '../helpers/run-job.ts';
+import { P2P_SUITE_LINES, explain, fixture, tsmpi } from '../helpers/run-job.ts';
 
 interface Line {
   resource: number;
@@ -85,5 +85,5 @@ test('a mapping file with an unknown id stops the job with the file and line', a
 test('TSMPI_MEMORY_BALANCE=shared (one node-shared arena) runs the p2p suite', { timeout: 120_000 }, async () => {
   const result = await tsmpi(['run', '-n', '3', fixture('p2p-suite.ts')], { env: { TSMPI_MEMORY_BALANCE: 'shared' } });
   assert.equal(result.code, 0, explain(result));
-  assert.equal(result.stdout.split('\n').filter((l) => l.startsWith('p2p ok ')).length, 64, explain(result));
+  assert.equal(result.stdout.split('\n').filter((l) => l.startsWith('p2p ok ')).length, P2P_SUITE_LINES, explain(result));
 });

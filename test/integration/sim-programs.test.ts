@@ -6,7 +6,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { CCO_SUITE_LINES, explain, fixture, tsmpi } from '../helpers/run-job.ts';
+import { CCO_SUITE_LINES, P2P_SUITE_LINES, explain, fixture, tsmpi } from '../helpers/run-job.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'tsmpi-sim-test-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -53,7 +53,7 @@ for (const np of [2, 3]) {
   test(`the point-to-point semantics suite passes under tsmpi sim on ${np} ranks`, { timeout: 180_000 }, async () => {
     const result = await tsmpi(['sim', '-n', String(np), '--quiet', fixture('p2p-suite.ts')]);
     assert.equal(result.code, 0, explain(result));
-    assert.equal(result.stdout.split('\n').filter((l) => l.startsWith('p2p ok ')).length, 16 * 4, explain(result));
+    assert.equal(result.stdout.split('\n').filter((l) => l.startsWith('p2p ok ')).length, P2P_SUITE_LINES, explain(result));
   });
 }
 

@@ -10,7 +10,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { CCO_SUITE_LINES, explain, fixture } from '../helpers/run-job.ts';
+import { CCO_SUITE_LINES, P2P_SUITE_LINES, explain, fixture } from '../helpers/run-job.ts';
 import { cancelSteps, slurmMissing, srunExec, startSlurm, stopSlurm } from '../helpers/slurm.ts';
 import { hostAddress, hosts, hostsMissing, processesOnHost } from '../helpers/hosts.ts';
 import { rankOfTrack, readTimeline } from '../helpers/trace.ts';
@@ -37,7 +37,7 @@ describe('SLURM, one node', { skip }, () => {
   test('srun -n 4 tsmpi exec: the point-to-point suite', { timeout: 300_000 }, async () => {
     const result = await srunExec(['-n', '4'], fixture('p2p-suite.ts'));
     assert.equal(result.code, 0, explain(result));
-    assert.equal(result.stdout.split('\n').filter((l) => l.startsWith('p2p ok ')).length, 64, explain(result));
+    assert.equal(result.stdout.split('\n').filter((l) => l.startsWith('p2p ok ')).length, P2P_SUITE_LINES, explain(result));
   });
 
   test('srun -n 3 tsmpi exec: the collectives suite', { timeout: 300_000 }, async () => {

@@ -3,9 +3,8 @@
 // inside, TCP across). Plus failure and security across processes.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { CCO_SUITE_LINES, explain, fixture, tsmpi } from '../helpers/run-job.ts';
+import { CCO_SUITE_LINES, P2P_SUITE_LINES, explain, fixture, tsmpi } from '../helpers/run-job.ts';
 
-const P2P_LINES = 16 * 4;
 const CCO_LINES = CCO_SUITE_LINES;
 const count = (stdout: string, prefix: string): number => stdout.split('\n').filter((l) => l.startsWith(prefix)).length;
 
@@ -13,7 +12,7 @@ for (const [np, mode] of [[2, ['--procs']], [3, ['--procs']], [4, ['--ranks-per-
   test(`p2p semantics over TCP: ${np} ranks, ${mode.join(' ')}`, { timeout: 300_000 }, async () => {
     const result = await tsmpi(['run', '-n', String(np), ...mode, fixture('p2p-suite.ts')], { timeoutMs: 280_000 });
     assert.equal(result.code, 0, explain(result));
-    assert.equal(count(result.stdout, 'p2p ok '), P2P_LINES, explain(result));
+    assert.equal(count(result.stdout, 'p2p ok '), P2P_SUITE_LINES, explain(result));
   });
 }
 
@@ -22,7 +21,7 @@ test('p2p semantics over TCP with pipelined eager messages (TSMPI_TCP_EAGER_LIMI
   // or not: the unexpected ones are buffered and matched while still arriving.
   const result = await tsmpi(['run', '-n', '3', '--procs', fixture('p2p-suite.ts')], { env: { TSMPI_TCP_EAGER_LIMIT: '8M' }, timeoutMs: 280_000 });
   assert.equal(result.code, 0, explain(result));
-  assert.equal(count(result.stdout, 'p2p ok '), P2P_LINES, explain(result));
+  assert.equal(count(result.stdout, 'p2p ok '), P2P_SUITE_LINES, explain(result));
 });
 
 for (const [np, mode] of [[3, ['--procs']], [5, ['--ranks-per-proc', '2']]] as const) {

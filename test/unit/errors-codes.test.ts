@@ -25,6 +25,7 @@ const expectedCodes: Record<string, string> = {
   Hang: 'TSMPI_ERR_HANG',
   PeerGone: 'TSMPI_ERR_PEER_GONE',
   Transport: 'TSMPI_ERR_TRANSPORT',
+  Request: 'TSMPI_ERR_REQUEST',
   Task: 'TSMPI_ERR_TASK',
   Internal: 'TSMPI_ERR_INTERNAL',
 };
