@@ -31,6 +31,7 @@ import { agreeAmongGroup, agreeContext, proposeContext } from './context-agreeme
 import type { CommunicatorLabel } from './context-names.js';
 import { CONGRUENT, Group, IDENT, SIMILAR, UNEQUAL, type Comparison } from './group.js';
 import { Info } from './info.js';
+import { Intercommunicator } from './intercommunicator.js';
 import { Message, MESSAGE_NO_PROC } from './message.js';
 import { checkOp, Op, type AnyOp, type ReduceOp } from './ops.js';
 import { hardwareLevels, SPLIT_TYPES, type SplitType } from './placement.js';
@@ -537,6 +538,102 @@ export class Communicator {
   /** Starts a barrier; the request completes once every rank has started its barrier (MPI_Ibarrier). */
   ibarrier(): Request<void> {
     return this.#start('barrier', 'ibarrier', (call) => barrier(call));
+  }
+
+  // Persistent collectives (MPI-4's MPI_Barrier_init, MPI_Allreduce_init, ...): the arguments
+  // checked once; each start is the nonblocking collective with them, taking its place in the
+  // communicator's sequence of collectives when started, as every rank must start them in the
+  // same order. For a typed array and `into`, each start combines the contents as they are then.
+
+  /** A persistent barrier (MPI_Barrier_init): each start an {@link ibarrier}. */
+  barrierInit(): PersistentRequest<void> {
+    return this.#persistentCollective('barrierInit', 'barrier', () => this.ibarrier());
+  }
+
+  /** A persistent bcast (MPI_Bcast_init): each start an {@link ibcast} of `value` as the root then has it. */
+  bcastInit<T>(value: T, root = 0): PersistentRequest<T> {
+    this.#checkMember(root, 'bcastInit');
+    return this.#persistentCollective('bcastInit', 'bcast', () => this.ibcast(value, root));
+  }
+
+  /** A persistent bcast into `buffer` (MPI_Bcast_init with a buffer): each start an {@link ibcastInto}. */
+  bcastIntoInit<B extends BufferLike>(buffer: B, root = 0): PersistentRequest<B> {
+    this.#checkBuffer(buffer, 'bcastIntoInit');
+    this.#checkMember(root, 'bcastIntoInit');
+    return this.#persistentCollective('bcastIntoInit', 'bcastInto', () => this.ibcastInto(buffer, root));
+  }
+
+  /** A persistent reduce (MPI_Reduce_init): each start an {@link ireduce}. */
+  reduceInit<T>(value: T, op: AnyOp<T> = Op.sum, root = 0): PersistentRequest<T | undefined> {
+    checkOp(op, 'reduceInit', this.#errorRank);
+    this.#checkMember(root, 'reduceInit');
+    return this.#persistentCollective('reduceInit', 'reduce', () => this.ireduce(value, op, root));
+  }
+
+  /** A persistent allreduce (MPI_Allreduce_init): each start an {@link iallreduce}, into `into` when given. */
+  allreduceInit<T>(value: T, op: AnyOp<T> = Op.sum, into?: ReceiveArray<T>): PersistentRequest<T> {
+    checkOp(op, 'allreduceInit', this.#errorRank);
+    if (into !== undefined) this.#checkInto(value, into, 'allreduceInit', true);
+    return this.#persistentCollective('allreduceInit', 'allreduce', () => this.iallreduce(value, op, into));
+  }
+
+  /** A persistent scan (MPI_Scan_init): each start an {@link iscan}. */
+  scanInit<T>(value: T, op: AnyOp<T> = Op.sum): PersistentRequest<T> {
+    checkOp(op, 'scanInit', this.#errorRank);
+    return this.#persistentCollective('scanInit', 'scan', () => this.iscan(value, op));
+  }
+
+  /** A persistent exscan (MPI_Exscan_init): each start an {@link iexscan}. */
+  exscanInit<T>(value: T, op: AnyOp<T> = Op.sum): PersistentRequest<T | undefined> {
+    checkOp(op, 'exscanInit', this.#errorRank);
+    return this.#persistentCollective('exscanInit', 'exscan', () => this.iexscan(value, op));
+  }
+
+  /** A persistent reduce-scatter of equal blocks (MPI_Reduce_scatter_block_init): each start an {@link ireduceScatterBlock}. */
+  reduceScatterBlockInit<A extends TypedArray>(data: A, op: AnyOp<A> = Op.sum, into?: A): PersistentRequest<A> {
+    checkOp(op, 'reduceScatterBlockInit', this.#errorRank);
+    this.#checkTyped(data, 'reduceScatterBlockInit');
+    return this.#persistentCollective('reduceScatterBlockInit', 'reduceScatterBlock', () => this.ireduceScatterBlock(data, op, into));
+  }
+
+  /** A persistent gather (MPI_Gather_init): each start an {@link igather}. */
+  gatherInit<T>(value: T, root = 0): PersistentRequest<T[] | undefined> {
+    this.#checkMember(root, 'gatherInit');
+    return this.#persistentCollective('gatherInit', 'gather', () => this.igather(value, root));
+  }
+
+  /** A persistent scatter (MPI_Scatter_init): each start an {@link iscatter} of the root's `values` as they are then. */
+  scatterInit<T>(values: readonly T[] | undefined, root = 0): PersistentRequest<T> {
+    this.#checkMember(root, 'scatterInit');
+    return this.#persistentCollective('scatterInit', 'scatter', () => this.iscatter(values, root));
+  }
+
+  /** A persistent allgather (MPI_Allgather_init): each start an {@link iallgather}. */
+  allgatherInit<T>(value: T): PersistentRequest<T[]> {
+    return this.#persistentCollective('allgatherInit', 'allgather', () => this.iallgather(value));
+  }
+
+  /** A persistent allgatherv (MPI_Allgatherv_init): each start an {@link iallgatherv}. */
+  allgathervInit<A extends TypedArray>(data: A, counts?: readonly number[], into?: A): PersistentRequest<Concatenated<A>> {
+    this.#checkTyped(data, 'allgathervInit');
+    if (into !== undefined) this.#checkInto(data, into, 'allgathervInit', false);
+    return this.#persistentCollective('allgathervInit', 'allgatherv', () => this.iallgatherv(data, counts, into));
+  }
+
+  /** A persistent alltoall (MPI_Alltoall_init): each start an {@link ialltoall} of `values` as they are then. */
+  alltoallInit<T>(values: readonly T[]): PersistentRequest<T[]> {
+    return this.#persistentCollective('alltoallInit', 'alltoall', () => this.ialltoall(values));
+  }
+
+  /** A persistent alltoallv (MPI_Alltoallv_init): each start an {@link ialltoallv}. */
+  alltoallvInit<A extends TypedArray>(data: A, sendCounts: readonly number[], recvCounts?: readonly number[], into?: A): PersistentRequest<Concatenated<A>> {
+    this.#checkTyped(data, 'alltoallvInit');
+    return this.#persistentCollective('alltoallvInit', 'alltoallv', () => this.ialltoallv(data, sendCounts, recvCounts, into));
+  }
+
+  #persistentCollective<T>(operation: string, collective: string, begin: () => Request<T>): PersistentRequest<T> {
+    this.#live(operation);
+    return new PersistentRequest<T>(this.#endpoint, collective, -1, -1, this.#context, this.#errorRank, begin);
   }
 
   /** Returns the root's `value` on every rank (the argument is ignored on other ranks). */
@@ -1060,6 +1157,54 @@ export class Communicator {
   }
 
   /**
+   * An intercommunicator between this communicator's ranks and another, disjoint group
+   * (MPI_Intercomm_create): collective over this communicator and the other group's, whose
+   * leaders (`localLeader` here, `remoteLeader` in `peer`'s ranks) exchange their groups over
+   * `peer` with `tag`. Only the local leader needs `peer`; the others may pass undefined.
+   * @throws {TsmpiError} ERR_GROUP when the groups overlap
+   */
+  async createIntercomm(localLeader: number, peer: Communicator | undefined, remoteLeader: number, tag = 0): Promise<Intercommunicator> {
+    const operation = 'createIntercomm';
+    this.#live(operation);
+    this.#checkMember(localLeader, operation);
+    this.#checkTag(tag, false, operation);
+    const local = Array.from(this.#group);
+    let exchanged: number[] | undefined;
+    if (this.rank === localLeader) {
+      if (!(peer instanceof Communicator)) {
+        throw this.#error(ErrorCode.Arg, 'the local leader needs the peer communicator, which holds both leaders', operation, 'pass the communicator both leaders belong to (often the world) as peer');
+      }
+      peer.#checkMember(remoteLeader, operation);
+      exchanged = await peer.sendrecv<number[]>(local, remoteLeader, remoteLeader, tag, tag);
+    }
+    const remote = (await this.bcast(exchanged, localLeader))!;
+    const overlap = remote.filter((world) => local.includes(world));
+    if (overlap.length > 0) {
+      throw this.#error(ErrorCode.Group, `the groups overlap (world ranks ${overlap.join(', ')} are in both)`, operation, 'the two groups of an intercommunicator are disjoint: leaders of two different splits');
+    }
+    // One order every member computes alike: the group with the lower world rank first.
+    const localFirst = Math.min(...local) < Math.min(...remote);
+    const union = localFirst ? [...local, ...remote] : [...remote, ...local];
+    const endpoint = this.#endpoint;
+    const me = union.indexOf(endpoint.rank);
+    // On the world's collective context, with tags below ANY_TAG that no collective uses (as createFromGroup).
+    const context = await agreeAmongGroup({ endpoint, context: 1, tag: -2 - (stringHash(`intercomm ${tag} ${union.join(',')}`) & 0x3fffffff), ranks: union, worldRanks: union, me, operation });
+    const name = `intercomm of ${this.name}`;
+    const bridge = new Communicator({ endpoint, context, group: Int32Array.from(union), rank: me, settings: this.#settings, selfContext: this.#selfContext, name });
+    const collective = await bridge.dup();
+    const first = localFirst ? 0 : remote.length;
+    const second = localFirst ? local.length : 0;
+    return new Intercommunicator({
+      bridge,
+      collective,
+      local: Int32Array.from(local, (_, i) => first + i),
+      remote: Int32Array.from(remote, (_, i) => second + i),
+      rank: this.rank,
+      name,
+    });
+  }
+
+  /**
    * A communicator of the ranks of `group`, made without a parent communicator (MPI-4's
    * MPI_Comm_create_from_group): collective over the group's members, which pass the same
    * `tag`, a string naming this creation. The group may come from any communicator.
@@ -1148,12 +1293,12 @@ export class Communicator {
     this.#info = this.#hints(info, 'info');
   }
 
-  /** Always false: tsmpi has no intercommunicators. */
+  /** False: an intracommunicator (an Intercommunicator's is true). */
   get isInter(): boolean {
     return false;
   }
 
-  /** Always true (an intracommunicator). */
+  /** True: an intracommunicator. */
   get isIntra(): boolean {
     return true;
   }

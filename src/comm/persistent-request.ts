@@ -31,21 +31,7 @@ export class PersistentRequest<T = unknown> extends Request<T> {
     const current = this.#begin();
     this.restart();
     this.#current = current;
-    if (current.done) {
-      this.adopt(current);
-      return;
-    }
-    // The operation completes from the progress engine; the persistent request follows it.
-    const complete = current.complete;
-    const fail = current.fail;
-    current.complete = (result: T, status?: Status): void => {
-      complete.call(current, result, status);
-      if (this.#current === current) this.adopt(current);
-    };
-    current.fail = (error: unknown): void => {
-      fail.call(current, error);
-      if (this.#current === current) this.adopt(current);
-    };
+    this.follow(current);
   }
 
   /** @internal Throws unless the request may start now (inactive, not freed). */

@@ -197,10 +197,30 @@ export class Request<T = unknown> implements RequestDescription {
     this.statusValue = undefined;
   }
 
-  /** @internal Takes `other`'s outcome, once it has one (a persistent request's current operation). */
-  adopt(other: Request<T>): void {
-    if (other.state === DONE) this.complete(other.result as T, other.statusValue);
-    else if (other.state === FAILED) this.fail(other.error);
+  /**
+   * @internal From now on this request completes as `inner` does, with its result and status
+   * (`translate` rewrites the status: an intercommunicator's sources); pending meanwhile. A
+   * persistent request's start and an intercommunicator's receive are such pairs.
+   */
+  follow(inner: Request<T>, translate?: (status: Status) => Status): void {
+    const take = (): void => {
+      if (inner.state === DONE) this.complete(inner.result as T, inner.statusValue !== undefined && translate !== undefined ? translate(inner.statusValue) : inner.statusValue);
+      else if (inner.state === FAILED) this.fail(inner.error);
+    };
+    if (inner.state !== PENDING) {
+      take();
+      return;
+    }
+    const complete = inner.complete;
+    const fail = inner.fail;
+    inner.complete = (result: T, status?: Status): void => {
+      complete.call(inner, result, status);
+      if (this.state === PENDING) take();
+    };
+    inner.fail = (error: unknown): void => {
+      fail.call(inner, error);
+      if (this.state === PENDING) take();
+    };
   }
 }
 

@@ -7,8 +7,8 @@ import { fileURLToPath } from 'node:url';
 export const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 export const cli = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
 
-/** Lines test/fixtures/cco-suite.ts prints when all passes: one per check (13) and communicator (4). */
-export const CCO_SUITE_LINES = 13 * 4;
+/** Lines test/fixtures/cco-suite.ts prints when all passes: one per check (14) and communicator (4). */
+export const CCO_SUITE_LINES = 14 * 4;
 /** Lines test/fixtures/p2p-suite.ts prints when all passes: one per check (17) and communicator (4). */
 export const P2P_SUITE_LINES = 17 * 4;
 
