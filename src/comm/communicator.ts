@@ -36,7 +36,7 @@ import { Message, MESSAGE_NO_PROC } from './message.js';
 import { checkOp, Op, type AnyOp, type ReduceOp } from './ops.js';
 import { hardwareLevels, SPLIT_TYPES, type SplitType } from './placement.js';
 import { PersistentRequest } from './persistent-request.js';
-import { completedRequest, Request } from './request.js';
+import { completedRequest, receivedWhenSent, Request } from './request.js';
 import { rankSendBuffer, SendBuffer, type AttachedBuffer } from './send-buffer.js';
 import { Status, UNDEFINED } from './status.js';
 
@@ -431,11 +431,7 @@ export class Communicator {
 
   /** Sends `value` to `dest` and receives from `source` at once (no deadlock in exchanges). */
   async sendrecv<T = unknown>(value: unknown, dest: number, source: number = ANY_SOURCE, sendTag = 0, recvTag: number = ANY_TAG): Promise<T> {
-    const receive = this.irecv<T>(source, recvTag);
-    const send = this.isend(value, dest, sendTag);
-    const result = await receive.wait();
-    await send.wait();
-    return result;
+    return receivedWhenSent(this.irecv<T>(source, recvTag), this.isend(value, dest, sendTag));
   }
 
   /**

@@ -17,7 +17,7 @@ import type { BufferLike } from './codec.js';
 import type { Communicator } from './communicator.js';
 import { Group } from './group.js';
 import { checkOp, Op, type AnyOp, type ReduceOp } from './ops.js';
-import { Request, waitAll } from './request.js';
+import { receivedWhenSent, Request, waitAll } from './request.js';
 import { Status } from './status.js';
 import { ANY_SOURCE, ANY_TAG, PROC_NULL } from './wildcards.js';
 
@@ -147,11 +147,7 @@ export class Intercommunicator {
 
   /** Sends to `dest` and receives from `source`, both of the other group. */
   async sendrecv<T = unknown>(value: unknown, dest: number, source: number = ANY_SOURCE, sendTag = 0, recvTag: number = ANY_TAG): Promise<T> {
-    const receive = this.irecv<T>(source, recvTag);
-    const send = this.isend(value, dest, sendTag);
-    const result = await receive.wait();
-    await send.wait();
-    return result;
+    return receivedWhenSent(this.irecv<T>(source, recvTag), this.isend(value, dest, sendTag));
   }
 
   /** Waits for a message from the other group without receiving it; its status names the remote rank. */

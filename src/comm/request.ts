@@ -437,6 +437,13 @@ function collectSome<T>(requests: readonly Request<T>[]): Some<T> | undefined {
   return some;
 }
 
+/** A sendrecv's two requests, started together: the received value once both have completed. */
+export async function receivedWhenSent<T>(receive: Request<T>, send: Request<void>): Promise<T> {
+  const result = await receive.wait();
+  await send.wait();
+  return result;
+}
+
 /** The driver of requests that are complete when made: nothing to progress, nothing to cancel. */
 const inert: RequestDriver = {
   testPoll: (check) => check(),
