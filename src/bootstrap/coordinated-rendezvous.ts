@@ -5,7 +5,7 @@
  * world is formed, so that ranks that end are announced to every process and the job is watched
  * for hangs as one (job-monitor.ts), as under `tsmpi run --procs`.
  */
-import type { ProcessProgress } from './job-watch.js';
+import type { ProcessProgress, WaitLine } from './job-watch.js';
 import { LauncherRendezvous } from './launcher-rendezvous.js';
 import type { PeerGoneNotice } from './rank-context.js';
 import type { Rendezvous } from './rendezvous.js';
@@ -78,7 +78,7 @@ export class CoordinatedRendezvous implements Rendezvous {
     this.client?.onNotice(handler);
   }
 
-  get watch(): { progress(report: ProcessProgress): void; answer(lines: [number, string][]): void } | undefined {
+  get watch(): { progress(report: ProcessProgress): void; answer(lines: WaitLine[]): void } | undefined {
     return this.client?.watch;
   }
 

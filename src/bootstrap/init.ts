@@ -198,6 +198,11 @@ async function buildRailTransport(
   return { transport: new HybridTransport(shm, multi), job: jobFromRecords(context, records), rails: multi };
 }
 
+/** How long a rank not waiting in tsmpi watches its event loop when asked what it waits for (s). */
+const IDLE_LOOK_SECONDS = 0.1;
+/** Below this share of that look spent running, its thread counts as idle. */
+const IDLE_LOOP_USE = 0.05;
+
 /**
  * Returns the world communicator of this rank (the same object on every call). On a rank that
  * on-demand initialisation left out it returns at once a handle with `member === false`.
@@ -226,7 +231,19 @@ export async function init(): Promise<Communicator> {
     channel?.onMessage((message) => {
       if (message.type === 'describe-waits') {
         const waits = endpoint.engine.describeWaits().map((d) => describeWait(d, endpoint.names));
-        channel.post({ type: 'waits', rank: context.rank, state: waits.length > 0 ? 'waiting' : 'running', waits, resources: process.getActiveResourcesInfo() });
+        if (waits.length > 0) {
+          channel.post({ type: 'waits', rank: context.rank, state: 'waiting', waits });
+          return;
+        }
+        // Waiting in nothing of tsmpi: whether the thread sits idle (kept alive by a timer or a
+        // socket) or works (a function the program did not await), by its event loop's use over
+        // a short look.
+        const before = performance.eventLoopUtilization();
+        const resources = process.getActiveResourcesInfo();
+        realClock.schedule(IDLE_LOOK_SECONDS, () => {
+          const used = performance.eventLoopUtilization(performance.eventLoopUtilization(), before).utilization;
+          channel.post({ type: 'waits', rank: context.rank, state: 'running', waits, resources, idle: used < IDLE_LOOP_USE });
+        });
       }
     });
   }

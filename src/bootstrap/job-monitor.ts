@@ -5,7 +5,7 @@
  * timeout while one waits, it asks every process what its ranks wait for and prints one report,
  * every rank in rank order, then has the job ended with 124 (a warning once, without a timeout).
  */
-import { JobWatch, jobWaitLines, stallHeadline } from './job-watch.js';
+import { confirmedStall, JobWatch, jobWaitLines, stallHeadline, type StallVerdict, type WaitLine } from './job-watch.js';
 import type { RendezvousServer } from './launcher-rendezvous.js';
 
 export const HANG_EXIT_CODE = 124;
@@ -75,13 +75,14 @@ export class JobMonitor {
       return;
     }
     const verdict = this.watch.check(now);
-    if (verdict.act !== 'none') void this.report(stallHeadline(verdict, this.options.hangTimeout), verdict.act === 'abort');
+    if (verdict.act !== 'none') void this.report(verdict);
   }
 
-  private async report(headline: string, fatal: boolean): Promise<void> {
+  private async report(verdict: StallVerdict): Promise<void> {
+    const fatal = verdict.act === 'abort';
     this.reporting = true;
     const { server, processes } = this.options;
-    const answers: [number, string][] = [];
+    const answers: WaitLine[] = [];
     const answered = new Set<number>();
     server.onWaits = (index, lines) => {
       answered.add(index);
@@ -89,6 +90,7 @@ export class JobMonitor {
     };
     server.describe();
     const running = (): number => Array.from({ length: processes }, (_, i) => this.options.endOf(i)).filter((end) => end === undefined).length;
+    const runningBefore = running();
     const deadline = performance.now() + ANSWER_MS;
     while (answered.size < running() && performance.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
     for (let index = 0; index < processes; index++) {
@@ -96,6 +98,15 @@ export class JobMonitor {
       if (end === undefined || answered.has(index)) continue;
       for (const rank of this.options.ranksOf(index)) answers.push([rank, `  rank ${rank}: ${end === 'ended' ? 'ended' : `exited with code ${end}`}`]);
     }
+    // A process that did not answer may hold ranks at work: unconfirmed.
+    if (!confirmedStall(verdict, answers) || (verdict.confirm && answered.size < running()) || running() !== runningBefore || this.options.isOver()) {
+      // A rank taken for lingering was at work, or a process ended meanwhile: no stall; judge again a full period on.
+      this.watch.restart(performance.now());
+      this.reporting = false;
+      return;
+    }
+    if (verdict.act === 'warn') this.watch.warnedNow();
+    const headline = stallHeadline(verdict, this.options.hangTimeout);
     const footer = fatal ? `tsmpi: aborting the job (exit code ${HANG_EXIT_CODE}); raise --hang-timeout if the ranks were just slow` : 'tsmpi: the job keeps running; set --hang-timeout S to abort such jobs';
     this.options.log([headline, ...jobWaitLines(answers, this.options.size), footer].join('\n'));
     this.watch.restart(performance.now());

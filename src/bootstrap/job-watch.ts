@@ -25,10 +25,26 @@ export interface ProcessProgress {
 export const LINGER_WARN_SECONDS = 10;
 
 /** What the watch says to do now. */
-export type WatchVerdict = { readonly act: 'none' } | { readonly act: 'warn' | 'abort'; readonly stalledSeconds: number; readonly cause: StallCause };
+export type WatchVerdict = { readonly act: 'none' } | StallVerdict;
+
+/**
+ * A stall to report (warn) or end the job for (abort). `confirm`: only lingering ranks made it
+ * one, and the counters cannot tell a rank that lingers (its program returned, its thread idle)
+ * from one whose program goes on without awaiting a top-level promise (`main()` not awaited):
+ * the ranks' answers must confirm that none is at work ({@link confirmedStall}).
+ */
+export interface StallVerdict {
+  readonly act: 'warn' | 'abort';
+  readonly stalledSeconds: number;
+  readonly cause: StallCause;
+  readonly confirm: boolean;
+}
 
 /** What the stalled ranks do: wait in tsmpi (some of them at least), or only linger after their program returned. */
 export type StallCause = 'waits' | 'lingers';
+
+/** A rank's line in a hang report; `active`: it was found at work (computing, its event loop busy), not stalled. */
+export type WaitLine = readonly [rank: number, line: string, active?: boolean];
 
 /**
  * The verdict on one view of the ranks (one process's, or the whole job's): abort when a rank
@@ -42,17 +58,28 @@ export function stallVerdict(
   limits: { hangTimeout: number; hangWarn: number },
   warned: boolean,
 ): WatchVerdict {
+  const act = stallAct(counts, stalledSeconds, limits, warned);
+  if (act === 'none') return { act };
+  const confirm = counts.lingering > 0 && stallAct({ ...counts, lingering: 0 }, stalledSeconds, limits, warned) !== act;
+  return { act, stalledSeconds, cause: counts.waiting > 0 ? 'waits' : 'lingers', confirm };
+}
+
+function stallAct(counts: { live: number; waiting: number; lingering: number }, stalledSeconds: number, limits: { hangTimeout: number; hangWarn: number }, warned: boolean): 'none' | 'warn' | 'abort' {
   const { live, waiting, lingering } = counts;
   const stalled = waiting + lingering;
-  const cause: StallCause = waiting > 0 ? 'waits' : 'lingers';
-  if (limits.hangTimeout > 0 && stalled > 0 && stalledSeconds >= limits.hangTimeout) return { act: 'abort', stalledSeconds, cause };
-  if (warned || limits.hangWarn <= 0 || live === 0 || stalled < live) return { act: 'none' };
-  const warnAfter = cause === 'lingers' ? Math.min(limits.hangWarn, LINGER_WARN_SECONDS) : limits.hangWarn;
-  return stalledSeconds >= warnAfter ? { act: 'warn', stalledSeconds, cause } : { act: 'none' };
+  if (limits.hangTimeout > 0 && stalled > 0 && stalledSeconds >= limits.hangTimeout) return 'abort';
+  if (warned || limits.hangWarn <= 0 || live === 0 || stalled < live) return 'none';
+  const warnAfter = waiting === 0 ? Math.min(limits.hangWarn, LINGER_WARN_SECONDS) : limits.hangWarn;
+  return stalledSeconds >= warnAfter ? 'warn' : 'none';
+}
+
+/** Whether the ranks' answers bear the verdict out: none was at work, where lingering ranks made the verdict. */
+export function confirmedStall(verdict: StallVerdict, answers: readonly WaitLine[]): boolean {
+  return !verdict.confirm || !answers.some(([, , active]) => active === true);
 }
 
 /** The first line of a hang report; `everyRank` names the ranks judged ("every rank", "every rank of this process"). */
-export function stallHeadline(verdict: { act: 'warn' | 'abort'; stalledSeconds: number; cause: StallCause }, hangTimeout: number, everyRank = 'every rank'): string {
+export function stallHeadline(verdict: StallVerdict, hangTimeout: number, everyRank = 'every rank'): string {
   if (verdict.act === 'abort') return `tsmpi: no rank made progress for ${hangTimeout} s (--hang-timeout ${hangTimeout}); what each rank waits for:`;
   const seconds = Math.round(verdict.stalledSeconds);
   if (verdict.cause === 'lingers') {
@@ -103,7 +130,7 @@ export class JobWatch {
     return out;
   }
 
-  /** The job's verdict (stallVerdict over every process's ranks); the warning is given once. */
+  /** The job's verdict (stallVerdict over every process's ranks); the warning is given once ({@link warnedNow}). */
   check(now: number): WatchVerdict {
     const counts = { live: 0, waiting: 0, lingering: 0 };
     for (const p of this.reports.values()) {
@@ -111,9 +138,12 @@ export class JobWatch {
       counts.waiting += p.waiting;
       counts.lingering += p.lingering ?? 0;
     }
-    const verdict = stallVerdict(counts, (now - this.lastChange) / 1000, { hangTimeout: this.hangTimeout, hangWarn: this.hangWarn }, this.warned);
-    if (verdict.act === 'warn') this.warned = true;
-    return verdict;
+    return stallVerdict(counts, (now - this.lastChange) / 1000, { hangTimeout: this.hangTimeout, hangWarn: this.hangWarn }, this.warned);
+  }
+
+  /** The warning was printed: it is not given again. */
+  warnedNow(): void {
+    this.warned = true;
   }
 
   /** The report restarts the clock (asking every rank what it waits for is not progress). */
@@ -123,7 +153,7 @@ export class JobWatch {
 }
 
 /** One line per rank, in rank order, from every process's answer; ranks nobody answered for say so. */
-export function jobWaitLines(answers: readonly (readonly [rank: number, line: string])[], size: number): string[] {
+export function jobWaitLines(answers: readonly WaitLine[], size: number): string[] {
   const byRank = new Map<number, string[]>();
   for (const [rank, line] of answers) {
     const list = byRank.get(rank) ?? [];

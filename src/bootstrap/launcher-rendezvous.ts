@@ -23,7 +23,7 @@ import { createServer, connect as netConnect, type Server, type Socket } from 'n
 import { wallClockMillis } from '../clock.js';
 import { ErrorCode, TsmpiError } from '../errors.js';
 import { acceptHandshake, connectHandshake, jobTag } from '../transport/handshake.js';
-import type { ProcessProgress } from './job-watch.js';
+import type { ProcessProgress, WaitLine } from './job-watch.js';
 import type { PeerGoneNotice } from './rank-context.js';
 import type { Rendezvous } from './rendezvous.js';
 
@@ -63,7 +63,7 @@ export class RendezvousServer {
   private readonly onAbort: (process: number, code: number, consequence: boolean) => void;
   /** What processes report of their ranks' progress, and their answers to describe(). */
   onProgress: ((process: number, progress: ProcessProgress) => void) | undefined;
-  onWaits: ((process: number, lines: [number, string][]) => void) | undefined;
+  onWaits: ((process: number, lines: WaitLine[]) => void) | undefined;
   /** Authenticated connections of each process, until they close. */
   private readonly connections = new Map<number, Set<Socket>>();
   private readonly closeWaiters = new Map<number, (() => void)[]>();
@@ -127,7 +127,7 @@ export class RendezvousServer {
             return;
           }
           if (message.type === 'waits') {
-            this.onWaits?.(peer, message.lines as [number, string][]);
+            this.onWaits?.(peer, message.lines as WaitLine[]);
             return;
           }
           if (message.type === 'clock') {
@@ -229,11 +229,11 @@ export class LauncherRendezvous implements Rendezvous {
   private silenceTimer: NodeJS.Timeout | undefined;
   private readonly watcher = {
     progress: (report: ProcessProgress): void => this.send({ type: 'progress', ...report }),
-    answer: (lines: [number, string][]): void => this.send({ type: 'waits', lines }),
+    answer: (lines: WaitLine[]): void => this.send({ type: 'waits', lines }),
   };
 
   /** The job's watch, while the connection to the job manager is open. */
-  get watch(): { progress(report: ProcessProgress): void; answer(lines: [number, string][]): void } | undefined {
+  get watch(): { progress(report: ProcessProgress): void; answer(lines: WaitLine[]): void } | undefined {
     return this.socket !== undefined && !this.socket.destroyed ? this.watcher : undefined;
   }
 

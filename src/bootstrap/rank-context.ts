@@ -73,8 +73,12 @@ export interface LauncherChannel {
 }
 
 export type RankToHost =
-  /** What the rank waits for in tsmpi; `resources`: what keeps its thread's event loop alive (process.getActiveResourcesInfo). */
-  | { type: 'waits'; rank: number; state: string; waits: string[]; resources?: string[] }
+  /**
+   * What the rank waits for in tsmpi; waiting in nothing of tsmpi, `resources`: what keeps its
+   * thread's event loop alive (process.getActiveResourcesInfo), and `idle`: whether that loop sat
+   * idle while it answered (a thread kept only by a timer or socket, not one at work).
+   */
+  | { type: 'waits'; rank: number; state: string; waits: string[]; resources?: string[]; idle?: boolean }
   /** The rank's program has returned (its module's evaluation, top-level await included, ended). */
   | { type: 'returned'; rank: number }
   | { type: 'abort'; rank: number; code: number; message: string }

@@ -34,7 +34,7 @@ import { ControlArea, RankState } from '../transport/control-block.js';
 import { allocateShmArena, type ArenaLayout } from '../transport/shm-arena.js';
 import type { PreparedApp } from './app-loader.js';
 import { HANG_EXIT_CODE, JobMonitor } from './job-monitor.js';
-import { stallHeadline, stallVerdict } from './job-watch.js';
+import { confirmedStall, stallHeadline, stallVerdict, type StallVerdict, type WaitLine } from './job-watch.js';
 import { StdinFeed } from './stdin-feed.js';
 import type { RendezvousServer } from './launcher-rendezvous.js';
 import { nodeLocal, type JobInfo } from './job-info.js';
@@ -547,14 +547,24 @@ export class RankHost {
     }
     const { hangTimeout, hangWarn } = this.options.settings;
     const verdict = stallVerdict({ live, waiting, lingering }, (now - this.lastProgressAt) / 1000, { hangTimeout, hangWarn }, this.warned);
-    if (verdict.act === 'none') return;
-    if (verdict.act === 'warn') this.warned = true;
-    void this.reportHang(stallHeadline(verdict, hangTimeout, this.options.remote ? 'every rank of this process' : 'every rank'), verdict.act === 'abort');
+    if (verdict.act !== 'none') void this.reportHang(verdict);
   }
 
-  private async reportHang(headline: string, fatal: boolean): Promise<void> {
+  private async reportHang(verdict: StallVerdict): Promise<void> {
     this.reporting = true;
-    const lines = [headline, ...(await this.waitLines()).map(([, line]) => line)];
+    const fatal = verdict.act === 'abort';
+    const ended = (): number => this.ranks.filter((r) => r.exitCode !== undefined).length;
+    const endedBefore = ended();
+    const answers = await this.waitLines();
+    if (!confirmedStall(verdict, answers) || ended() !== endedBefore || this.aborting) {
+      // A rank taken for lingering was at work, or one ended meanwhile: no stall; judge again a full period on.
+      this.lastProgressAt = performance.now();
+      this.reporting = false;
+      return;
+    }
+    if (verdict.act === 'warn') this.warned = true;
+    const headline = stallHeadline(verdict, this.options.settings.hangTimeout, this.options.remote ? 'every rank of this process' : 'every rank');
+    const lines = [headline, ...answers.map(([, line]) => line)];
     if (fatal) lines.push(`tsmpi: aborting the job (exit code ${HANG_EXIT_CODE}); raise --hang-timeout if the ranks were just slow`);
     else lines.push('tsmpi: the job keeps running; set --hang-timeout S to abort such jobs');
     this.options.log(lines.join('\n'));
@@ -563,7 +573,7 @@ export class RankHost {
   }
 
   /** What each local rank waits for, a line each (rank order), after asking them (1 s at most). */
-  private async waitLines(): Promise<[rank: number, line: string][]> {
+  private async waitLines(): Promise<WaitLine[]> {
     this.waitReports.clear();
     const live = this.ranks.filter((r) => r.exitCode === undefined && r.rank >= 0);
     for (const worker of threadsOf(live)) worker.postMessage({ type: 'describe-waits' } satisfies HostToRank);
@@ -571,7 +581,7 @@ export class RankHost {
     while (this.waitReports.size < live.length && performance.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
-    const lines: [number, string][] = [];
+    const lines: WaitLine[] = [];
     for (const r of [...this.ranks].sort((a, b) => a.rank - b.rank)) {
       if (r.rank < 0) continue;
       if (r.exitCode !== undefined) {
@@ -580,9 +590,10 @@ export class RankHost {
       }
       const report = this.waitReports.get(r.resourceId);
       const state = RANK_STATE_NAMES[this.control!.state(r.slot)] ?? 'unknown';
-      if (report === undefined) lines.push([r.rank, `  rank ${r.rank}: ${state}, busy (did not answer: a long computation or a busy loop)`]);
-      else if (report.waits.length === 0 && r.returned === true) lines.push([r.rank, `  rank ${r.rank}: ${lingeringLine(report.resources ?? [])}`]);
-      else if (report.waits.length === 0) lines.push([r.rank, `  rank ${r.rank}: ${state}, not waiting in tsmpi`]);
+      if (report === undefined) lines.push([r.rank, `  rank ${r.rank}: ${state}, busy (did not answer: a long computation or a busy loop)`, true]);
+      else if (report.waits.length === 0 && r.returned === true && report.idle === true) lines.push([r.rank, `  rank ${r.rank}: ${lingeringLine(report.resources ?? [])}`]);
+      else if (report.waits.length === 0 && r.returned === true) lines.push([r.rank, `  rank ${r.rank}: its program's top level has returned, and its thread is at work outside tsmpi (a function the program started without awaiting it)`, true]);
+      else if (report.waits.length === 0) lines.push([r.rank, `  rank ${r.rank}: ${state}, not waiting in tsmpi`, true]);
       else for (const wait of report.waits) lines.push([r.rank, `  rank ${r.rank}: waiting in ${wait}`]);
     }
     return lines;

@@ -5,7 +5,7 @@
  * reach it); under `tsmpi run --procs` it is the launcher (launcher-rendezvous.ts, HMAC
  * authenticated); a single process needs none (LocalRendezvous).
  */
-import type { ProcessProgress } from './job-watch.js';
+import type { ProcessProgress, WaitLine } from './job-watch.js';
 import type { PeerGoneNotice } from './rank-context.js';
 export interface Rendezvous {
   /** Publishes this process's entries and resolves once every process of the job has (a fence). */
@@ -30,7 +30,7 @@ export interface Rendezvous {
    */
   readonly watch?: {
     progress(report: ProcessProgress): void;
-    answer(lines: [rank: number, line: string][]): void;
+    answer(lines: WaitLine[]): void;
   };
   /** Hears the job manager ask what this process's ranks wait for (answered with watch.answer). */
   onDescribe?(handler: () => void): void;

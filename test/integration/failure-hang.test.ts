@@ -109,3 +109,12 @@ test('ranks sharing a thread that one of them keeps alive are each reported as l
   assert.match(result.stderr, LINGERING);
   assert.match(result.stderr, / {2}rank 2: exited with code 0\n {2}rank 3: exited with code 0\n/);
 });
+
+test('a rank still at work after its module returned (main() not awaited) is no lingering rank: no report, no abort', { timeout: 60_000 }, async () => {
+  for (const [mode, launch] of [['async', []], ['sync', []], ['sync', ['--procs']]] as const) {
+    const result = await tsmpi(['run', ...launch, '-n', '3', '--hang-timeout', '1', fixture('unawaited-main.ts'), mode, '4'], { env: { TSMPI_HANG_WARN: '1' }, timeoutMs: 30_000 });
+    assert.equal(result.code, 0, `${mode}: ${explain(result)}`);
+    assert.match(result.stdout, /rank 1 computed 4 s/, mode);
+    assert.doesNotMatch(result.stderr, /made progress|returned from the program/, `${mode}: nothing reported\n${explain(result)}`);
+  }
+});
