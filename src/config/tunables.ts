@@ -231,7 +231,7 @@ export const tunables = {
   stdin: {
     env: 'TSMPI_STDIN',
     description:
-      "The world rank whose process.stdin is the launcher's stdin, as mpirun's --stdin (rank 0 by default); `none`: no rank's. It is read from the launcher only once that rank's program first touches process.stdin, so a job that never reads stdin leaves it to whoever reads it next. Threads, --procs, --ranks-per-proc and srun (whose own --input decides what a task gets); not over ssh (--hostfile, -H), where the rank's stdin is empty. Other ranks' stdin is empty.",
+      "The world rank whose process.stdin is the launcher's stdin, as mpirun's --stdin (rank 0 by default); `none`: no rank's. It is read only as that rank reads it (a chunk each time its stream asks), so a job that never reads stdin leaves it to whoever reads it next. Threads, --procs, --ranks-per-proc and srun (whose own --input decides what a task gets); not over ssh (--hostfile, -H), where the rank's stdin is empty. Other ranks' stdin is empty.",
     defaultText: '0',
     defaultValue: () => 0,
     parse: (text) => (text === 'none' ? -1 : parseStdinRank(text)),
