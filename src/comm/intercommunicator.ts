@@ -15,7 +15,7 @@
 import { ErrorCode, TsmpiError } from '../errors.js';
 import type { BufferLike } from './codec.js';
 import type { Communicator } from './communicator.js';
-import { Group } from './group.js';
+import { CONGRUENT, Group, IDENT, SIMILAR, UNEQUAL, type Comparison } from './group.js';
 import { checkOp, Op, type AnyOp, type ReduceOp } from './ops.js';
 import { receivedWhenSent, Request, waitAll } from './request.js';
 import { Status } from './status.js';
@@ -107,6 +107,24 @@ export class Intercommunicator {
   /** The other group (MPI_Comm_remote_group); this rank is not in it. */
   get remoteGroup(): Group {
     return new Group(this.#worlds(this.#remote), this.#bridge.worldRankOf(this.#local[this.rank]!), this.#bridge);
+  }
+
+  /** No process topology on an intercommunicator (MPI_Topo_test: MPI_UNDEFINED). */
+  get topology(): undefined {
+    return undefined;
+  }
+
+  /**
+   * IDENT (this one), CONGRUENT (another intercommunicator of the same local and remote groups,
+   * in the same orders), SIMILAR (the same members in another order), else UNEQUAL (MPI_Comm_compare).
+   */
+  compare(other: unknown): Comparison {
+    if (other === this) return IDENT;
+    if (!(other instanceof Intercommunicator)) return UNEQUAL;
+    const local = Group.compare(this.group, other.group);
+    const remote = Group.compare(this.remoteGroup, other.remoteGroup);
+    if (local === IDENT && remote === IDENT) return CONGRUENT;
+    return local !== UNEQUAL && remote !== UNEQUAL ? SIMILAR : UNEQUAL;
   }
 
   // ---- point-to-point: ranks are the other group's ----------------------------------------------
