@@ -382,25 +382,25 @@ export class Communicator {
    * ```
    */
   sendInit(value: unknown, dest: number, tag = 0): PersistentRequest<void> {
-    return this.#persistentSend(value, dest, tag, 'send', () => this.isend(value, dest, tag));
+    return this.#persistentSend(dest, tag, 'send', () => this.isend(value, dest, tag));
   }
 
   /** A persistent synchronous send (MPI_Ssend_init): each start an {@link issend}. */
   ssendInit(value: unknown, dest: number, tag = 0): PersistentRequest<void> {
-    return this.#persistentSend(value, dest, tag, 'ssend', () => this.issend(value, dest, tag));
+    return this.#persistentSend(dest, tag, 'ssend', () => this.issend(value, dest, tag));
   }
 
   /** A persistent buffered send (MPI_Bsend_init): each start an {@link ibsend}. */
   bsendInit(value: unknown, dest: number, tag = 0): PersistentRequest<void> {
-    return this.#persistentSend(value, dest, tag, 'bsend', () => this.ibsend(value, dest, tag));
+    return this.#persistentSend(dest, tag, 'bsend', () => this.ibsend(value, dest, tag));
   }
 
   /** A persistent ready send (MPI_Rsend_init): each start an {@link irsend}. */
   rsendInit(value: unknown, dest: number, tag = 0): PersistentRequest<void> {
-    return this.#persistentSend(value, dest, tag, 'rsend', () => this.irsend(value, dest, tag));
+    return this.#persistentSend(dest, tag, 'rsend', () => this.irsend(value, dest, tag));
   }
 
-  #persistentSend(_value: unknown, dest: number, tag: number, kind: string, begin: () => Request<void>): PersistentRequest<void> {
+  #persistentSend(dest: number, tag: number, kind: string, begin: () => Request<void>): PersistentRequest<void> {
     const operation = `${kind}Init`;
     this.#live(operation);
     this.#checkRank(dest, false, operation);
