@@ -194,7 +194,8 @@ export class SendPath {
     const limits = peer.link.limits;
     // From an allocMem array to a rank of this process, the receiver copies it out: no eager copy.
     const eagerLimit = synchronous || this.pulledFrom(limits, bytes) ? -1 : (limits.eagerLimit ?? settings.eagerLimit);
-    if (length <= Math.min(eagerLimit, limits.maxFramePayload)) {
+    const oneFrame = Math.min(limits.maxFramePayload, limits.splitEagerFrom ?? Infinity);
+    if (length <= Math.min(eagerLimit, oneFrame)) {
       header[H_TYPE] = typeWord(FrameType.Eager, kind);
       header[H_LENGTH] = length;
       header[H_TOTAL] = length;
@@ -219,8 +220,10 @@ export class SendPath {
     const id = this.nextSendId++;
     if (length <= eagerLimit) {
       // Pipelined eager: the match header and a first chunk now, the rest right behind it.
-      // The first frame is delivered whole (it is matched): keep it small; the rest may come in pieces.
-      const first = Math.min(settings.chunkBytes, limits.maxFramePayload);
+      // The first frame is delivered whole (it is matched): keep it small; the rest may come in
+      // pieces. A link that splits eager payloads takes all of it in pieces: the first frame only
+      // matches, and the receiver copies the rest as it arrives.
+      const first = limits.splitEagerFrom !== undefined ? 0 : Math.min(settings.chunkBytes, oneFrame);
       const send: RendezvousSend = { id, request, bytes, peer: dest, dataType: FrameType.EagerData, receiverId: id, offset: first };
       this.sends.set(id, send);
       engine.retain();

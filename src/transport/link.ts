@@ -81,6 +81,13 @@ export interface LinkLimits {
    */
   readonly borrowEagerFrom?: number;
   /**
+   * Eager payloads larger than this go as a matched first frame of this size and the rest as frames
+   * the link may deliver in pieces (FRAME_SPLITTABLE), so the receiver copies them into the
+   * receive while they arrive rather than after the whole message is in. Undefined: one frame
+   * when the payload fits one.
+   */
+  readonly splitEagerFrom?: number;
+  /**
    * The frame handler may keep a frame where it lies (`events.frame` returns FrameVerdict.Keep): the link then
    * delivers nothing behind it, and the frame's bytes stay valid, until `releaseKept()`. A
    * receiver keeps an unexpected message in a ring this way and copies it once, straight into the

@@ -22,6 +22,11 @@ const COPY_LIMIT = 16 * 1024;
 /** The smallest eager payload a TCP link writes from the sender's buffer (tsmpi calibrate fits a range from it). */
 export const TCP_BORROW_FROM = COPY_LIMIT + 1;
 /**
+ * Eager payloads above this size go as a first frame of this size and a splittable rest: a 1 MiB
+ * eager frame delivered whole was copied into the receive only once all of it had arrived.
+ */
+const SPLIT_EAGER_FROM = 64 * 1024;
+/**
  * Bytes a connection may hold in user space before `trySend` refuses. A socket's own
  * high-water mark (16 KiB) would stop a 1 MiB message after its first frame and make every
  * further frame wait for a 'drain' and a wake-up; borrowed frames cost no copy to queue.
@@ -37,7 +42,7 @@ const REUSED_FROM = 8 * 1024;
 const SPARES_PER_CLASS = 8;
 
 export function tcpLimits(maxFramePayload: number, eagerLimit: number): LinkLimits {
-  return { maxFramePayload, eagerLimit, latency: 40e-6, bandwidth: 3e9, polled: false, borrowEagerFrom: TCP_BORROW_FROM };
+  return { maxFramePayload, eagerLimit, latency: 40e-6, bandwidth: 3e9, polled: false, borrowEagerFrom: TCP_BORROW_FROM, splitEagerFrom: SPLIT_EAGER_FROM };
 }
 
 /** The sending side of a connection to `peer`. */
