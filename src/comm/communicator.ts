@@ -1174,6 +1174,29 @@ export class Communicator {
       exchanged = await peer.sendrecv<number[]>(local, remoteLeader, remoteLeader, tag, tag);
     }
     const remote = (await this.bcast(exchanged, localLeader))!;
+    return this.#joinGroups(this.#endpoint, local, remote, `intercomm ${tag}`, `intercomm of ${this.name}`, operation);
+  }
+
+  /**
+   * @internal Intercommunicator.createFromGroups (MPI_Intercomm_create_from_groups), called on
+   * the communicator `localGroup` came from: collective over the ranks of both groups, which
+   * pass the same `tag`. The leaders are checked; the groups need no communicator in common.
+   */
+  async intercommFromGroups(localGroup: Group, localLeader: number, remoteGroup: Group, remoteLeader: number, tag: string): Promise<Intercommunicator> {
+    const operation = 'createFromGroups';
+    const local = Array.from(localGroup.members(operation));
+    const remote = Array.from(remoteGroup.members(operation));
+    const endpoint = this.#endpointOrUndefined ?? this.#endpoint;
+    if (typeof tag !== 'string') throw this.#error(ErrorCode.Arg, `tag ${String(tag)} is not a string`, operation, "pass a string naming this creation, the same on both groups, e.g. 'coupling'");
+    for (const [leader, size, which] of [[localLeader, local.length, 'local'], [remoteLeader, remote.length, 'remote']] as const) {
+      if (!Number.isInteger(leader) || leader < 0 || leader >= size) throw this.#error(ErrorCode.Rank, `the ${which} leader ${String(leader)} is not a rank of the ${which} group of ${size}`, operation, `pass a rank from 0 to ${size - 1}`);
+    }
+    if (!local.includes(endpoint.rank)) throw this.#error(ErrorCode.Group, `world rank ${endpoint.rank} is not in the local group`, operation, 'each rank passes the group it belongs to as the local group');
+    return this.#joinGroups(endpoint, local, remote, `intercomm groups ${tag}`, `intercomm '${tag}'`, operation);
+  }
+
+  /** The intercommunicator of two disjoint groups (world ranks), collective over both; `key` tells creations apart. */
+  async #joinGroups(endpoint: Endpoint, local: number[], remote: number[], key: string, name: string, operation: string): Promise<Intercommunicator> {
     const overlap = remote.filter((world) => local.includes(world));
     if (overlap.length > 0) {
       throw this.#error(ErrorCode.Group, `the groups overlap (world ranks ${overlap.join(', ')} are in both)`, operation, 'the two groups of an intercommunicator are disjoint: leaders of two different splits');
@@ -1181,11 +1204,9 @@ export class Communicator {
     // One order every member computes alike: the group with the lower world rank first.
     const localFirst = Math.min(...local) < Math.min(...remote);
     const union = localFirst ? [...local, ...remote] : [...remote, ...local];
-    const endpoint = this.#endpoint;
     const me = union.indexOf(endpoint.rank);
     // On the world's collective context, with tags below ANY_TAG that no collective uses (as createFromGroup).
-    const context = await agreeAmongGroup({ endpoint, context: 1, tag: -2 - (stringHash(`intercomm ${tag} ${union.join(',')}`) & 0x3fffffff), ranks: union, worldRanks: union, me, operation });
-    const name = `intercomm of ${this.name}`;
+    const context = await agreeAmongGroup({ endpoint, context: 1, tag: -2 - (stringHash(`${key} ${union.join(',')}`) & 0x3fffffff), ranks: union, worldRanks: union, me, operation });
     const bridge = new Communicator({ endpoint, context, group: Int32Array.from(union), rank: me, settings: this.#settings, selfContext: this.#selfContext, name });
     const collective = await bridge.dup();
     const first = localFirst ? 0 : remote.length;
@@ -1195,9 +1216,22 @@ export class Communicator {
       collective,
       local: Int32Array.from(local, (_, i) => first + i),
       remote: Int32Array.from(remote, (_, i) => second + i),
-      rank: this.rank,
+      rank: local.indexOf(endpoint.rank),
       name,
     });
+  }
+
+  /**
+   * @internal An intercommunicator's collective (`steps`, collectives/inter.ts) on this
+   * communicator, which spans both of its groups: blocking.
+   */
+  runCollective<T>(operation: CollectiveOperation, name: string, steps: (call: CollectiveCall) => Steps<T>): Promise<T> {
+    return runSteps(this.#steps(operation, name, {}, steps));
+  }
+
+  /** @internal The same, nonblocking: a request the rank's progress advances. */
+  startCollective<T>(operation: CollectiveOperation, name: string, steps: (call: CollectiveCall) => Steps<T>): Request<T> {
+    return this.#start(operation, name, steps);
   }
 
   /**

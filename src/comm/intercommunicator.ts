@@ -9,29 +9,26 @@
  * messages travel on the first, addressed and reported by remote rank; the collectives on the
  * second, so the two never meet. The collectives have MPI's intercommunicator meaning: a rooted
  * one moves data from the root (ROOT on its side, PROC_NULL for its group-mates) to or from every
- * rank of the other group; allgather, allreduce and alltoall give each rank the other group's
- * contributions.
+ * rank of the other group; the all-to-all kinds give each rank the other group's contributions
+ * (collectives/inter.ts). `Intercommunicator.createFromGroups` makes one from two groups alone.
  */
 import { ErrorCode, TsmpiError } from '../errors.js';
 import type { BufferLike } from './codec.js';
 import type { Communicator } from './communicator.js';
 import { CONGRUENT, Group, IDENT, SIMILAR, UNEQUAL, type Comparison } from './group.js';
+import type { TypedArray } from './codec.js';
+import type { Concatenated } from './collectives/gather.js';
+import {
+  interAllgather, interAllgatherv, interAllreduce, interAlltoall, interAlltoallv, interBcast, interGather, interGatherv, interReduce,
+  interReduceScatter, interReduceScatterBlock, interScatter, interScatterv, type InterRoot,
+} from './collectives/inter.js';
 import { checkOp, Op, type AnyOp, type ReduceOp } from './ops.js';
-import { receivedWhenSent, Request, waitAll } from './request.js';
+import { receivedWhenSent, Request } from './request.js';
 import { Status } from './status.js';
 import { ANY_SOURCE, ANY_TAG, PROC_NULL } from './wildcards.js';
 
 /** The root of an intercommunicator's rooted collective, as the root itself passes it (MPI_ROOT). */
 export const ROOT = -3;
-
-/** Tags of the collectives' messages, on the collective intracommunicator only the library uses. */
-const enum CollectiveTag {
-  Bcast = 1,
-  Gather = 2,
-  Scatter = 3,
-  Reduce = 4,
-  Alltoall = 5,
-}
 
 /** @internal What an intercommunicator is made of (Communicator.createIntercomm builds it). */
 export interface IntercommunicatorParts {
@@ -76,6 +73,21 @@ export class Intercommunicator {
     this.#name = parts.name;
     this.#bridge.name = `${parts.name} (messages)`;
     this.#collective.name = `${parts.name} (collectives)`;
+  }
+
+  /**
+   * An intercommunicator of two disjoint groups without a communicator they share (MPI-4's
+   * MPI_Intercomm_create_from_groups): every rank of both groups calls it, passing its own group
+   * as `localGroup`, the same leaders (ranks in their groups) and the same `tag`.
+   * @throws {TsmpiError} ERR_GROUP when this rank is not in `localGroup` or the groups overlap;
+   *   ERR_RANK for a leader outside its group
+   */
+  static createFromGroups(localGroup: Group, localLeader: number, remoteGroup: Group, remoteLeader: number, tag = 'tsmpi'): Promise<Intercommunicator> {
+    const origin = localGroup instanceof Group ? (localGroup.origin as Partial<Communicator> | undefined) : undefined;
+    if (!(remoteGroup instanceof Group) || typeof origin?.intercommFromGroups !== 'function') {
+      throw new TsmpiError(ErrorCode.Arg, 'needs two groups made from communicators', { operation: 'createFromGroups', hint: 'pass groups such as world.group.incl([0, 1]) and world.group.excl([0, 1])' });
+    }
+    return origin.intercommFromGroups.call(origin, localGroup, localLeader, remoteGroup, remoteLeader, tag);
   }
 
   /** True: an intercommunicator (MPI_Comm_test_inter). */
@@ -179,73 +191,179 @@ export class Intercommunicator {
   }
 
   // ---- collectives: from one group to the other ---------------------------------------------------
+  // Each is a schedule of collectives/inter.ts on the collective intracommunicator, run blocking
+  // or (the i forms) as a request the rank's progress advances.
 
   /** Returns once every rank of both groups has entered it. */
   barrier(): Promise<void> {
     return this.#collective.barrier();
   }
 
+  ibarrier(): Request<void> {
+    return this.#collective.ibarrier();
+  }
+
   /**
-   * The root's value to every rank of the other group: the root passes ROOT (and gets `value`
-   * back), its group-mates PROC_NULL (undefined), the other group the root's rank there.
+   * The root's value to every rank of the other group: the root passes ROOT, its group-mates
+   * PROC_NULL (both get undefined, as mpi4py's None), the other group the root's rank there.
    */
-  async bcast<T>(value: T, root: number): Promise<T | undefined> {
-    if (this.#rooted(root, 'bcast') === 'root') {
-      await waitAll(Array.from(this.#remote, (union) => this.#collective.isend(value, union, CollectiveTag.Bcast)));
-      return value;
-    }
-    if (root === PROC_NULL) return undefined;
-    return this.#collective.recv<T>(this.#remote[root]!, CollectiveTag.Bcast);
+  bcast<T>(value: T, root: number): Promise<T | undefined> {
+    const at = this.#rooted(root, 'bcast');
+    return this.#collective.runCollective('bcast', 'bcast', (call) => interBcast(call, this.#remote, value, at));
+  }
+
+  ibcast<T>(value: T, root: number): Request<T | undefined> {
+    const at = this.#rooted(root, 'ibcast');
+    return this.#collective.startCollective('bcast', 'ibcast', (call) => interBcast(call, this.#remote, value, at));
   }
 
   /** Every rank of the other group's value, in its rank order, on the root (ROOT); undefined elsewhere. */
-  async gather<T>(value: T, root: number): Promise<T[] | undefined> {
-    if (this.#rooted(root, 'gather') === 'root') return this.#fromEveryRemote<T>(CollectiveTag.Gather);
-    if (root !== PROC_NULL) await this.#collective.send(value, this.#remote[root]!, CollectiveTag.Gather);
-    return undefined;
+  gather<T>(value: T, root: number): Promise<T[] | undefined> {
+    const at = this.#rooted(root, 'gather');
+    return this.#collective.runCollective('gather', 'gather', (call) => interGather(call, this.#remote, value, at));
+  }
+
+  igather<T>(value: T, root: number): Request<T[] | undefined> {
+    const at = this.#rooted(root, 'igather');
+    return this.#collective.startCollective('gather', 'igather', (call) => interGather(call, this.#remote, value, at));
   }
 
   /** `values[i]` (on the root, ROOT) to rank i of the other group; undefined on the root's side. */
-  async scatter<T>(values: readonly T[] | undefined, root: number): Promise<T | undefined> {
-    if (this.#rooted(root, 'scatter') === 'root') {
-      if (!Array.isArray(values) || values.length !== this.remoteSize) {
-        throw this.#error(ErrorCode.Count, `the root passed ${Array.isArray(values) ? values.length : 'no'} values for a remote group of ${this.remoteSize}`, 'scatter', 'pass one value per rank of the other group');
-      }
-      await waitAll(values.map((value, i) => this.#collective.isend(value, this.#remote[i]!, CollectiveTag.Scatter)));
-      return undefined;
-    }
-    if (root === PROC_NULL) return undefined;
-    return this.#collective.recv<T>(this.#remote[root]!, CollectiveTag.Scatter);
+  scatter<T>(values: readonly T[] | undefined, root: number): Promise<T | undefined> {
+    const at = this.#scatterRoot(values, root, 'scatter');
+    return this.#collective.runCollective('scatter', 'scatter', (call) => interScatter(call, this.#remote, values, at));
+  }
+
+  iscatter<T>(values: readonly T[] | undefined, root: number): Request<T | undefined> {
+    const at = this.#scatterRoot(values, root, 'iscatter');
+    return this.#collective.startCollective('scatter', 'iscatter', (call) => interScatter(call, this.#remote, values, at));
   }
 
   /** The other group's values combined with `op` in its rank order, on the root (ROOT); undefined elsewhere. */
-  async reduce<T>(value: T, op: AnyOp<T> = Op.sum, root: number = ROOT): Promise<T | undefined> {
+  reduce<T>(value: T, op: AnyOp<T> = Op.sum, root: number = ROOT): Promise<T | undefined> {
     checkOp(op, 'reduce', this.#errorRank);
-    if (this.#rooted(root, 'reduce') === 'root') return combineInOrder(await this.#fromEveryRemote<T>(CollectiveTag.Reduce), op as ReduceOp<T>);
-    if (root !== PROC_NULL) await this.#collective.send(value, this.#remote[root]!, CollectiveTag.Reduce);
-    return undefined;
+    const at = this.#rooted(root, 'reduce');
+    return this.#collective.runCollective('reduce', 'reduce', (call) => interReduce(call, this.#remote, value, op as ReduceOp, at));
+  }
+
+  ireduce<T>(value: T, op: AnyOp<T> = Op.sum, root: number = ROOT): Request<T | undefined> {
+    checkOp(op, 'ireduce', this.#errorRank);
+    const at = this.#rooted(root, 'ireduce');
+    return this.#collective.startCollective('reduce', 'ireduce', (call) => interReduce(call, this.#remote, value, op as ReduceOp, at));
   }
 
   /** Every rank of the other group's value, in its rank order, on every rank. */
-  async allgather<T>(value: T): Promise<T[]> {
-    const all = await this.#collective.allgather(value);
-    return Array.from(this.#remote, (union) => all[union]!);
+  allgather<T>(value: T): Promise<T[]> {
+    return this.#collective.runCollective('allgather', 'allgather', (call) => interAllgather(call, this.#remote, value));
+  }
+
+  iallgather<T>(value: T): Request<T[]> {
+    return this.#collective.startCollective('allgather', 'iallgather', (call) => interAllgather(call, this.#remote, value));
   }
 
   /** The other group's values combined with `op` in its rank order, on every rank. */
-  async allreduce<T>(value: T, op: AnyOp<T> = Op.sum): Promise<T> {
+  allreduce<T>(value: T, op: AnyOp<T> = Op.sum): Promise<T> {
     checkOp(op, 'allreduce', this.#errorRank);
-    return combineInOrder(await this.allgather(value), op as ReduceOp<T>);
+    return this.#collective.runCollective('allreduce', 'allreduce', (call) => interAllreduce(call, this.#remote, value, op as ReduceOp));
+  }
+
+  iallreduce<T>(value: T, op: AnyOp<T> = Op.sum): Request<T> {
+    checkOp(op, 'iallreduce', this.#errorRank);
+    return this.#collective.startCollective('allreduce', 'iallreduce', (call) => interAllreduce(call, this.#remote, value, op as ReduceOp));
   }
 
   /** `values[i]` to rank i of the other group; returns what each rank of the other group sent this one. */
-  async alltoall<T>(values: readonly T[]): Promise<T[]> {
-    if (!Array.isArray(values) || values.length !== this.remoteSize) {
-      throw this.#error(ErrorCode.Count, `alltoall got ${Array.isArray(values) ? values.length : 'no'} values for a remote group of ${this.remoteSize}`, 'alltoall', 'pass one value per rank of the other group');
-    }
-    const receives = Array.from(this.#remote, (union) => this.#collective.irecv<T>(union, CollectiveTag.Alltoall));
-    await waitAll(values.map((value, i) => this.#collective.isend(value, this.#remote[i]!, CollectiveTag.Alltoall)));
-    return waitAll(receives);
+  alltoall<T>(values: readonly T[]): Promise<T[]> {
+    this.#onePerRemote(values, 'alltoall');
+    return this.#collective.runCollective('alltoall', 'alltoall', (call) => interAlltoall(call, this.#remote, values));
+  }
+
+  ialltoall<T>(values: readonly T[]): Request<T[]> {
+    this.#onePerRemote(values, 'ialltoall');
+    return this.#collective.startCollective('alltoall', 'ialltoall', (call) => interAlltoall(call, this.#remote, values));
+  }
+
+  /**
+   * Every rank of the other group's typed array, concatenated in its rank order with its counts
+   * and displacements, on the root (ROOT, which passes no data); undefined elsewhere (MPI_Gatherv).
+   */
+  gatherv<A extends TypedArray>(data: A | undefined, root: number): Promise<Concatenated<A> | undefined> {
+    const at = this.#typedRoot(data, root, 'gatherv');
+    return this.#collective.runCollective('gatherv', 'gatherv', (call) => interGatherv(call, this.#remote, data, at));
+  }
+
+  igatherv<A extends TypedArray>(data: A | undefined, root: number): Request<Concatenated<A> | undefined> {
+    const at = this.#typedRoot(data, root, 'igatherv');
+    return this.#collective.startCollective('gatherv', 'igatherv', (call) => interGatherv(call, this.#remote, data, at));
+  }
+
+  /**
+   * The root's (ROOT) `counts[i]` elements, in order, to rank i of the other group (equal blocks
+   * without counts); undefined on the root's side (MPI_Scatterv).
+   */
+  scatterv<A extends TypedArray>(data: A | undefined, counts: readonly number[] | undefined, root: number): Promise<A | undefined> {
+    const at = this.#scattervRoot(data, root, 'scatterv');
+    return this.#collective.runCollective('scatterv', 'scatterv', (call) => interScatterv(call, this.#remote, data, counts, at));
+  }
+
+  iscatterv<A extends TypedArray>(data: A | undefined, counts: readonly number[] | undefined, root: number): Request<A | undefined> {
+    const at = this.#scattervRoot(data, root, 'iscatterv');
+    return this.#collective.startCollective('scatterv', 'iscatterv', (call) => interScatterv(call, this.#remote, data, counts, at));
+  }
+
+  /** Every rank of the other group's typed array, concatenated in its rank order (into `into` when given; MPI_Allgatherv). */
+  allgatherv<A extends TypedArray>(data: A, into?: A): Promise<Concatenated<A>> {
+    this.#checkTyped(data, 'allgatherv');
+    return this.#collective.runCollective('allgatherv', 'allgatherv', (call) => interAllgatherv(call, this.#remote, data, into));
+  }
+
+  iallgatherv<A extends TypedArray>(data: A, into?: A): Request<Concatenated<A>> {
+    this.#checkTyped(data, 'iallgatherv');
+    return this.#collective.startCollective('allgatherv', 'iallgatherv', (call) => interAllgatherv(call, this.#remote, data, into));
+  }
+
+  /**
+   * Block i of `data` (`sendCounts[i]` elements, in order) to rank i of the other group; the
+   * blocks the other group sent this rank, concatenated in its rank order (MPI_Alltoallv).
+   * `recvCounts`, when given, is checked against what arrived.
+   */
+  alltoallv<A extends TypedArray>(data: A, sendCounts: readonly number[], recvCounts?: readonly number[], into?: A): Promise<Concatenated<A>> {
+    this.#checkTyped(data, 'alltoallv');
+    return this.#collective.runCollective('alltoallv', 'alltoallv', (call) => interAlltoallv(call, this.#remote, data, sendCounts, recvCounts, into));
+  }
+
+  ialltoallv<A extends TypedArray>(data: A, sendCounts: readonly number[], recvCounts?: readonly number[], into?: A): Request<Concatenated<A>> {
+    this.#checkTyped(data, 'ialltoallv');
+    return this.#collective.startCollective('alltoallv', 'ialltoallv', (call) => interAlltoallv(call, this.#remote, data, sendCounts, recvCounts, into));
+  }
+
+  /**
+   * The other group's typed arrays combined element by element with `op` in its rank order; this
+   * rank gets block `rank` of the result, block i of each remote array going to rank i
+   * (MPI_Reduce_scatter_block: each array holds one block per rank of this rank's group).
+   */
+  reduceScatterBlock<A extends TypedArray>(data: A, op: AnyOp<A> = Op.sum, into?: A): Promise<A> {
+    this.#checkReduceScatter(data, op, 'reduceScatterBlock');
+    return this.#collective.runCollective('reducescatter', 'reduceScatterBlock', (call) => interReduceScatterBlock(call, this.#remote, data, op as ReduceOp, into));
+  }
+
+  ireduceScatterBlock<A extends TypedArray>(data: A, op: AnyOp<A> = Op.sum, into?: A): Request<A> {
+    this.#checkReduceScatter(data, op, 'ireduceScatterBlock');
+    return this.#collective.startCollective('reducescatter', 'ireduceScatterBlock', (call) => interReduceScatterBlock(call, this.#remote, data, op as ReduceOp, into));
+  }
+
+  /**
+   * As reduceScatterBlock with blocks of `counts[i]` elements for rank i of this group (every rank
+   * of a group passes its group's counts; the other group's arrays hold their sum; MPI_Reduce_scatter).
+   */
+  reduceScatter<A extends TypedArray>(data: A, counts: readonly number[], op: AnyOp<A> = Op.sum, into?: A): Promise<A> {
+    this.#checkReduceScatter(data, op, 'reduceScatter', counts);
+    return this.#collective.runCollective('reducescatter', 'reduceScatter', (call) => interReduceScatter(call, this.#remote, this.rank, data, counts, op as ReduceOp, into));
+  }
+
+  ireduceScatter<A extends TypedArray>(data: A, counts: readonly number[], op: AnyOp<A> = Op.sum, into?: A): Request<A> {
+    this.#checkReduceScatter(data, op, 'ireduceScatter', counts);
+    return this.#collective.startCollective('reducescatter', 'ireduceScatter', (call) => interReduceScatter(call, this.#remote, this.rank, data, counts, op as ReduceOp, into));
   }
 
   // ---- communicators ----------------------------------------------------------------------------
@@ -294,15 +412,49 @@ export class Intercommunicator {
     return new Status(source, status.tag, status.bytes, status.error, status.cancelled);
   }
 
-  /** Whether this rank is the root of a rooted collective, checking `root` (ROOT, PROC_NULL, or a rank of the other group). */
-  #rooted(root: number, operation: string): 'root' | 'other' {
+  /** Where this rank stands in a rooted collective, checking `root` (ROOT, PROC_NULL, or a rank of the other group). */
+  #rooted(root: number, operation: string): InterRoot {
     if (root === ROOT) return 'root';
-    if (root === PROC_NULL || (Number.isInteger(root) && root >= 0 && root < this.remoteSize)) return 'other';
+    if (root === PROC_NULL) return 'idle';
+    if (Number.isInteger(root) && root >= 0 && root < this.remoteSize) return root;
     throw this.#error(ErrorCode.Rank, `root ${root} is not ROOT, PROC_NULL or a rank of the other group (0..${this.remoteSize - 1})`, operation, "the root passes ROOT, its group-mates PROC_NULL, the other group the root's rank");
   }
 
-  #fromEveryRemote<T>(tag: CollectiveTag): Promise<T[]> {
-    return waitAll(Array.from(this.#remote, (union) => this.#collective.irecv<T>(union, tag)));
+  #scatterRoot(values: readonly unknown[] | undefined, root: number, operation: string): InterRoot {
+    const at = this.#rooted(root, operation);
+    if (at === 'root') this.#onePerRemote(values, operation);
+    return at;
+  }
+
+  #onePerRemote(values: readonly unknown[] | undefined, operation: string): void {
+    if (Array.isArray(values) && values.length === this.remoteSize) return;
+    throw this.#error(ErrorCode.Count, `${operation} got ${Array.isArray(values) ? values.length : 'no'} values for a remote group of ${this.remoteSize}`, operation, 'pass one value per rank of the other group');
+  }
+
+  /** A rooted v collective: the ranks that send pass a typed array. */
+  #typedRoot(data: unknown, root: number, operation: string): InterRoot {
+    const at = this.#rooted(root, operation);
+    if (typeof at === 'number') this.#checkTyped(data, operation);
+    return at;
+  }
+
+  #scattervRoot(data: unknown, root: number, operation: string): InterRoot {
+    const at = this.#rooted(root, operation);
+    if (at === 'root') this.#checkTyped(data, operation);
+    return at;
+  }
+
+  #checkTyped(data: unknown, operation: string): void {
+    if (ArrayBuffer.isView(data) && !(data instanceof DataView)) return;
+    throw this.#error(ErrorCode.Type, `${operation} takes a typed array, got ${data === null ? 'null' : typeof data}`, operation, 'pass a typed array such as a Float64Array');
+  }
+
+  #checkReduceScatter(data: unknown, op: unknown, operation: string, counts?: readonly number[]): void {
+    checkOp(op as AnyOp<unknown>, operation, this.#errorRank);
+    this.#checkTyped(data, operation);
+    if (counts !== undefined && (!Array.isArray(counts) || counts.length !== this.size || counts.some((n) => !Number.isInteger(n) || n < 0))) {
+      throw this.#error(ErrorCode.Count, `counts ${JSON.stringify(counts)} are not ${this.size} non-negative integers`, operation, "pass one count per rank of this rank's own group");
+    }
   }
 
   #worlds(unionRanks: Int32Array): Int32Array {
@@ -316,11 +468,4 @@ export class Intercommunicator {
   #error(code: (typeof ErrorCode)[keyof typeof ErrorCode], message: string, operation: string, hint: string): TsmpiError {
     return new TsmpiError(code, `${message} (on ${this.#name})`, { rank: this.#errorRank, operation, hint });
   }
-}
-
-/** x0 op x1 op ... in order (an earlier operand on the left, as the intracommunicator reductions combine). */
-function combineInOrder<T>(values: readonly T[], op: ReduceOp<T>): T {
-  let result: T = values[0] as T;
-  for (let i = 1; i < values.length; i++) result = op.combine(result, values[i] as T);
-  return result;
 }
