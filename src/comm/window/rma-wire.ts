@@ -17,6 +17,10 @@ export const RmaKind = {
   CompareAndSwap: 5,
   Lock: 6,
   Unlock: 7,
+  /** A target opened an exposure epoch to the receiving origin (post); no reply. */
+  Post: 8,
+  /** An origin ended its access epoch on the receiving target (complete); no reply. */
+  Complete: 9,
   /** Target -> origin: the operation was applied. */
   Ack: 16,
   /** Target -> origin: data for a get, fetchAndOp or compareAndSwap. */

@@ -12,16 +12,21 @@
  *
  * `Win.allocateShared` puts the windows of ranks in one process in one SharedArrayBuffer: put
  * and get between them are plain copies, and `sharedQuery` maps a peer's segment (zero-copy).
+ *
+ * Generalized active target (post/start/complete/wait) rides the same messages: a target's post
+ * tells each origin of its group, an origin's complete follows its last acknowledgement.
  */
 import { BroadcastChannel } from 'node:worker_threads';
 import { ErrorCode, TsmpiError } from '../../errors.js';
 import type { BackgroundTask } from '../background.js';
 import { bytesOf, PayloadKind, rawKindOf, refuseToEncode, type BufferLike, type TypedArray } from '../codec.js';
 import type { Communicator } from '../communicator.js';
+import { Group } from '../group.js';
 import { ANY_SOURCE, ANY_TAG, PROC_NULL } from '../matching.js';
 import type { AnyOp } from '../ops.js';
 import { processPlace } from '../placement.js';
 import { Request } from '../request.js';
+import { UNDEFINED } from '../status.js';
 import { copyBytes } from '../../transport/copy-bytes.js';
 import { applyOp, payloadOf, readHeader, RmaKind, rmaMessage, windowOpCode } from './rma-wire.js';
 
@@ -54,6 +59,12 @@ export class Win {
   #freed = false;
   /** Made by allocateShared (a size-1 communicator's window counts as shared too). */
   readonly #queryable: boolean;
+  /** Posts received from each target and not yet taken by a start; completes from each origin not yet taken by a wait. */
+  readonly #posts: Int32Array;
+  readonly #completes: Int32Array;
+  /** The targets of the access epoch start() opened, and the origins of the exposure epoch post() opened. */
+  #startGroup: readonly number[] | undefined;
+  #postGroup: readonly number[] | undefined;
 
   private constructor(comm: Communicator, memory: Uint8Array, sizes: readonly number[], segments: readonly Uint8Array[] | undefined, queryable: boolean) {
     this.comm = comm;
@@ -62,7 +73,14 @@ export class Win {
     this.#sizes = sizes;
     this.#segments = segments;
     this.#outstanding = new Int32Array(comm.size);
-    this.#target = new WindowTarget(comm, memory, (source, message) => this.#onReply(source, message));
+    this.#posts = new Int32Array(comm.size);
+    this.#completes = new Int32Array(comm.size);
+    this.#target = new WindowTarget(
+      comm,
+      memory,
+      (source, message) => this.#onReply(source, message),
+      (kind, origin) => void (kind === RmaKind.Post ? this.#posts[origin]!++ : this.#completes[origin]!++),
+    );
     comm.endpoint.background.add(this.#target);
   }
 
@@ -126,6 +144,16 @@ export class Win {
     const win = new Win(own, segments[own.rank]!, sizes, segments, sharedRequired);
     await own.barrier();
     return win;
+  }
+
+  /** This rank's window size in bytes (MPI_WIN_SIZE). */
+  get size(): number {
+    return this.memory.byteLength;
+  }
+
+  /** The group of the window's ranks (MPI_Win_get_group). */
+  get group(): Group {
+    return this.comm.group;
   }
 
   /** Rank `rank`'s segment of a shared window, to read and write directly (MPI_Win_shared_query). */
@@ -199,8 +227,88 @@ export class Win {
     return this.#fetch(targetRank, targetOffset, value, RmaKind.CompareAndSwap, both, 0, kind, 'compareAndSwap', value.byteLength);
   }
 
+  /**
+   * Combines `data` into the target like accumulate, and puts what the target held before into
+   * `result` (same kind, at least as long), filled by the next fence, flush or unlock
+   * (MPI_Get_accumulate). Op.noOp only reads, atomically; Op.replace swaps.
+   */
+  getAccumulate<A extends TypedArray, T>(data: A, result: A, targetRank: number, targetOffset: number, op: AnyOp<T>): void {
+    this.#getAccumulate(data, result, targetRank, targetOffset, op, 'getAccumulate');
+  }
+
+  // ---- request-based operations (MPI_Rput ...): a request per operation ------------------------
+
+  /** put, with a request that completes once the target has the data (MPI_Rput). */
+  rput(data: BufferLike, targetRank: number, targetOffset = 0): Request<void> {
+    const bytes = this.#checkData(data, 'rput');
+    const request = this.#request<void>('rput', targetRank);
+    if (!this.#checkAccess(targetRank, targetOffset, bytes.byteLength, 'rput') || this.#segments !== undefined) {
+      if (this.#segments !== undefined) this.put(data, targetRank, targetOffset);
+      request.complete(undefined);
+      return request;
+    }
+    this.#send(targetRank, rmaMessage(RmaKind.Put, targetOffset, this.#expectReply(() => request.complete(undefined)), 0, bytes));
+    return request;
+  }
+
+  /** get, with a request that completes with `into` once it is filled (MPI_Rget). */
+  rget<B extends BufferLike>(into: B, targetRank: number, targetOffset = 0): Request<B> {
+    const bytes = this.#checkData(into, 'rget');
+    const request = this.#request<B>('rget', targetRank);
+    if (!this.#checkAccess(targetRank, targetOffset, bytes.byteLength, 'rget') || this.#segments !== undefined) {
+      if (this.#segments !== undefined) this.get(into, targetRank, targetOffset);
+      request.complete(into);
+      return request;
+    }
+    const id = this.#expectReply((payload) => {
+      copyBytes(bytes, 0, payload, 0, payload.byteLength);
+      request.complete(into);
+    });
+    this.#send(targetRank, rmaMessage(RmaKind.Get, targetOffset, id, bytes.byteLength));
+    return request;
+  }
+
+  /** accumulate, with a request that completes once the target has combined it (MPI_Raccumulate). */
+  raccumulate<T>(data: TypedArray, targetRank: number, targetOffset: number, op: AnyOp<T>): Request<void> {
+    const { bytes, kind, code } = this.#checkTyped(data, op as AnyOp<unknown>, 'raccumulate');
+    const request = this.#request<void>('raccumulate', targetRank);
+    if (!this.#checkAccess(targetRank, targetOffset, bytes.byteLength, 'raccumulate')) {
+      request.complete(undefined);
+      return request;
+    }
+    this.#send(targetRank, rmaMessage(RmaKind.Accumulate, targetOffset, this.#expectReply(() => request.complete(undefined)), 0, bytes, code, kind));
+    return request;
+  }
+
+  /** getAccumulate, with a request that completes with `result` once it is filled (MPI_Rget_accumulate). */
+  rgetAccumulate<A extends TypedArray, T>(data: A, result: A, targetRank: number, targetOffset: number, op: AnyOp<T>): Request<A> {
+    return this.#getAccumulate(data, result, targetRank, targetOffset, op, 'rgetAccumulate');
+  }
+
+  #getAccumulate<A extends TypedArray, T>(data: A, result: A, targetRank: number, targetOffset: number, op: AnyOp<T>, operation: string): Request<A> {
+    const { bytes, kind, code } = this.#checkTyped(data, op as AnyOp<unknown>, operation);
+    if (!ArrayBuffer.isView(result) || result.constructor !== data.constructor || result.length < data.length) {
+      throw this.#error(ErrorCode.Count, `the result array must be a ${data.constructor.name} of at least ${data.length} elements`, operation, 'pass a result array of the same kind and length as the data');
+    }
+    const request = this.#request<A>(operation, targetRank);
+    if (!this.#checkAccess(targetRank, targetOffset, bytes.byteLength, operation)) {
+      request.complete(result);
+      return request;
+    }
+    const id = this.#expectReply((old) => {
+      bytesOf(result).set(old);
+      request.complete(result);
+    });
+    this.#send(targetRank, rmaMessage(RmaKind.FetchAndOp, targetOffset, id, 0, bytes, code, kind));
+    return request;
+  }
+
+  #request<T>(operation: string, targetRank: number): Request<T> {
+    return new Request<T>(this.comm.endpoint, operation, targetRank, TO_TARGET, this.comm.context);
+  }
+
   #fetch<A extends TypedArray>(targetRank: number, targetOffset: number, like: A, kind: number, payload: Uint8Array, code: number, elementKind: number, operation: string, length = payload.byteLength): Request<A> {
-    const request = new Request<A>(this.comm.endpoint, operation, targetRank, TO_TARGET, this.comm.context);
+    const request = this.#request<A>(operation, targetRank);
     const result = like.slice() as A;
     if (!this.#checkAccess(targetRank, targetOffset, length, operation)) {
       request.complete(result);
@@ -265,6 +373,103 @@ export class Win {
     return this.#drain(-1, 'flushAll');
   }
 
+  /** flush: local and remote completion are one here (MPI_Win_flush_local). */
+  flushLocal(rank: number): Promise<void> {
+    this.#checkRank(rank, 'flushLocal');
+    return this.#drain(rank, 'flushLocal');
+  }
+
+  /** flushAll (MPI_Win_flush_local_all). */
+  flushLocalAll(): Promise<void> {
+    return this.#drain(-1, 'flushLocalAll');
+  }
+
+  /**
+   * Orders this rank's direct reads and writes of a shared window's memory with the other ranks'
+   * (MPI_Win_sync). A JavaScript rank's plain accesses to shared memory are ordered by the
+   * synchronisation that tells the other rank to look (a message, a barrier, a lock): nothing to
+   * do beyond checking the window.
+   */
+  sync(): void {
+    this.#checkLive('sync');
+  }
+
+  // ---- generalized active target (post/start/complete/wait) ------------------------------------
+
+  /**
+   * Opens an exposure epoch for the origins in `group` (a Group of the window's ranks, or their
+   * ranks): they may access this rank's window between their start and complete (MPI_Win_post).
+   */
+  post(group: Group | readonly number[]): void {
+    this.#checkLive('post');
+    if (this.#postGroup !== undefined) throw this.#error(ErrorCode.Arg, 'an exposure epoch is already open', 'post', 'call wait() (or test() until true) before posting again');
+    const origins = this.#ranksOf(group, 'post');
+    this.#postGroup = origins;
+    for (const origin of origins) this.comm.isend(rmaMessage(RmaKind.Post, 0, 0, 0), origin, TO_TARGET);
+  }
+
+  /**
+   * Opens an access epoch on the targets in `group`: resolves once each of them has posted
+   * (MPI_Win_start). Operations on them follow until complete().
+   */
+  async start(group: Group | readonly number[]): Promise<void> {
+    this.#checkLive('start');
+    if (this.#startGroup !== undefined) throw this.#error(ErrorCode.Arg, 'an access epoch is already open', 'start', 'call complete() before starting again');
+    const targets = this.#ranksOf(group, 'start');
+    this.#startGroup = targets;
+    const posted = (): boolean => targets.every((t) => this.#posts[t]! > 0);
+    if (!posted()) await this.comm.endpoint.waitUntil(posted, { operation: 'win.start', peer: targets.find((t) => this.#posts[t] === 0) ?? -1, tag: TO_TARGET, context: this.comm.context });
+    for (const t of targets) this.#posts[t]!--;
+  }
+
+  /** Ends the access epoch: every operation on its targets is complete there, and they are told (MPI_Win_complete). */
+  async complete(): Promise<void> {
+    this.#checkLive('complete');
+    const targets = this.#startGroup;
+    if (targets === undefined) throw this.#error(ErrorCode.Arg, 'no access epoch is open', 'complete', 'call start(group) first');
+    for (const t of targets) await this.#drain(t, 'complete');
+    this.#startGroup = undefined;
+    for (const t of targets) this.comm.isend(rmaMessage(RmaKind.Complete, 0, 0, 0), t, TO_TARGET);
+  }
+
+  /** Ends the exposure epoch once every origin of the post has completed (MPI_Win_wait). */
+  async wait(): Promise<void> {
+    this.#checkLive('wait');
+    const origins = this.#postGroup;
+    if (origins === undefined) throw this.#error(ErrorCode.Arg, 'no exposure epoch is open', 'wait', 'call post(group) first');
+    const completed = (): boolean => origins.every((o) => this.#completes[o]! > 0);
+    if (!completed()) await this.comm.endpoint.waitUntil(completed, { operation: 'win.wait', peer: origins.find((o) => this.#completes[o] === 0) ?? -1, tag: TO_TARGET, context: this.comm.context });
+    this.#endExposure(origins);
+  }
+
+  /** wait() without waiting: true (and the epoch ended) once every origin has completed (MPI_Win_test). */
+  test(): boolean {
+    this.#checkLive('test');
+    const origins = this.#postGroup;
+    if (origins === undefined) throw this.#error(ErrorCode.Arg, 'no exposure epoch is open', 'test', 'call post(group) first');
+    if (!this.comm.endpoint.testPoll(() => origins.every((o) => this.#completes[o]! > 0))) return false;
+    this.#endExposure(origins);
+    return true;
+  }
+
+  #endExposure(origins: readonly number[]): void {
+    for (const o of origins) this.#completes[o]!--;
+    this.#postGroup = undefined;
+  }
+
+  /** The window's ranks that `group` names (a Group of world ranks, or ranks of the window's communicator). */
+  #ranksOf(group: Group | readonly number[], operation: string): number[] {
+    if (group instanceof Group) {
+      const ranks = group.translateRanks(Array.from({ length: group.size }, (_, i) => i), this.comm.group);
+      const outside = ranks.findIndex((r) => r === UNDEFINED);
+      if (outside >= 0) throw this.#error(ErrorCode.Group, `rank ${outside} of the group is not in the window's communicator`, operation, 'pass a group of the window\'s ranks, e.g. comm.group.incl([1])');
+      return ranks;
+    }
+    if (!Array.isArray(group)) throw this.#error(ErrorCode.Arg, 'needs a Group or an array of ranks', operation, 'pass e.g. comm.group.incl([1]) or [1]');
+    for (const r of group) this.#checkRank(r, operation);
+    return [...group];
+  }
+
   /** Completes everything and releases the window (MPI_Win_free; collective). */
   async free(): Promise<void> {
     this.#checkLive('free');
@@ -297,7 +502,8 @@ export class Win {
       this.#outstanding[source]!--;
       this.#outstandingTotal--;
     }
-    if (header.kind === RmaKind.Ack) return;
+    // An acknowledgement with an id answers a request-based operation (rput, raccumulate).
+    if (header.kind === RmaKind.Ack && header.id === 0) return;
     const handler = this.#replies.get(header.id);
     this.#replies.delete(header.id);
     handler?.(payloadOf(message));
@@ -361,16 +567,18 @@ class WindowTarget implements BackgroundTask {
   readonly #comm: Communicator;
   readonly #memory: Uint8Array;
   readonly #onReply: (source: number, message: Uint8Array) => void;
+  readonly #onEpoch: (kind: number, origin: number) => void;
   #receive: Request<Uint8Array>;
   /** 0 free, -1 held exclusively, n > 0 held by n sharers. */
   #lockState = 0;
   readonly #waiting: { origin: number; id: number; exclusive: boolean }[] = [];
   #closed = false;
 
-  constructor(comm: Communicator, memory: Uint8Array, onReply: (source: number, message: Uint8Array) => void) {
+  constructor(comm: Communicator, memory: Uint8Array, onReply: (source: number, message: Uint8Array) => void, onEpoch: (kind: number, origin: number) => void) {
     this.#comm = comm;
     this.#memory = memory;
     this.#onReply = onReply;
+    this.#onEpoch = onEpoch;
     this.#receive = comm.irecv<Uint8Array>(ANY_SOURCE, ANY_TAG);
   }
 
@@ -420,6 +628,9 @@ class WindowTarget implements BackgroundTask {
       case RmaKind.Lock:
         this.#waiting.push({ origin, id, exclusive: extra === 1 });
         return this.#grant();
+      case RmaKind.Post:
+      case RmaKind.Complete:
+        return this.#onEpoch(kind, origin);
       case RmaKind.Unlock:
         this.#lockState = this.#lockState < 0 ? 0 : Math.max(0, this.#lockState - 1);
         this.#reply(origin, RmaKind.Ack, id);
