@@ -24,7 +24,7 @@ import {
 } from './collectives/inter.js';
 import { checkOp, Op, type AnyOp, type ReduceOp } from './ops.js';
 import { receivedWhenSent, Request } from './request.js';
-import { Status } from './status.js';
+import { Status, UNDEFINED } from './status.js';
 import { ANY_SOURCE, ANY_TAG, PROC_NULL } from './wildcards.js';
 
 /** The root of an intercommunicator's rooted collective, as the root itself passes it (MPI_ROOT). */
@@ -381,6 +381,70 @@ export class Intercommunicator {
     const merged = (await this.#bridge.split(0, localFirst ? this.rank : this.remoteSize + this.rank))!;
     merged.name = `merge of ${this.#name}`;
     return merged;
+  }
+
+  /**
+   * Intercommunicators of the ranks that pass the same `color`, each group's part ordered by
+   * `key` (then rank): a colour's ranks of this group face its ranks of the other group
+   * (MPI_Comm_split on an intercommunicator). Undefined for `undefined` or UNDEFINED, and for a
+   * colour the other group has no rank of. Collective over both groups.
+   */
+  split(color: number | undefined, key = 0): Promise<Intercommunicator | undefined> {
+    if (color !== undefined && color !== UNDEFINED && (!Number.isInteger(color) || color < 0)) {
+      throw this.#error(ErrorCode.Arg, `color ${String(color)} is not a non-negative integer`, 'split', 'pass an integer >= 0, or undefined for no communicator');
+    }
+    if (!Number.isInteger(key)) throw this.#error(ErrorCode.Arg, `key ${String(key)} is not an integer`, 'split', 'pass an integer key');
+    return this.#regroup(color === undefined || color === UNDEFINED ? -1 : color, key, `split of ${this.#name}`);
+  }
+
+  /**
+   * An intercommunicator of `group`, a part of this rank's group (every rank of the group passes
+   * the same), facing the part the other group's ranks pass; undefined for ranks outside `group`
+   * and for all when either part is empty (MPI_Comm_create on an intercommunicator).
+   * @throws {TsmpiError} ERR_GROUP when `group` holds ranks outside the local group
+   */
+  create(group: Group): Promise<Intercommunicator | undefined> {
+    const members = group instanceof Group ? group.members('create') : undefined;
+    const locals = this.#worlds(this.#local);
+    const outside = members === undefined ? [] : Array.from(members).filter((world) => !locals.includes(world));
+    if (members === undefined || outside.length > 0) {
+      throw this.#error(ErrorCode.Group, members === undefined ? 'create takes a Group' : `world ranks ${outside.join(', ')} are not in this rank's group`, 'create', "pass a part of this rank's own group, e.g. inter.group.incl([0, 1])");
+    }
+    const place = members.indexOf(locals[this.rank]!);
+    return this.#regroup(place < 0 ? -1 : 0, place, `create of ${this.#name}`);
+  }
+
+  /**
+   * The intercommunicator of this rank's colour (-1: none): every rank's colour and key go to
+   * all (over the collective intracommunicator), each rank works out both parts of its colour,
+   * and a split of the message intracommunicator makes the union, in the order an
+   * intercommunicator's union has (the part holding the lower world rank first).
+   */
+  async #regroup(color: number, key: number, name: string): Promise<Intercommunicator | undefined> {
+    const all = await this.#collective.allgather([color, key] as const);
+    const part = (side: Int32Array): number[] =>
+      Array.from(side)
+        .filter((union) => color >= 0 && all[union]![0] === color)
+        .sort((a, b) => all[a]![1] - all[b]![1] || a - b);
+    const local = part(this.#local);
+    const remote = part(this.#remote);
+    const joins = color >= 0 && remote.length > 0;
+    const worldOf = (union: number): number => this.#bridge.worldRankOf(union);
+    const localFirst = joins && Math.min(...local.map(worldOf)) < Math.min(...remote.map(worldOf));
+    const me = local.indexOf(this.#local[this.rank]!);
+    const bridge = await this.#bridge.split(joins ? color : undefined, localFirst ? me : remote.length + me);
+    if (bridge === undefined) return undefined;
+    const collective = await bridge.dup();
+    const first = localFirst ? 0 : remote.length;
+    const second = localFirst ? local.length : 0;
+    return new Intercommunicator({
+      bridge,
+      collective,
+      local: Int32Array.from(local, (_, i) => first + i),
+      remote: Int32Array.from(remote, (_, i) => second + i),
+      rank: me,
+      name,
+    });
   }
 
   /** The same groups with contexts of their own (MPI_Comm_dup); collective over both groups. */
