@@ -1208,17 +1208,7 @@ export class Communicator {
     // On the world's collective context, with tags below ANY_TAG that no collective uses (as createFromGroup).
     const context = await agreeAmongGroup({ endpoint, context: 1, tag: -2 - (stringHash(`${key} ${union.join(',')}`) & 0x3fffffff), ranks: union, worldRanks: union, me, operation });
     const bridge = new Communicator({ endpoint, context, group: Int32Array.from(union), rank: me, settings: this.#settings, selfContext: this.#selfContext, name });
-    const collective = await bridge.dup();
-    const first = localFirst ? 0 : remote.length;
-    const second = localFirst ? local.length : 0;
-    return new Intercommunicator({
-      bridge,
-      collective,
-      local: Int32Array.from(local, (_, i) => first + i),
-      remote: Int32Array.from(remote, (_, i) => second + i),
-      rank: local.indexOf(endpoint.rank),
-      name,
-    });
+    return Intercommunicator.overUnion(bridge, local.length, remote.length, localFirst, local.indexOf(endpoint.rank), name);
   }
 
   /**

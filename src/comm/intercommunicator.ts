@@ -434,15 +434,23 @@ export class Intercommunicator {
     const me = local.indexOf(this.#local[this.rank]!);
     const bridge = await this.#bridge.split(joins ? color : undefined, localFirst ? me : remote.length + me);
     if (bridge === undefined) return undefined;
+    return Intercommunicator.overUnion(bridge, local.length, remote.length, localFirst, me, name);
+  }
+
+  /**
+   * @internal The intercommunicator over `bridge`, a communicator of both groups' ranks, one group
+   * after the other (`localFirst`: this rank's group first); `rank` is this rank's place in its group.
+   */
+  static async overUnion(bridge: Communicator, localSize: number, remoteSize: number, localFirst: boolean, rank: number, name: string): Promise<Intercommunicator> {
     const collective = await bridge.dup();
-    const first = localFirst ? 0 : remote.length;
-    const second = localFirst ? local.length : 0;
+    const first = localFirst ? 0 : remoteSize;
+    const second = localFirst ? localSize : 0;
     return new Intercommunicator({
       bridge,
       collective,
-      local: Int32Array.from(local, (_, i) => first + i),
-      remote: Int32Array.from(remote, (_, i) => second + i),
-      rank: me,
+      local: Int32Array.from({ length: localSize }, (_, i) => first + i),
+      remote: Int32Array.from({ length: remoteSize }, (_, i) => second + i),
+      rank,
       name,
     });
   }
