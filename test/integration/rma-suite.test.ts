@@ -1,11 +1,11 @@
 // One-sided windows (test/fixtures/rma-suite.ts) on threads, processes, both, and the simulator:
-// fence epochs, request-based operations and getAccumulate, post/start/complete/wait, atomics, exclusive locks, random programs against a sequential model, shared
+// fence epochs, request-based operations and getAccumulate, post/start/complete/wait, dynamic windows, atomics, exclusive locks, random programs against a sequential model, shared
 // windows (refused across processes), errors.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { explain, fixture, runFixture, tsmpi } from '../helpers/run-job.ts';
 
-const CHECKS = 10;
+const CHECKS = 11;
 const COMMUNICATORS = 3;
 const okLines = (stdout: string): number => stdout.split('\n').filter((line) => line.startsWith('rma ok ')).length;
 

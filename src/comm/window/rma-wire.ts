@@ -27,6 +27,8 @@ export const RmaKind = {
   Data: 17,
   /** Target -> origin: the lock is granted. */
   Granted: 18,
+  /** Target -> origin: the operation fell outside the memory attached to a dynamic window (the payload says why). */
+  Refused: 19,
 } as const;
 
 export const HEADER_BYTES = 16;

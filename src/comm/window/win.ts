@@ -31,6 +31,11 @@ import { copyBytes } from '../../transport/copy-bytes.js';
 import { applyOp, payloadOf, readHeader, RmaKind, rmaMessage, windowOpCode } from './rma-wire.js';
 
 export type LockType = 'exclusive' | 'shared';
+/** How a window was made (MPI_WIN_CREATE_FLAVOR). */
+export type WindowFlavor = 'create' | 'allocate' | 'shared' | 'dynamic';
+
+/** Where a target's bytes for an operation lie: `bytes` from `at`; a string says why there are none. */
+type Resolved = { bytes: Uint8Array; at: number } | string;
 
 /** Operations go to the target on this tag, replies come back on the other. */
 const TO_TARGET = 1;
@@ -38,6 +43,9 @@ const TO_ORIGIN = 2;
 /** Segments of a shared window start on this boundary, so any typed array can view them. */
 const SEGMENT_ALIGN = 8;
 const MAX_WINDOW_BYTES = 0xffffffff;
+/** A dynamic window's first displacement: 0 is never one, so a displacement left at 0 is caught. */
+const DYNAMIC_FIRST_BASE = 8;
+const EMPTY: Uint8Array = new Uint8Array(0);
 
 /** Shared windows' buffers by key, for ranks that share a realm (the simulator's). */
 const sharedBuffers = new Map<string, SharedArrayBuffer>();
@@ -54,11 +62,17 @@ export class Win {
   /** Operations sent to each rank and not yet acknowledged. */
   readonly #outstanding: Int32Array;
   #outstandingTotal = 0;
-  readonly #replies = new Map<number, (payload: Uint8Array) => void>();
+  readonly #replies = new Map<number, (payload: Uint8Array, refused?: TsmpiError) => void>();
   #nextId = 1;
   #freed = false;
   /** Made by allocateShared (a size-1 communicator's window counts as shared too). */
   readonly #queryable: boolean;
+  readonly flavor: WindowFlavor;
+  /** A dynamic window's attached memory, by displacement (in attach order). */
+  readonly #attached: { base: number; bytes: Uint8Array }[] = [];
+  #nextBase = DYNAMIC_FIRST_BASE;
+  /** The first refusal a target sent since the last completion call (dynamic windows). */
+  #refused: TsmpiError | undefined;
   /** Posts received from each target and not yet taken by a start; completes from each origin not yet taken by a wait. */
   readonly #posts: Int32Array;
   readonly #completes: Int32Array;
@@ -66,8 +80,9 @@ export class Win {
   #startGroup: readonly number[] | undefined;
   #postGroup: readonly number[] | undefined;
 
-  private constructor(comm: Communicator, memory: Uint8Array, sizes: readonly number[], segments: readonly Uint8Array[] | undefined, queryable: boolean) {
+  private constructor(comm: Communicator, memory: Uint8Array, sizes: readonly number[], segments: readonly Uint8Array[] | undefined, queryable: boolean, flavor: WindowFlavor) {
     this.comm = comm;
+    this.flavor = flavor;
     this.#queryable = queryable;
     this.memory = memory;
     this.#sizes = sizes;
@@ -77,7 +92,7 @@ export class Win {
     this.#completes = new Int32Array(comm.size);
     this.#target = new WindowTarget(
       comm,
-      memory,
+      flavor === 'dynamic' ? (offset, length) => this.#resolveAttached(offset, length) : (offset) => ({ bytes: memory, at: offset }),
       (source, message) => this.#onReply(source, message),
       (kind, origin) => void (kind === RmaKind.Post ? this.#posts[origin]!++ : this.#completes[origin]!++),
     );
@@ -102,9 +117,61 @@ export class Win {
     checkSize(comm, buffer.byteLength, 'Win.create');
     const sizes = await comm.allgather(buffer.byteLength);
     const own = await windowComm(comm, 'window');
-    const win = new Win(own, bytesOf(buffer), sizes, undefined, false);
+    const win = new Win(own, bytesOf(buffer), sizes, undefined, false, 'create');
     await own.barrier();
     return win;
+  }
+
+  /**
+   * A window with no memory yet (MPI_Win_create_dynamic; collective): each rank attaches memory
+   * with `attach(buffer)`, which returns the displacement at which the others reach it (tell
+   * them, as a program sends MPI_Get_address's result). An operation outside every attached
+   * buffer is refused by the target, and the origin's next completion call (flush, unlock,
+   * fence, or the operation's request) throws ERR_ARG naming it.
+   */
+  static async createDynamic(comm: Communicator): Promise<Win> {
+    const own = await windowComm(comm, 'dynamic window');
+    const win = new Win(own, new Uint8Array(0), new Array<number>(own.size).fill(-1), undefined, false, 'dynamic');
+    await own.barrier();
+    return win;
+  }
+
+  /**
+   * Attaches `buffer` (a typed array, Buffer or DataView) to this rank's dynamic window
+   * (MPI_Win_attach); returns its displacement. Local: no other rank takes part.
+   */
+  attach(buffer: BufferLike): number {
+    this.#checkDynamic('attach');
+    const bytes = this.#checkData(buffer, 'attach');
+    if (this.#attached.some((region) => region.bytes.buffer === bytes.buffer && region.bytes.byteOffset < bytes.byteOffset + bytes.byteLength && bytes.byteOffset < region.bytes.byteOffset + region.bytes.byteLength)) {
+      throw this.#error(ErrorCode.Arg, 'the buffer overlaps memory already attached', 'attach', 'detach the other buffer first, or attach one that does not overlap it');
+    }
+    const base = this.#nextBase;
+    this.#nextBase = base + Math.ceil(Math.max(bytes.byteLength, 1) / SEGMENT_ALIGN) * SEGMENT_ALIGN + SEGMENT_ALIGN;
+    if (this.#nextBase > MAX_WINDOW_BYTES) throw this.#error(ErrorCode.Arg, 'the dynamic window has no displacements left', 'attach', 'free the window and make a new one');
+    this.#attached.push({ base, bytes });
+    return base;
+  }
+
+  /** Detaches a buffer attached before (MPI_Win_detach): by the buffer, or by the displacement attach returned. */
+  detach(buffer: BufferLike | number): void {
+    this.#checkDynamic('detach');
+    const at = this.#attached.findIndex((region) => (typeof buffer === 'number' ? region.base === buffer : region.bytes.buffer === (buffer as ArrayBufferView).buffer && region.bytes.byteOffset === (buffer as ArrayBufferView).byteOffset && region.bytes.byteLength === (buffer as ArrayBufferView).byteLength));
+    if (at < 0) throw this.#error(ErrorCode.Arg, typeof buffer === 'number' ? `nothing is attached at displacement ${buffer}` : 'the buffer is not attached', 'detach', 'pass a buffer attach took, or the displacement it returned');
+    this.#attached.splice(at, 1);
+  }
+
+  #checkDynamic(operation: string): void {
+    this.#checkLive(operation);
+    if (this.flavor !== 'dynamic') throw this.#error(ErrorCode.Arg, `the window was made by ${this.flavor}, not createDynamic`, operation, 'attach memory to windows made by Win.createDynamic');
+  }
+
+  /** The attached buffer holding [offset, offset + length) of this rank's dynamic window. */
+  #resolveAttached(offset: number, length: number): Resolved {
+    for (const region of this.#attached) {
+      if (offset >= region.base && offset + length <= region.base + region.bytes.byteLength) return { bytes: region.bytes, at: offset - region.base };
+    }
+    return `nothing attached holds ${length} bytes at displacement ${offset} (attached: ${this.#attached.map((r) => `${r.base}+${r.bytes.byteLength}`).join(', ') || 'none'})`;
   }
 
   /**
@@ -128,7 +195,7 @@ export class Win {
     }
     if (elsewhere.length > 0 || comm.size === 1) {
       const own = await windowComm(comm, 'window');
-      const win = new Win(own, new Uint8Array(bytes), sizes, undefined, sharedRequired);
+      const win = new Win(own, new Uint8Array(bytes), sizes, undefined, sharedRequired, sharedRequired ? 'shared' : 'allocate');
       await own.barrier();
       return win;
     }
@@ -141,7 +208,7 @@ export class Win {
     const own = await windowComm(comm, 'shared window');
     const buffer = await shareBuffer(own, Math.max(total, SEGMENT_ALIGN));
     const segments = sizes.map((size, r) => new Uint8Array(buffer, starts[r]!, size));
-    const win = new Win(own, segments[own.rank]!, sizes, segments, sharedRequired);
+    const win = new Win(own, segments[own.rank]!, sizes, segments, sharedRequired, sharedRequired ? 'shared' : 'allocate');
     await own.barrier();
     return win;
   }
@@ -188,7 +255,7 @@ export class Win {
       copyBytes(bytes, 0, segments[targetRank]!, targetOffset, bytes.byteLength);
       return;
     }
-    const id = this.#expectReply((payload) => copyBytes(bytes, 0, payload, 0, payload.byteLength));
+    const id = this.#expectReply((payload, refused) => void (refused === undefined && copyBytes(bytes, 0, payload, 0, payload.byteLength)));
     this.#send(targetRank, rmaMessage(RmaKind.Get, targetOffset, id, bytes.byteLength));
   }
 
@@ -247,7 +314,7 @@ export class Win {
       request.complete(undefined);
       return request;
     }
-    this.#send(targetRank, rmaMessage(RmaKind.Put, targetOffset, this.#expectReply(() => request.complete(undefined)), 0, bytes));
+    this.#send(targetRank, rmaMessage(RmaKind.Put, targetOffset, this.#expectReply(this.#settles(request, undefined)), 0, bytes));
     return request;
   }
 
@@ -260,10 +327,7 @@ export class Win {
       request.complete(into);
       return request;
     }
-    const id = this.#expectReply((payload) => {
-      copyBytes(bytes, 0, payload, 0, payload.byteLength);
-      request.complete(into);
-    });
+    const id = this.#expectReply(this.#settles(request, into, (payload) => copyBytes(bytes, 0, payload, 0, payload.byteLength)));
     this.#send(targetRank, rmaMessage(RmaKind.Get, targetOffset, id, bytes.byteLength));
     return request;
   }
@@ -276,7 +340,7 @@ export class Win {
       request.complete(undefined);
       return request;
     }
-    this.#send(targetRank, rmaMessage(RmaKind.Accumulate, targetOffset, this.#expectReply(() => request.complete(undefined)), 0, bytes, code, kind));
+    this.#send(targetRank, rmaMessage(RmaKind.Accumulate, targetOffset, this.#expectReply(this.#settles(request, undefined)), 0, bytes, code, kind));
     return request;
   }
 
@@ -295,12 +359,23 @@ export class Win {
       request.complete(result);
       return request;
     }
-    const id = this.#expectReply((old) => {
-      bytesOf(result).set(old);
-      request.complete(result);
-    });
+    const id = this.#expectReply(this.#settles(request, result, (old) => bytesOf(result).set(old)));
     this.#send(targetRank, rmaMessage(RmaKind.FetchAndOp, targetOffset, id, 0, bytes, code, kind));
     return request;
+  }
+
+  /** A reply handler: `take` the payload and complete `request` with `result`, or fail it with the target's refusal. */
+  #settles<T>(request: Request<T>, result: T, take?: (payload: Uint8Array) => void): (payload: Uint8Array, refused?: TsmpiError) => void {
+    return (payload, refused) => {
+      if (refused !== undefined) {
+        // The request reports it; the next flush or fence need not.
+        if (this.#refused === refused) this.#refused = undefined;
+        request.fail(refused);
+        return;
+      }
+      take?.(payload);
+      request.complete(result);
+    };
   }
 
   #request<T>(operation: string, targetRank: number): Request<T> {
@@ -314,10 +389,7 @@ export class Win {
       request.complete(result);
       return request;
     }
-    const id = this.#expectReply((old) => {
-      bytesOf(result).set(old);
-      request.complete(result);
-    });
+    const id = this.#expectReply(this.#settles(request, result, (old) => bytesOf(result).set(old)));
     this.#send(targetRank, rmaMessage(kind, targetOffset, id, 0, payload, code, elementKind));
     return request;
   }
@@ -489,7 +561,7 @@ export class Win {
     this.comm.isend(message, target, TO_TARGET);
   }
 
-  #expectReply(handler: (payload: Uint8Array) => void): number {
+  #expectReply(handler: (payload: Uint8Array, refused?: TsmpiError) => void): number {
     const id = this.#nextId++;
     if (this.#nextId > 0xfffffff0) this.#nextId = 1;
     this.#replies.set(id, handler);
@@ -502,17 +574,27 @@ export class Win {
       this.#outstanding[source]!--;
       this.#outstandingTotal--;
     }
-    // An acknowledgement with an id answers a request-based operation (rput, raccumulate).
-    if (header.kind === RmaKind.Ack && header.id === 0) return;
     const handler = this.#replies.get(header.id);
     this.#replies.delete(header.id);
+    if (header.kind === RmaKind.Refused) {
+      const refusal = this.#error(ErrorCode.Arg, `rank ${source} refused an operation on its dynamic window: ${new TextDecoder().decode(payloadOf(message))}`, 'dynamic window', 'pass a displacement that attach returned on that rank, within the buffer attached there');
+      this.#refused ??= refusal;
+      handler?.(payloadOf(message), refusal);
+      return;
+    }
+    // An acknowledgement with an id answers a request-based operation (rput, raccumulate).
+    if (header.kind === RmaKind.Ack && header.id === 0) return;
     handler?.(payloadOf(message));
   }
 
-  #drain(rank: number, operation: string): Promise<void> {
+  async #drain(rank: number, operation: string): Promise<void> {
     const done = rank < 0 ? () => this.#outstandingTotal === 0 : () => this.#outstanding[rank] === 0;
-    if (done()) return Promise.resolve();
-    return this.comm.endpoint.waitUntil(done, { operation, peer: rank, tag: TO_ORIGIN, context: this.comm.context });
+    if (!done()) await this.comm.endpoint.waitUntil(done, { operation, peer: rank, tag: TO_ORIGIN, context: this.comm.context });
+    const refused = this.#refused;
+    if (refused !== undefined) {
+      this.#refused = undefined;
+      throw refused;
+    }
   }
 
   #checkLive(operation: string): void {
@@ -530,7 +612,8 @@ export class Win {
     if (rank === PROC_NULL) return false;
     this.#checkRank(rank, operation);
     const size = this.#sizes[rank]!;
-    if (!Number.isInteger(offset) || offset < 0 || offset + length > size) {
+    // A dynamic window's target checks the displacement against what it has attached.
+    if (!Number.isInteger(offset) || offset < 0 || (size >= 0 && offset + length > size)) {
       throw this.#error(
         ErrorCode.Arg,
         `${operation} of ${length} bytes at offset ${String(offset)} falls outside rank ${rank}'s window of ${size} bytes`,
@@ -565,7 +648,7 @@ export class Win {
  */
 class WindowTarget implements BackgroundTask {
   readonly #comm: Communicator;
-  readonly #memory: Uint8Array;
+  readonly #resolve: (offset: number, length: number) => Resolved;
   readonly #onReply: (source: number, message: Uint8Array) => void;
   readonly #onEpoch: (kind: number, origin: number) => void;
   #receive: Request<Uint8Array>;
@@ -574,9 +657,9 @@ class WindowTarget implements BackgroundTask {
   readonly #waiting: { origin: number; id: number; exclusive: boolean }[] = [];
   #closed = false;
 
-  constructor(comm: Communicator, memory: Uint8Array, onReply: (source: number, message: Uint8Array) => void, onEpoch: (kind: number, origin: number) => void) {
+  constructor(comm: Communicator, resolve: (offset: number, length: number) => Resolved, onReply: (source: number, message: Uint8Array) => void, onEpoch: (kind: number, origin: number) => void) {
     this.#comm = comm;
-    this.#memory = memory;
+    this.#resolve = resolve;
     this.#onReply = onReply;
     this.#onEpoch = onEpoch;
     this.#receive = comm.irecv<Uint8Array>(ANY_SOURCE, ANY_TAG);
@@ -601,26 +684,34 @@ class WindowTarget implements BackgroundTask {
 
   #apply(origin: number, message: Uint8Array): void {
     const { kind, op, elementKind, offset, id, extra } = readHeader(message);
-    const memory = this.#memory;
     const payload = payloadOf(message);
+    const length = kind === RmaKind.Get ? extra : kind === RmaKind.CompareAndSwap ? payload.byteLength / 2 : payload.byteLength;
+    let memory = EMPTY;
+    let at = 0;
+    if (kind <= RmaKind.CompareAndSwap) {
+      const where = this.#resolve(offset, length);
+      if (typeof where === 'string') return this.#reply(origin, RmaKind.Refused, id, new TextEncoder().encode(where));
+      memory = where.bytes;
+      at = where.at;
+    }
     switch (kind) {
       case RmaKind.Put:
-        copyBytes(memory, offset, payload, 0, payload.byteLength);
+        copyBytes(memory, at, payload, 0, payload.byteLength);
         return this.#reply(origin, RmaKind.Ack, id);
       case RmaKind.Get:
-        return this.#reply(origin, RmaKind.Data, id, memory.subarray(offset, offset + extra));
+        return this.#reply(origin, RmaKind.Data, id, memory.subarray(at, at + extra));
       case RmaKind.Accumulate:
-        applyOp(op, elementKind, memory.subarray(offset, offset + payload.byteLength), payload);
+        applyOp(op, elementKind, memory.subarray(at, at + payload.byteLength), payload);
         return this.#reply(origin, RmaKind.Ack, id);
       case RmaKind.FetchAndOp: {
-        const target = memory.subarray(offset, offset + payload.byteLength);
+        const target = memory.subarray(at, at + payload.byteLength);
         const old = target.slice();
         applyOp(op, elementKind, target, payload);
         return this.#reply(origin, RmaKind.Data, id, old);
       }
       case RmaKind.CompareAndSwap: {
         const width = payload.byteLength / 2;
-        const target = memory.subarray(offset, offset + width);
+        const target = memory.subarray(at, at + width);
         const old = target.slice();
         if (sameBytes(old, payload.subarray(width))) target.set(payload.subarray(0, width));
         return this.#reply(origin, RmaKind.Data, id, old);
