@@ -23,6 +23,7 @@ export { allocMem, freeMem, type TypedArrayType } from './comm/alloc-mem.js';
 export { Win, type LockType, type WindowFlavor } from './comm/window/win.js';
 export { Request, REQUEST_NULL, waitAll, waitAny, waitSome, testAll, testAny, testSome, getStatusAny, getStatusAll, getStatusSome, type Some } from './comm/request.js';
 export { PersistentRequest, startAll } from './comm/persistent-request.js';
+export { PartitionedSend, PartitionedRecv } from './comm/partitioned.js';
 export { Intercommunicator, ROOT } from './comm/intercommunicator.js';
 export { Status, UNDEFINED, SUCCESS, type ElementKind } from './comm/status.js';
 export { CartCommunicator, DistGraphCommunicator, computeDims, type CartShift, type DistGraphEdgeOptions, type DistGraphOptions } from './comm/topology/index.js';

@@ -35,6 +35,7 @@ import { Intercommunicator } from './intercommunicator.js';
 import { Message, MESSAGE_NO_PROC } from './message.js';
 import { checkOp, Op, type AnyOp, type ReduceOp } from './ops.js';
 import { hardwareLevels, SPLIT_TYPES, type SplitType } from './placement.js';
+import { checkPartitions, PartitionedRecv, PartitionedSend, partitionedTag, type PartitionedChannel } from './partitioned.js';
 import { PersistentRequest } from './persistent-request.js';
 import { completedRequest, receivedWhenSent, Request } from './request.js';
 import { rankSendBuffer, SendBuffer, type AttachedBuffer } from './send-buffer.js';
@@ -427,6 +428,46 @@ export class Communicator {
     this.#checkBuffer(buffer, 'recvInto');
     this.#checkRank(source, true, 'recvInto');
     this.#checkTag(tag, true, 'recvInto');
+  }
+
+  /**
+   * A partitioned send (MPI-4's MPI_Psend_init): `data` cut into `partitions` equal parts; after
+   * each `start()`, `pready(i)` marks part i ready (any order, once per start), and the data
+   * leaves once all are. It matches the receiver's precvInit with the same tag (partitioned
+   * traffic never meets other messages). A PersistentRequest: start, wait, test, free.
+   */
+  psendInit(data: TypedArray, partitions: number, dest: number, tag = 0): PartitionedSend {
+    const channel = this.#partitionedChannel(data, partitions, dest, tag, 'psendInit');
+    return new PartitionedSend(channel, data, partitions, dest, tag);
+  }
+
+  /**
+   * The receiving side of a partitioned send (MPI_Precv_init): after each `start()`,
+   * `parrived(i)` says whether part i has arrived; a wait gives the status once all have.
+   * Needs a specific source and tag (no wildcards, as MPI).
+   */
+  precvInit(data: TypedArray, partitions: number, source: number, tag = 0): PartitionedRecv {
+    const channel = this.#partitionedChannel(data, partitions, source, tag, 'precvInit');
+    return new PartitionedRecv(channel, data, partitions, source, tag);
+  }
+
+  #partitionedChannel(data: TypedArray, partitions: number, peer: number, tag: number, operation: string): PartitionedChannel {
+    this.#live(operation);
+    checkPartitions(data, partitions, this.#errorRank, operation);
+    this.#checkRank(peer, false, operation);
+    this.#checkTag(tag, false, operation);
+    if (tag === TAG_UB) throw this.#error(ErrorCode.Tag, `tag ${tag} (TAG_UB) is not a partitioned tag`, operation, `partitioned tags go from 0 to ${TAG_UB - 1}`);
+    const endpoint = this.#endpoint;
+    const context = this.#context + 1;
+    const wire = partitionedTag(tag);
+    const nullRound = (result: unknown): Request<never> => completedRequest(operation, PROC_NULL, tag, result as never, nullStatus());
+    return {
+      driver: endpoint,
+      context,
+      rank: this.#errorRank,
+      send: (value) => (peer === PROC_NULL ? nullRound(undefined) : endpoint.isend(context, this.#worldOf(peer), this.rank, wire, value, 'psend', peer)),
+      recvInto: (into) => (peer === PROC_NULL ? nullRound(nullStatus()) : (endpoint.irecv(context, peer, this.#worldOf(peer), wire, endpoint.byteViews.of(into), 'precv') as Request<Status>)),
+    };
   }
 
   /** Sends `value` to `dest` and receives from `source` at once (no deadlock in exchanges). */
