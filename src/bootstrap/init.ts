@@ -23,6 +23,7 @@ import type { MultiRailTransport } from '../rails/multi-rail-transport.js';
 import { parseRails, type RailSpec } from '../rails/rail-config.js';
 import type { Transport } from '../transport/transport.js';
 import { nodeLocal, processIndexes, threadJobInfo, type JobInfo } from './job-info.js';
+import { MPI_STANDARD_VERSION, TSMPI_VERSION } from '../version-number.js';
 import { notifyPeerGone, RUNTIME, takePendingNotices } from './peer-notices.js';
 import { currentRank, type HostToRank, type LauncherChannel, type MemberContext, type RankContext } from './rank-context.js';
 import type { RankRecord } from './rendezvous.js';
@@ -407,6 +408,26 @@ export function abort(code = 1, message = 'abort() called'): never {
   const rank = context?.kind === 'member' || context?.kind === 'sim' ? context.rank : -1;
   channel?.post({ type: 'abort', rank, code, message });
   process.exit(code);
+}
+
+/** True once `init()` has completed on this rank (MPI_Initialized); stays true after finalize. */
+export function isInitialized(): boolean {
+  return currentRank().cache.get(RUNTIME) !== undefined;
+}
+
+/** True once `finalize()` has completed on this rank (MPI_Finalized). */
+export function isFinalized(): boolean {
+  return (currentRank().cache.get(RUNTIME) as Runtime | undefined)?.endpoint?.finalized === true;
+}
+
+/** The MPI standard version whose semantics tsmpi follows, [major, minor] (MPI_Get_version). */
+export function getVersion(): [major: number, minor: number] {
+  return [MPI_STANDARD_VERSION[0], MPI_STANDARD_VERSION[1]];
+}
+
+/** The library's name, version and runtime (MPI_Get_library_version), e.g. "tsmpi 0.1.0 (Node.js v20.20.2)". */
+export function getLibraryVersion(): string {
+  return `tsmpi ${TSMPI_VERSION} (Node.js ${process.version})`;
 }
 
 /**

@@ -1,7 +1,6 @@
-import { readFileSync } from 'node:fs';
+import { TSMPI_VERSION } from '../version-number.js';
 
-/** The version in package.json. */
+/** The version in package.json (kept equal to TSMPI_VERSION by a unit test). */
 export function packageVersion(): string {
-  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
-  return pkg.version;
+  return TSMPI_VERSION;
 }
