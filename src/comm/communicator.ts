@@ -30,6 +30,7 @@ import { ANY_SOURCE, ANY_TAG, PROC_NULL, type UnexpectedMessage } from './matchi
 import { agreeAmongGroup, agreeContext, proposeContext } from './context-agreement.js';
 import type { CommunicatorLabel } from './context-names.js';
 import { CONGRUENT, Group, IDENT, SIMILAR, UNEQUAL, type Comparison } from './group.js';
+import { ATTR_APPNUM, ATTR_HOST, ATTR_IO, ATTR_TAG_UB, ATTR_UNIVERSE_SIZE, ATTR_WTIME_IS_GLOBAL, AttributeStore, createKeyval, freeKeyval, type AttributeCopy, type AttributeDelete } from './attributes.js';
 import { Info } from './info.js';
 import { Intercommunicator } from './intercommunicator.js';
 import { Message, MESSAGE_NO_PROC } from './message.js';
@@ -112,6 +113,7 @@ export class Communicator {
   #lastEqualBlocks: { length: number; counts: readonly number[] } | undefined;
   #self: Communicator | undefined;
   #info: Info;
+  readonly #attributes = new AttributeStore<Communicator>('communicator');
   #freed = false;
   /** The buffer of this communicator's buffered sends, once one is attached (MPI-4.1). */
   #sendBuffer: SendBuffer | undefined;
@@ -1146,7 +1148,72 @@ export class Communicator {
    */
   async dup(info?: Info): Promise<Communicator> {
     const hints = this.#hints(info, 'dup');
-    return (await runSteps(this.#splitSteps(this.#call('split', 'dup'), 0, this.rank, `dup of ${this.name}`, hints)))!;
+    const dup = (await runSteps(this.#splitSteps(this.#call('split', 'dup'), 0, this.rank, `dup of ${this.name}`, hints)))!;
+    await this.#withAttributes(dup);
+    return dup;
+  }
+
+  /**
+   * Gives a dup its attributes, as each key's copy callback says (MPI_Comm_dup copies them;
+   * split does not); a promise when a callback returned one (dup waits for it; idup's result
+   * holds the attribute once it resolves).
+   */
+  #withAttributes(dup: Communicator): Promise<void> | undefined {
+    return this.#attributes.copyInto(this, dup.#attributes);
+  }
+
+  // ---- attributes (MPI_Comm_create_keyval, MPI_Comm_set_attr ...) -----------------------------
+
+  /**
+   * A key for attributes of communicators (MPI_Comm_create_keyval). `copy` says what a dup gets:
+   * `true` the value itself, `false` (the default) nothing, or a function's result (`undefined`:
+   * nothing). `remove` runs when an attribute goes: deleted, replaced, or its communicator freed.
+   */
+  static createKeyval(copy?: AttributeCopy<Communicator>, remove?: AttributeDelete<Communicator>): number {
+    return createKeyval('communicator', copy, remove);
+  }
+
+  /** Frees a key (MPI_Comm_free_keyval); returns KEYVAL_INVALID. Attributes already set keep their callbacks. */
+  static freeKeyval(keyval: number): number {
+    return freeKeyval('communicator', keyval);
+  }
+
+  /** Hangs `value` on this communicator under `keyval` (MPI_Comm_set_attr); a value already there goes first. */
+  setAttr(keyval: number, value: unknown): void {
+    this.#live('setAttr');
+    this.#attributes.set(this, keyval, value);
+  }
+
+  /**
+   * The value under `keyval`, or undefined (MPI_Comm_get_attr). The predefined keys answer on
+   * every communicator: ATTR_TAG_UB, ATTR_HOST (PROC_NULL: no host rank), ATTR_IO (ANY_SOURCE:
+   * every rank can do I/O), ATTR_WTIME_IS_GLOBAL (false), ATTR_APPNUM (0), ATTR_UNIVERSE_SIZE
+   * (the world's size).
+   */
+  getAttr(keyval: number): unknown {
+    this.#live('getAttr');
+    switch (keyval) {
+      case ATTR_TAG_UB:
+        return TAG_UB;
+      case ATTR_HOST:
+        return PROC_NULL;
+      case ATTR_IO:
+        return ANY_SOURCE;
+      case ATTR_WTIME_IS_GLOBAL:
+        return false;
+      case ATTR_APPNUM:
+        return 0;
+      case ATTR_UNIVERSE_SIZE:
+        return this.#endpoint.size;
+      default:
+        return this.#attributes.get(keyval);
+    }
+  }
+
+  /** Removes the attribute under `keyval`, running its delete callback (MPI_Comm_delete_attr). */
+  deleteAttr(keyval: number): void {
+    this.#live('deleteAttr');
+    this.#attributes.delete(this, keyval);
   }
 
   /**
@@ -1162,7 +1229,12 @@ export class Communicator {
   idup(info?: Info): Request<Communicator> {
     const hints = this.#hints(info, 'idup');
     const name = `dup of ${this.name}`;
-    return this.#start('split', 'idup', (call) => this.#splitSteps(call, 0, this.rank, name, hints)) as Request<Communicator>;
+    const withAttributes = function* (this: Communicator, call: CollectiveCall): Steps<Communicator> {
+      const dup = (yield* this.#splitSteps(call, 0, this.rank, name, hints))!;
+      void this.#withAttributes(dup);
+      return dup;
+    };
+    return this.#start('split', 'idup', (call) => withAttributes.call(this, call));
   }
 
   /**
@@ -1384,6 +1456,8 @@ export class Communicator {
   free(): void {
     if (this.#predefined) throw this.#error(ErrorCode.Arg, `${this.name} cannot be freed`, 'free', 'free only communicators you made (dup, split, create ...)');
     this.#live('free');
+    // Attributes go first, while the communicator still works (a delete callback may use it).
+    this.#attributes.clear(this);
     this.#freed = true;
     this.#endpointOrUndefined?.forgetContext(this.#context);
   }

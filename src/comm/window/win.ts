@@ -21,6 +21,7 @@ import { ErrorCode, TsmpiError } from '../../errors.js';
 import type { BackgroundTask } from '../background.js';
 import { bytesOf, PayloadKind, rawKindOf, refuseToEncode, type BufferLike, type TypedArray } from '../codec.js';
 import type { Communicator } from '../communicator.js';
+import { AttributeStore, createKeyval, freeKeyval, type AttributeCopy, type AttributeDelete } from '../attributes.js';
 import { Group } from '../group.js';
 import { ANY_SOURCE, ANY_TAG, PROC_NULL } from '../matching.js';
 import type { AnyOp } from '../ops.js';
@@ -68,6 +69,7 @@ export class Win {
   /** Made by allocateShared (a size-1 communicator's window counts as shared too). */
   readonly #queryable: boolean;
   readonly flavor: WindowFlavor;
+  readonly #attributes = new AttributeStore<Win>('window');
   /** A dynamic window's attached memory, by displacement (in attach order). */
   readonly #attached: { base: number; bytes: Uint8Array }[] = [];
   #nextBase = DYNAMIC_FIRST_BASE;
@@ -542,9 +544,40 @@ export class Win {
     return [...group];
   }
 
+  // ---- attributes (MPI_Win_create_keyval, MPI_Win_set_attr ...) --------------------------------
+
+  /** A key for attributes of windows (MPI_Win_create_keyval); windows have no dup, so `copy` is never asked. */
+  static createKeyval(copy?: AttributeCopy<Win>, remove?: AttributeDelete<Win>): number {
+    return createKeyval('window', copy, remove);
+  }
+
+  /** Frees a key (MPI_Win_free_keyval); returns KEYVAL_INVALID. */
+  static freeKeyval(keyval: number): number {
+    return freeKeyval('window', keyval);
+  }
+
+  /** Hangs `value` on this window under `keyval` (MPI_Win_set_attr); a value already there goes first. */
+  setAttr(keyval: number, value: unknown): void {
+    this.#checkLive('setAttr');
+    this.#attributes.set(this, keyval, value);
+  }
+
+  /** The value under `keyval`, or undefined (MPI_Win_get_attr). */
+  getAttr(keyval: number): unknown {
+    this.#checkLive('getAttr');
+    return this.#attributes.get(keyval);
+  }
+
+  /** Removes the attribute under `keyval`, running its delete callback (MPI_Win_delete_attr). */
+  deleteAttr(keyval: number): void {
+    this.#checkLive('deleteAttr');
+    this.#attributes.delete(this, keyval);
+  }
+
   /** Completes everything and releases the window (MPI_Win_free; collective). */
   async free(): Promise<void> {
     this.#checkLive('free');
+    this.#attributes.clear(this);
     await this.#drain(-1, 'free');
     await this.comm.barrier();
     this.#freed = true;
