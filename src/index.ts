@@ -27,7 +27,7 @@ export { PersistentRequest, startAll } from './comm/persistent-request.js';
 export { PartitionedSend, PartitionedRecv } from './comm/partitioned.js';
 export { Intercommunicator, ROOT } from './comm/intercommunicator.js';
 export { Status, UNDEFINED, SUCCESS, type ElementKind } from './comm/status.js';
-export { CartCommunicator, DistGraphCommunicator, computeDims, type CartShift, type DistGraphEdgeOptions, type DistGraphOptions } from './comm/topology/index.js';
+export { CartCommunicator, DistGraphCommunicator, GraphCommunicator, computeDims, type CartShift, type DistGraphEdgeOptions, type DistGraphOptions } from './comm/topology/index.js';
 export { Op, type ReduceOp, type BuiltinOp, type AnyOp, type ValueIndex } from './comm/ops.js';
 export { TsmpiError, ErrorCode, isTsmpiError, type ErrorCodeValue, type TsmpiErrorData } from './errors.js';
 export type { TypedArray, BufferLike } from './comm/codec.js';

@@ -1436,8 +1436,8 @@ export class Communicator {
     return true;
   }
 
-  /** The process topology: 'cart', 'dist-graph', or undefined for none (MPI_Topo_test). */
-  get topology(): 'cart' | 'dist-graph' | undefined {
+  /** The process topology: 'cart', 'graph', 'dist-graph', or undefined for none (MPI_Topo_test). */
+  get topology(): 'cart' | 'graph' | 'dist-graph' | undefined {
     return undefined;
   }
 
@@ -1497,7 +1497,24 @@ export class Communicator {
     createCart?: typeof import('./topology/cart-communicator.js').createCart;
     createDistGraphAdjacent?: typeof import('./topology/dist-graph-communicator.js').createDistGraphAdjacent;
     createDistGraph?: typeof import('./topology/dist-graph-communicator.js').createDistGraph;
+    createGraph?: typeof import('./topology/graph-communicator.js').createGraph;
   } = {};
+
+  /**
+   * Collective: a graph communicator (MPI_Graph_create) from the whole graph, which every rank
+   * passes alike: `index[i]` counts the edges of nodes 0..i together (MPI's form) and `edges`
+   * lists each node's neighbours in turn. Node i is rank i; ranks past the last node get
+   * undefined. `reorder` is a hint, ignored.
+   * @example
+   * ```ts
+   * // A ring: each node's neighbours are its left and right.
+   * const n = comm.size;
+   * const ring = await comm.createGraph(Array.from({ length: n }, (_, i) => 2 * (i + 1)), Array.from({ length: n }, (_, i) => [(i + n - 1) % n, (i + 1) % n]).flat());
+   * ```
+   */
+  createGraph(index: readonly number[], edges: readonly number[], reorder = false): Promise<import('./topology/graph-communicator.js').GraphCommunicator | undefined> {
+    return this.#topology('createGraph', Communicator.topologies.createGraph)(this, index, edges, reorder);
+  }
 
   /**
    * Collective: a Cartesian communicator laying the first `prod(dims)` ranks out on a grid in

@@ -11,7 +11,7 @@ import { Communicator, type CommunicatorInit } from '../communicator.js';
 import type { Info } from '../info.js';
 import type { Request } from '../request.js';
 import { ErrorCode, TsmpiError } from '../../errors.js';
-import { checkEdges } from './edge-check.js';
+import { checkEdges, inconsistentGraph } from './edge-check.js';
 import { neighborAllgather, neighborAllgatherv, neighborAlltoall, neighborAlltoallv, type NeighborPlan } from './neighbor.js';
 
 /** Options of the general form, comm.createDistGraph. */
@@ -31,11 +31,14 @@ export interface DistGraphOptions {
   reorder?: boolean;
 }
 
-interface Adjacency {
+/** @internal */
+export interface Adjacency {
   sources: readonly number[];
   destinations: readonly number[];
   sourceWeights: readonly number[] | undefined;
   destWeights: readonly number[] | undefined;
+  /** What disagrees between the ranks' lists (checkEdges), when something does. */
+  inconsistent?: string;
 }
 
 export class DistGraphCommunicator extends Communicator {
@@ -86,6 +89,12 @@ export class DistGraphCommunicator extends Communicator {
     return this.#adjacency.destWeights;
   }
 
+  /** Neighbour collectives refuse a graph whose ranks' lists disagree (they would wait for ever). */
+  #checkConsistent(operation: string): void {
+    const problem = this.#adjacency.inconsistent;
+    if (problem !== undefined) throw inconsistentGraph(this, problem, operation);
+  }
+
   /** Collective: a new communicator with the same topology and a context of its own. */
   override dup(info?: Info): Promise<DistGraphCommunicator> {
     return super.dup(info) as Promise<DistGraphCommunicator>;
@@ -101,8 +110,13 @@ export class DistGraphCommunicator extends Communicator {
     return new DistGraphCommunicator(init, this.#adjacency);
   }
 
-  override get topology(): 'dist-graph' {
+  override get topology(): 'dist-graph' | 'graph' {
     return 'dist-graph';
+  }
+
+  /** True when the graph was made with weights (mpi4py: `Get_dist_neighbors_count()[2]`). */
+  get weighted(): boolean {
+    return this.#adjacency.sourceWeights !== undefined || this.#adjacency.destWeights !== undefined;
   }
 
   /**
@@ -114,11 +128,13 @@ export class DistGraphCommunicator extends Communicator {
    * ```
    */
   neighborAllgather<T>(value: T): Promise<T[]> {
+    this.#checkConsistent('neighborAllgather');
     return neighborAllgather(this, this.#plan, value) as Promise<T[]>;
   }
 
   /** Collective: `values[i]` goes to out-neighbour i; returns what each in-neighbour sent this rank. */
   neighborAlltoall<T>(values: readonly T[]): Promise<T[]> {
+    this.#checkConsistent('neighborAlltoall');
     return neighborAlltoall(this, this.#plan, values) as Promise<T[]>;
   }
 
@@ -128,6 +144,7 @@ export class DistGraphCommunicator extends Communicator {
    * each block straight into place.
    */
   neighborAllgatherv<A extends TypedArray>(data: A, recvCounts?: readonly number[]): Promise<Concatenated<A>> {
+    this.#checkConsistent('neighborAllgatherv');
     return neighborAllgatherv(this, this.#plan, data, recvCounts);
   }
 
@@ -136,6 +153,7 @@ export class DistGraphCommunicator extends Communicator {
    * returns the concatenation of the blocks the in-neighbours sent this rank.
    */
   neighborAlltoallv<A extends TypedArray>(data: A, sendCounts: readonly number[], recvCounts?: readonly number[]): Promise<Concatenated<A>> {
+    this.#checkConsistent('neighborAlltoallv');
     return neighborAlltoallv(this, this.#plan, data, sendCounts, recvCounts);
   }
 }
@@ -178,7 +196,8 @@ export async function createDistGraphAdjacent(comm: Communicator, sources: reado
     sourceWeights: weights(options.sourceWeights, sources.length, 'sourceWeights'),
     destWeights: weights(options.destWeights, destinations.length, 'destWeights'),
   };
-  await checkEdges(comm, adjacency.sources, adjacency.destinations, operation);
+  const inconsistent = await checkEdges(comm, adjacency.sources, adjacency.destinations);
+  if (inconsistent !== undefined) adjacency.inconsistent = inconsistent;
   const init = await comm.splitInit(0, comm.rank, `dist graph of ${comm.name}`);
   return new DistGraphCommunicator(init!, adjacency);
 }

@@ -1,7 +1,9 @@
 /**
  * Checks that the ranks' adjacency lists of a distributed graph agree: an edge a -> b must be in
  * a's destinations and in b's sources, as many times in each. A graph that disagrees would make
- * a neighbour collective wait forever for a message nobody sends, so creation checks it.
+ * a neighbour collective wait forever for a message nobody sends, so creation checks it and the
+ * graph keeps the answer: MPI implementations accept such a graph (mpi4py's tests make one to
+ * read its counts), and its neighbour collectives then fail at once instead of waiting.
  *
  * The common case costs one allreduce of three numbers: every edge has three 20-bit hashes, each
  * rank adds those of its out-edges and subtracts those of its in-edges, and the sums over all
@@ -25,13 +27,13 @@ function addEdge(sums: Float64Array, from: number, to: number, sign: number): vo
   for (let i = 0; i < SEEDS.length; i++) sums[i] += sign * (mix(mix(from ^ SEEDS[i]!) ^ to) & 0xfffff);
 }
 
-/** Throws ERR_ARG on every rank when the ranks' sources and destinations disagree. */
-export async function checkEdges(comm: Communicator, sources: readonly number[], destinations: readonly number[], operation: string): Promise<void> {
+/** What disagrees, the same on every rank (the first disagreement found), or undefined when the ranks' lists agree. */
+export async function checkEdges(comm: Communicator, sources: readonly number[], destinations: readonly number[]): Promise<string | undefined> {
   const sums = new Float64Array(SEEDS.length);
   for (const to of destinations) addEdge(sums, comm.rank, to, 1);
   for (const from of sources) addEdge(sums, from, comm.rank, -1);
   const total = await comm.allreduce(sums, Op.sum);
-  if (total.every((x) => x === 0)) return;
+  if (total.every((x) => x === 0)) return undefined;
   const declared = new Array<number>(comm.size).fill(0);
   for (const to of destinations) declared[to]++;
   const fromEach = await comm.alltoall(declared);
@@ -44,11 +46,15 @@ export async function checkEdges(comm: Communicator, sources: readonly number[],
     }
   }
   const problems = await comm.allgather(problem);
-  const first = problems.find((p) => p !== undefined) ?? 'the ranks\' sources and destinations disagree';
-  throw new TsmpiError(ErrorCode.Arg, `the graph is inconsistent: ${first}`, {
+  return problems.find((p) => p !== undefined) ?? "the ranks' sources and destinations disagree";
+}
+
+/** The error of a neighbour collective on a graph whose lists disagree (`problem`, from checkEdges). */
+export function inconsistentGraph(comm: Communicator, problem: string, operation: string): TsmpiError {
+  return new TsmpiError(ErrorCode.Arg, `the graph is inconsistent: ${problem}, so ${operation} would wait for a message nobody sends`, {
     rank: comm.worldRankOf(comm.rank),
     operation,
-    hint: 'an edge a -> b must be in a\'s destinations and in b\'s sources, the same number of times',
+    hint: "an edge a -> b must be in a's destinations and in b's sources, the same number of times (createDistGraphAdjacent)",
   });
 }
 
