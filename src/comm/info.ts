@@ -10,6 +10,7 @@
  * tagged.info.get('mpi_assert_no_any_tag'); // 'true'
  * ```
  */
+import { hostname } from 'node:os';
 import { ErrorCode, TsmpiError } from '../errors.js';
 
 /** The longest key and value (MPI_MAX_INFO_KEY, MPI_MAX_INFO_VAL). */
@@ -44,6 +45,38 @@ export class Info extends Map<string, string> {
   /** A copy (MPI_Info_dup). */
   dup(): Info {
     return new Info(this);
+  }
+
+  /** How many keys it holds (MPI_Info_get_nkeys); the same as `size`. */
+  get nkeys(): number {
+    return this.size;
+  }
+
+  /** The n-th key, in the order keys were first set (MPI_Info_get_nthkey). */
+  nthKey(n: number): string {
+    if (!Number.isInteger(n) || n < 0 || n >= this.size) {
+      throw new TsmpiError(ErrorCode.Arg, `key ${String(n)} of an info object with ${this.size} keys`, { operation: 'Info.nthKey', hint: `pass 0 to ${this.size - 1}` });
+    }
+    let i = 0;
+    for (const key of this.keys()) if (i++ === n) return key;
+    throw new TsmpiError(ErrorCode.Internal, 'the info object changed while its keys were read', { operation: 'Info.nthKey' });
+  }
+
+  /**
+   * What this rank was started with (MPI_INFO_ENV): `command` (the program), `argv` (its
+   * arguments, space-separated), `host`, `arch`, `wdir` and `thread_level` (a rank is one
+   * JavaScript thread). A fresh object each call.
+   */
+  static env(): Info {
+    const info = new Info([
+      ['command', process.argv[1] ?? ''],
+      ['argv', process.argv.slice(2).join(' ')],
+      ['host', hostname()],
+      ['arch', process.arch],
+      ['wdir', process.cwd()],
+      ['thread_level', 'MPI_THREAD_SINGLE'],
+    ]);
+    return info;
   }
 
   /** The hints as a plain record. */
