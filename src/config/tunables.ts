@@ -178,7 +178,7 @@ export const tunables = {
   tcpEagerLimit: {
     env: 'TSMPI_TCP_EAGER_LIMIT',
     description:
-      'Over TCP, messages up to this many bytes are sent eagerly (pipelined in frames when larger than one) without waiting for the receive; a receiver buffers them when they arrive unexpected. Larger ones use the rendezvous, which costs a round trip but lands the data straight in the posted buffer (an unexpected eager arrival costs an allocation and a second copy); `npm run bench -- tcp` compares both with raw Node sockets.',
+      'Over TCP, messages up to this many bytes are sent eagerly without waiting for the receive: past 64 KiB as a matching frame and pieces the receiver copies into the receive as they arrive; a receiver buffers them when they arrive unexpected. Larger ones use the rendezvous, which costs a round trip but lands the data straight in the posted buffer (an unexpected eager arrival costs an allocation and a second copy); `npm run bench -- tcp` compares both with raw Node sockets.',
     defaultText: '64k',
     defaultValue: () => 64 * 1024,
     parse: (text) => parseByteSize('TSMPI_TCP_EAGER_LIMIT', text),
