@@ -23,6 +23,7 @@ import { bytesOf, PayloadKind, rawKindOf, refuseToEncode, type BufferLike, type 
 import type { Communicator } from '../communicator.js';
 import { AttributeStore, createKeyval, freeKeyval, type AttributeCopy, type AttributeDelete } from '../attributes.js';
 import { Group } from '../group.js';
+import type { Info } from '../info.js';
 import { ANY_SOURCE, ANY_TAG, PROC_NULL } from '../matching.js';
 import type { AnyOp } from '../ops.js';
 import { processPlace } from '../placement.js';
@@ -223,6 +224,37 @@ export class Win {
   /** The group of the window's ranks (MPI_Win_get_group). */
   get group(): Group {
     return this.comm.group;
+  }
+
+  /** What reports and errors call the window (MPI_Win_get_name / MPI_Win_set_name). */
+  get name(): string {
+    return this.comm.name;
+  }
+
+  set name(name: string) {
+    this.comm.name = name;
+  }
+
+  /** The window's hints (a copy: MPI_Win_get_info); set it to replace them (MPI_Win_set_info). */
+  get info(): Info {
+    return this.comm.info;
+  }
+
+  set info(info: Info) {
+    this.comm.info = info;
+  }
+
+  /**
+   * The memory model (MPI_WIN_MODEL): 'unified', one copy of each window that both the program and
+   * the one-sided operations see.
+   */
+  get model(): 'unified' {
+    return 'unified';
+  }
+
+  /** The unit of target displacements (MPI_WIN_DISP_UNIT): 1, offsets are in bytes. */
+  get dispUnit(): number {
+    return 1;
   }
 
   /** Rank `rank`'s segment of a shared window, to read and write directly (MPI_Win_shared_query). */
