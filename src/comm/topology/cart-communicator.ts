@@ -3,22 +3,22 @@
  * out on a grid, with coordinates, shifts, sub-grids and the neighbour collectives. Ranks keep
  * their order (reorder is a hint MPI lets an implementation ignore), numbered in row-major order.
  */
-import type { TypedArray } from '../codec.js';
-import type { Concatenated } from '../collectives/gather.js';
 import { Communicator, type CommunicatorInit } from '../communicator.js';
 import type { Info } from '../info.js';
 import type { Request } from '../request.js';
 import { ErrorCode, TsmpiError } from '../../errors.js';
 import { CartGeometry, cartShape, type CartShift } from './cart-geometry.js';
-import { neighborAllgather, neighborAllgatherv, neighborAlltoall, neighborAlltoallv, type NeighborPlan } from './neighbor.js';
+import type { NeighborPlan } from './neighbor.js';
+import { NeighborCommunicator } from './neighbor-communicator.js';
 
 export type { CartShift };
 
-export class CartCommunicator extends Communicator {
+export class CartCommunicator extends NeighborCommunicator<undefined> {
   /** This rank's coordinates in the grid. */
   readonly coords: readonly number[];
   readonly #geometry: CartGeometry;
-  readonly #plan: NeighborPlan;
+  /** @internal */
+  protected readonly neighborPlan: NeighborPlan;
 
   /** @internal Cartesian communicators come from `comm.createCart()`, `cart.sub()` and `cart.dup()`. */
   constructor(init: CommunicatorInit, dims: readonly number[], periods: readonly boolean[]) {
@@ -28,7 +28,7 @@ export class CartCommunicator extends Communicator {
     const neighbors = Object.freeze(this.#geometry.neighbors(this.rank));
     // One channel per direction: what a rank sends down dimension d (out-slot 2d) arrives in the
     // receiver's slot for "from above" (in-slot 2d + 1), and the other way round.
-    this.#plan = {
+    this.neighborPlan = {
       sources: neighbors,
       destinations: neighbors,
       sourceChannels: neighbors.map((_, slot) => slot ^ 1),
@@ -86,17 +86,17 @@ export class CartCommunicator extends Communicator {
    * out-neighbours of the neighbour collectives.
    */
   get neighbors(): readonly number[] {
-    return this.#plan.sources;
+    return this.neighborPlan.sources;
   }
 
   /** The in-neighbours (see {@link neighbors}). */
   inNeighbors(): number[] {
-    return [...this.#plan.sources];
+    return [...this.neighborPlan.sources];
   }
 
   /** The out-neighbours (see {@link neighbors}). */
   outNeighbors(): number[] {
-    return [...this.#plan.destinations];
+    return [...this.neighborPlan.destinations];
   }
 
   /**
@@ -142,40 +142,6 @@ export class CartCommunicator extends Communicator {
 
   override get topology(): 'cart' {
     return 'cart';
-  }
-
-  /**
-   * Collective: `value` goes to every neighbour; returns what each in-neighbour sent, in
-   * {@link neighbors} order (undefined for PROC_NULL).
-   * @example
-   * ```ts
-   * const [below, above, left, right] = await cart.neighborAllgather(cart.coords);
-   * ```
-   */
-  neighborAllgather<T>(value: T): Promise<(T | undefined)[]> {
-    return neighborAllgather(this, this.#plan, value);
-  }
-
-  /** Collective: `values[i]` goes to neighbour i; returns what each in-neighbour sent this rank. */
-  neighborAlltoall<T>(values: readonly T[]): Promise<(T | undefined)[]> {
-    return neighborAlltoall(this, this.#plan, values);
-  }
-
-  /**
-   * Collective: `data` goes to every neighbour; returns the concatenation of the in-neighbours'
-   * typed arrays (PROC_NULL: 0 elements) with counts and offsets. Pass `recvCounts` when known
-   * to receive each block straight into place.
-   */
-  neighborAllgatherv<A extends TypedArray>(data: A, recvCounts?: readonly number[]): Promise<Concatenated<A>> {
-    return neighborAllgatherv(this, this.#plan, data, recvCounts);
-  }
-
-  /**
-   * Collective: block i of `data` (`sendCounts[i]` elements, in order) goes to neighbour i;
-   * returns the concatenation of the blocks the in-neighbours sent this rank.
-   */
-  neighborAlltoallv<A extends TypedArray>(data: A, sendCounts: readonly number[], recvCounts?: readonly number[]): Promise<Concatenated<A>> {
-    return neighborAlltoallv(this, this.#plan, data, sendCounts, recvCounts);
   }
 }
 

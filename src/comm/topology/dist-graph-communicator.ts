@@ -5,14 +5,13 @@
  * and one alltoall delivers each edge to its two ends. The neighbour collectives follow the edges. Ranks keep their order (reorder is a hint MPI lets an
  * implementation ignore); weights are kept for the program to read.
  */
-import type { TypedArray } from '../codec.js';
-import type { Concatenated } from '../collectives/gather.js';
 import { Communicator, type CommunicatorInit } from '../communicator.js';
 import type { Info } from '../info.js';
 import type { Request } from '../request.js';
 import { ErrorCode, TsmpiError } from '../../errors.js';
 import { checkEdges, inconsistentGraph } from './edge-check.js';
-import { neighborAllgather, neighborAllgatherv, neighborAlltoall, neighborAlltoallv, type NeighborPlan } from './neighbor.js';
+import type { NeighborPlan } from './neighbor.js';
+import { NeighborCommunicator } from './neighbor-communicator.js';
 
 /** Options of the general form, comm.createDistGraph. */
 export interface DistGraphEdgeOptions {
@@ -41,16 +40,17 @@ export interface Adjacency {
   inconsistent?: string;
 }
 
-export class DistGraphCommunicator extends Communicator {
+export class DistGraphCommunicator extends NeighborCommunicator {
   readonly #adjacency: Adjacency;
-  readonly #plan: NeighborPlan;
+  /** @internal */
+  protected readonly neighborPlan: NeighborPlan;
 
   /** @internal Graph communicators come from `comm.createDistGraphAdjacent()`, `comm.createDistGraph()` and `graph.dup()`. */
   constructor(init: CommunicatorInit, adjacency: Adjacency) {
     super(init);
     this.#adjacency = adjacency;
     // One channel: repeated edges between two ranks match in the order both lists give them.
-    this.#plan = {
+    this.neighborPlan = {
       sources: adjacency.sources,
       destinations: adjacency.destinations,
       sourceChannels: adjacency.sources.map(() => 0),
@@ -89,8 +89,8 @@ export class DistGraphCommunicator extends Communicator {
     return this.#adjacency.destWeights;
   }
 
-  /** Neighbour collectives refuse a graph whose ranks' lists disagree (they would wait for ever). */
-  #checkConsistent(operation: string): void {
+  /** @internal Neighbour collectives refuse a graph whose ranks' lists disagree (they would wait for ever). */
+  protected override checkNeighbors(operation: string): void {
     const problem = this.#adjacency.inconsistent;
     if (problem !== undefined) throw inconsistentGraph(this, problem, operation);
   }
@@ -117,44 +117,6 @@ export class DistGraphCommunicator extends Communicator {
   /** True when the graph was made with weights (mpi4py: `Get_dist_neighbors_count()[2]`). */
   get weighted(): boolean {
     return this.#adjacency.sourceWeights !== undefined || this.#adjacency.destWeights !== undefined;
-  }
-
-  /**
-   * Collective: `value` goes to every out-neighbour; returns what each in-neighbour sent, in
-   * {@link inNeighbors} order.
-   * @example
-   * ```ts
-   * const fromSources = await graph.neighborAllgather(graph.rank);
-   * ```
-   */
-  neighborAllgather<T>(value: T): Promise<T[]> {
-    this.#checkConsistent('neighborAllgather');
-    return neighborAllgather(this, this.#plan, value) as Promise<T[]>;
-  }
-
-  /** Collective: `values[i]` goes to out-neighbour i; returns what each in-neighbour sent this rank. */
-  neighborAlltoall<T>(values: readonly T[]): Promise<T[]> {
-    this.#checkConsistent('neighborAlltoall');
-    return neighborAlltoall(this, this.#plan, values) as Promise<T[]>;
-  }
-
-  /**
-   * Collective: `data` goes to every out-neighbour; returns the concatenation of the
-   * in-neighbours' typed arrays with counts and offsets. Pass `recvCounts` when known to receive
-   * each block straight into place.
-   */
-  neighborAllgatherv<A extends TypedArray>(data: A, recvCounts?: readonly number[]): Promise<Concatenated<A>> {
-    this.#checkConsistent('neighborAllgatherv');
-    return neighborAllgatherv(this, this.#plan, data, recvCounts);
-  }
-
-  /**
-   * Collective: block i of `data` (`sendCounts[i]` elements, in order) goes to out-neighbour i;
-   * returns the concatenation of the blocks the in-neighbours sent this rank.
-   */
-  neighborAlltoallv<A extends TypedArray>(data: A, sendCounts: readonly number[], recvCounts?: readonly number[]): Promise<Concatenated<A>> {
-    this.#checkConsistent('neighborAlltoallv');
-    return neighborAlltoallv(this, this.#plan, data, sendCounts, recvCounts);
   }
 }
 

@@ -16,7 +16,8 @@ import type { Concatenated } from '../collectives/gather.js';
 import type { Communicator } from '../communicator.js';
 import { ErrorCode, TsmpiError } from '../../errors.js';
 import { PROC_NULL } from '../matching.js';
-import { waitAll, type Request, type Status } from '../request.js';
+import type { Request, Status } from '../request.js';
+import type { Steps } from '../collectives/steps.js';
 
 /** Who a rank exchanges with in a neighbour collective, and on which channel each edge travels. */
 export interface NeighborPlan {
@@ -32,11 +33,16 @@ export interface NeighborPlan {
   readonly channels: number;
 }
 
-type NeighborOperation = 'neighborAllgather' | 'neighborAllgatherv' | 'neighborAlltoall' | 'neighborAlltoallv';
+export type NeighborOperation = 'neighborAllgather' | 'neighborAllgatherv' | 'neighborAlltoall' | 'neighborAlltoallv';
 
-/** One collective call per channel, taken in the same order on every rank. */
-function channelCalls(comm: Communicator, operation: NeighborOperation, plan: NeighborPlan): CollectiveCall[] {
-  return Array.from({ length: plan.channels }, () => comm.collectiveCall(operation));
+/**
+ * One collective call per channel, taken in the same order on every rank; `first`, when given, is
+ * channel 0 (a nonblocking call's own), so both forms take as many calls. Taken when the call is
+ * made, not when its steps first run: a nonblocking call's steps may start later (after an
+ * argument check), and two calls in flight would otherwise take them in different orders.
+ */
+export function channelCalls(comm: Communicator, operation: NeighborOperation, plan: NeighborPlan, first?: CollectiveCall): CollectiveCall[] {
+  return Array.from({ length: plan.channels }, (_, i) => (i === 0 && first !== undefined ? first : comm.collectiveCall(operation)));
 }
 
 function worldRank(comm: Communicator): number {
@@ -49,15 +55,12 @@ function postReceives<T>(calls: readonly CollectiveCall[], plan: NeighborPlan): 
 }
 
 /** Waits for every request; returns the receives' results by slot (undefined for PROC_NULL). */
-async function finish<T>(receives: readonly (Request<T> | undefined)[], sends: readonly Request<void>[]): Promise<(T | undefined)[]> {
-  const posted = receives.filter((r): r is Request<T> => r !== undefined);
-  const results = await waitAll([...posted, ...sends]);
-  let next = 0;
-  return receives.map((r) => (r === undefined ? undefined : (results[next++] as T)));
+function* finish<T>(receives: readonly (Request<T> | undefined)[], sends: readonly Request<void>[]): Steps<(T | undefined)[]> {
+  yield [...receives.filter((r): r is Request<T> => r !== undefined), ...sends];
+  return receives.map((r) => r?.takeNow());
 }
 
-export async function neighborAllgather<T>(comm: Communicator, plan: NeighborPlan, value: T): Promise<(T | undefined)[]> {
-  const calls = channelCalls(comm, 'neighborAllgather', plan);
+export function* neighborAllgather<T>(comm: Communicator, plan: NeighborPlan, calls: readonly CollectiveCall[], value: T): Steps<(T | undefined)[]> {
   // Encoded once for every out-neighbour; before any receive is posted, so that a value that
   // cannot be encoded fails the call without leaving receives behind.
   let encoded: Encoded | undefined;
@@ -67,11 +70,10 @@ export async function neighborAllgather<T>(comm: Communicator, plan: NeighborPla
   plan.destinations.forEach((dest, i) => {
     if (dest !== PROC_NULL) sends.push(calls[plan.destChannels[i]!]!.sendEncoded(encoded!, dest));
   });
-  return finish(receives, sends);
+  return yield* finish(receives, sends);
 }
 
-export async function neighborAlltoall<T>(comm: Communicator, plan: NeighborPlan, values: readonly T[]): Promise<(T | undefined)[]> {
-  const calls = channelCalls(comm, 'neighborAlltoall', plan);
+export function* neighborAlltoall<T>(comm: Communicator, plan: NeighborPlan, calls: readonly CollectiveCall[], values: readonly T[]): Steps<(T | undefined)[]> {
   const outdegree = plan.destinations.length;
   if (!Array.isArray(values) || values.length !== outdegree) {
     throw new TsmpiError(ErrorCode.Count, `neighborAlltoall needs ${outdegree} values (values[i] goes to out-neighbour i), got ${Array.isArray(values) ? values.length : typeof values}`, {
@@ -85,12 +87,11 @@ export async function neighborAlltoall<T>(comm: Communicator, plan: NeighborPlan
   plan.destinations.forEach((dest, i) => {
     if (dest !== PROC_NULL) sends.push(calls[plan.destChannels[i]!]!.send(values[i], dest));
   });
-  return finish(receives, sends);
+  return yield* finish(receives, sends);
 }
 
-export async function neighborAllgatherv<A extends TypedArray>(comm: Communicator, plan: NeighborPlan, data: A, recvCounts?: readonly number[]): Promise<Concatenated<A>> {
+export function* neighborAllgatherv<A extends TypedArray>(comm: Communicator, plan: NeighborPlan, calls: readonly CollectiveCall[], data: A, recvCounts?: readonly number[]): Steps<Concatenated<A>> {
   const operation = 'neighborAllgatherv';
-  const calls = channelCalls(comm, operation, plan);
   checkTyped(comm, data, operation);
   if (recvCounts !== undefined) checkSlotCounts(comm, recvCounts, plan.sources.length, operation, 'recvCounts', 'in-neighbour');
   const sends = (): Request<void>[] => {
@@ -100,18 +101,18 @@ export async function neighborAllgatherv<A extends TypedArray>(comm: Communicato
     });
     return out;
   };
-  return recvCounts === undefined ? receiveValues(comm, calls, plan, data, sends, operation) : receiveInto(comm, calls, plan, data, recvCounts, sends, operation);
+  return yield* (recvCounts === undefined ? receiveValues(comm, calls, plan, data, sends, operation) : receiveInto(comm, calls, plan, data, recvCounts, sends, operation));
 }
 
-export async function neighborAlltoallv<A extends TypedArray>(
+export function* neighborAlltoallv<A extends TypedArray>(
   comm: Communicator,
   plan: NeighborPlan,
+  calls: readonly CollectiveCall[],
   data: A,
   sendCounts: readonly number[],
   recvCounts?: readonly number[],
-): Promise<Concatenated<A>> {
+): Steps<Concatenated<A>> {
   const operation = 'neighborAlltoallv';
-  const calls = channelCalls(comm, operation, plan);
   checkTyped(comm, data, operation);
   checkSlotCounts(comm, sendCounts, plan.destinations.length, operation, 'sendCounts', 'out-neighbour');
   const sendDispls = displacementsOf(sendCounts);
@@ -131,23 +132,23 @@ export async function neighborAlltoallv<A extends TypedArray>(
     });
     return out;
   };
-  return recvCounts === undefined ? receiveValues(comm, calls, plan, data, sends, operation) : receiveInto(comm, calls, plan, data, recvCounts, sends, operation);
+  return yield* (recvCounts === undefined ? receiveValues(comm, calls, plan, data, sends, operation) : receiveInto(comm, calls, plan, data, recvCounts, sends, operation));
 }
 
 /**
  * Counts unknown: each in-neighbour's block arrives as a typed array of its own and is copied
  * into place (one round, no exchange of counts first).
  */
-async function receiveValues<A extends TypedArray>(
+function* receiveValues<A extends TypedArray>(
   comm: Communicator,
   calls: readonly CollectiveCall[],
   plan: NeighborPlan,
   like: A,
   sends: () => Request<void>[],
   operation: string,
-): Promise<Concatenated<A>> {
+): Steps<Concatenated<A>> {
   const receives = postReceives<unknown>(calls, plan);
-  const blocks = await finish(receives, sends());
+  const blocks = yield* finish(receives, sends());
   const counts = blocks.map((block, i) => {
     if (block === undefined) return 0;
     if (!ArrayBuffer.isView(block) || block.constructor !== like.constructor) {
@@ -171,7 +172,7 @@ async function receiveValues<A extends TypedArray>(
  * Counts known: each block is received straight into its place (a PROC_NULL neighbour's place
  * stays zero); a block shorter than its count is an error, a longer one ERR_TRUNCATE.
  */
-async function receiveInto<A extends TypedArray>(
+function* receiveInto<A extends TypedArray>(
   comm: Communicator,
   calls: readonly CollectiveCall[],
   plan: NeighborPlan,
@@ -179,12 +180,12 @@ async function receiveInto<A extends TypedArray>(
   recvCounts: readonly number[],
   sends: () => Request<void>[],
   operation: string,
-): Promise<Concatenated<A>> {
+): Steps<Concatenated<A>> {
   const displs = displacementsOf(recvCounts);
   const out = allocateLike(like, displs[recvCounts.length]!);
   const parts = recvCounts.map((count, i) => bytesOf(out.subarray(displs[i]!, displs[i]! + count)));
   const receives = plan.sources.map((source, i) => (source === PROC_NULL ? undefined : calls[plan.sourceChannels[i]!]!.recvInto(parts[i]!, source)));
-  const statuses = await finish<Status>(receives, sends());
+  const statuses = yield* finish<Status>(receives, sends());
   statuses.forEach((status, i) => {
     if (status !== undefined && status.bytes !== parts[i]!.byteLength) {
       throw new TsmpiError(ErrorCode.Count, `in-neighbour ${plan.sources[i]} sent ${status.bytes} bytes where recvCounts[${i}] = ${recvCounts[i]} elements (${parts[i]!.byteLength} bytes) were expected`, {
