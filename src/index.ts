@@ -13,6 +13,8 @@
 export { init, finalize, abort, wtime, wtick, processorName, isInitialized, isFinalized, getVersion, getLibraryVersion, jobInfo, communicationState, type CommunicationState, type RailState } from './bootstrap/init.js';
 export type { JobInfo } from './bootstrap/job-info.js';
 export { Session } from './bootstrap/session.js';
+// Installs comm.abort().
+import './bootstrap/communicator-abort.js';
 export { Communicator, ANY_SOURCE, ANY_TAG, PROC_NULL, TAG_UB, type Concatenated, type ReceiveArray } from './comm/communicator.js';
 export { Group, GROUP_EMPTY, IDENT, CONGRUENT, SIMILAR, UNEQUAL, type Comparison, type RankRange } from './comm/group.js';
 export { Info, MAX_INFO_KEY, MAX_INFO_VAL } from './comm/info.js';

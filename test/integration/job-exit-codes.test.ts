@@ -19,6 +19,8 @@ const failures = [
   { how: 'reject', code: 1, says: /tsmpi: rank 2 failed:\n.*deliberate rejection on rank 2/ },
   { how: 'exit3-barrier', code: 3, says: /tsmpi: rank 2 exited with code 3/ },
   { how: 'abort5', code: 5, says: /rank 2 (called abort\(5\)|exited with code 5)/ },
+  // MPI_Comm_abort: the communicator form ends the job alike.
+  { how: 'commabort6', code: 6, says: /rank 2 (called abort\(6\)|exited with code 6)/ },
   // Issue 22: a rank out of range, at once, while the others wait in a barrier.
   { how: 'range', code: 1, says: /rank 2, send: rank \d+ is out of range for a communicator of size 4/ },
 ];
@@ -39,7 +41,7 @@ for (const [mode, command] of Object.entries(modes)) {
           assert.doesNotMatch(result.stderr, /app\.mjs/);
           assert.equal(result.stderr.match(/deliberate failure on rank 2/g)?.length, 1, `said once\n${result.stderr}`);
         }
-        if (how === 'exit3-barrier' || how === 'abort5') assert.doesNotMatch(result.stderr, /waited \d+ s without progress/);
+        if (how === 'exit3-barrier' || how === 'abort5' || how === 'commabort6') assert.doesNotMatch(result.stderr, /waited \d+ s without progress/);
       });
     }
   });
