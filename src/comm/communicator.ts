@@ -478,6 +478,14 @@ export class Communicator {
   }
 
   /**
+   * Sends `value` to `dest` and receives from `source` into `into` at once (MPI_Sendrecv with a
+   * receive buffer); returns the receive's status. The message received must fit `into`.
+   */
+  async sendrecvInto(value: unknown, dest: number, into: BufferLike, source: number = ANY_SOURCE, sendTag = 0, recvTag: number = ANY_TAG): Promise<Status> {
+    return receivedWhenSent(this.irecvInto(into, source, recvTag), this.isend(value, dest, sendTag));
+  }
+
+  /**
    * Sends `buffer`'s bytes to `dest` and receives from `source` into the same buffer
    * (MPI_Sendrecv_replace); returns the receive's status. The message received must fit it.
    */
