@@ -24,7 +24,7 @@ export { COMM_TYPE_SHARED, COMM_TYPE_HW_GUIDED, COMM_TYPE_HW_UNGUIDED, COMM_TYPE
 export { BSEND_OVERHEAD, BUFFER_AUTOMATIC, type AttachedBuffer } from './comm/send-buffer.js';
 export { attachBuffer, detachBuffer, flushBuffer, iflushBuffer } from './bootstrap/send-buffer-api.js';
 export { allocMem, freeMem, type TypedArrayType } from './comm/alloc-mem.js';
-export { Win, type LockType, type WindowFlavor } from './comm/window/win.js';
+export { Win, MODE_NOCHECK, MODE_NOSTORE, MODE_NOPUT, MODE_NOPRECEDE, MODE_NOSUCCEED, type LockType, type WindowFlavor } from './comm/window/win.js';
 export { Request, REQUEST_NULL, waitAll, waitAny, waitSome, testAll, testAny, testSome, getStatusAny, getStatusAll, getStatusSome, type Some } from './comm/request.js';
 export { PersistentRequest, startAll } from './comm/persistent-request.js';
 export { PartitionedSend, PartitionedRecv } from './comm/partitioned.js';

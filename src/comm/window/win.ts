@@ -33,6 +33,17 @@ import { copyBytes } from '../../transport/copy-bytes.js';
 import { applyOp, payloadOf, readHeader, RmaKind, rmaMessage, windowOpCode } from './rma-wire.js';
 
 export type LockType = 'exclusive' | 'shared';
+
+/**
+ * Assertions a program may pass to fence, post and start (MPI_MODE_*): hints that let an MPI skip
+ * work. tsmpi takes them and needs none of them (its epochs cost one barrier or a message per
+ * peer either way); an assertion never changes what a call does.
+ */
+export const MODE_NOCHECK = 1;
+export const MODE_NOSTORE = 2;
+export const MODE_NOPUT = 4;
+export const MODE_NOPRECEDE = 8;
+export const MODE_NOSUCCEED = 16;
 /** How a window was made (MPI_WIN_CREATE_FLAVOR). */
 export type WindowFlavor = 'create' | 'allocate' | 'shared' | 'dynamic';
 
@@ -434,8 +445,9 @@ export class Win {
    * Ends one access epoch and starts the next (MPI_Win_fence; collective): every operation any
    * rank issued before it is complete at its target when it returns, on every rank.
    */
-  async fence(): Promise<void> {
+  async fence(assert = 0): Promise<void> {
     this.#checkLive('fence');
+    this.#checkAssert(assert, 'fence');
     await this.#drain(-1, 'fence');
     await this.comm.barrier();
   }
@@ -506,8 +518,9 @@ export class Win {
    * Opens an exposure epoch for the origins in `group` (a Group of the window's ranks, or their
    * ranks): they may access this rank's window between their start and complete (MPI_Win_post).
    */
-  post(group: Group | readonly number[]): void {
+  post(group: Group | readonly number[], assert = 0): void {
     this.#checkLive('post');
+    this.#checkAssert(assert, 'post');
     if (this.#postGroup !== undefined) throw this.#error(ErrorCode.Arg, 'an exposure epoch is already open', 'post', 'call wait() (or test() until true) before posting again');
     const origins = this.#ranksOf(group, 'post');
     this.#postGroup = origins;
@@ -518,8 +531,9 @@ export class Win {
    * Opens an access epoch on the targets in `group`: resolves once each of them has posted
    * (MPI_Win_start). Operations on them follow until complete().
    */
-  async start(group: Group | readonly number[]): Promise<void> {
+  async start(group: Group | readonly number[], assert = 0): Promise<void> {
     this.#checkLive('start');
+    this.#checkAssert(assert, 'start');
     if (this.#startGroup !== undefined) throw this.#error(ErrorCode.Arg, 'an access epoch is already open', 'start', 'call complete() before starting again');
     const targets = this.#ranksOf(group, 'start');
     this.#startGroup = targets;
@@ -664,6 +678,11 @@ export class Win {
 
   #checkLive(operation: string): void {
     if (this.#freed) throw this.#error(ErrorCode.Arg, 'the window was freed', operation, 'make a new window');
+  }
+
+  #checkAssert(assert: number, operation: string): void {
+    if (Number.isInteger(assert) && assert >= 0 && assert < 32) return;
+    throw this.#error(ErrorCode.Arg, `assertion ${String(assert)} is not a combination of MODE_* flags`, operation, 'pass 0, or MODE_NOPRECEDE | MODE_NOSTORE ... (hints tsmpi does not need)');
   }
 
   #checkRank(rank: number, operation: string): void {
