@@ -4,8 +4,12 @@
 // exits while the others wait in a barrier used to hang the job); the failure is said once,
 // with the stack at the program's own lines (under `tsmpi sim` too).
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
 import { explain, fixture, tsmpi } from '../helpers/run-job.ts';
+
+/** The fixture's line that throws (1-based), found in its source rather than written here. */
+const throwLine = readFileSync(fixture('fail-throw.ts'), 'utf8').split('\n').findIndex((line) => line.includes('throw new Error(`deliberate failure')) + 1;
 
 const modes: Record<string, string[]> = {
   threads: ['run', '-n', '4'],
@@ -37,7 +41,7 @@ for (const [mode, command] of Object.entries(modes)) {
         assert.match(result.stderr, says);
         if (how === 'throw') {
           // The stack points at the program's line, once, in every mode (not the compiled bundle).
-          assert.ok(result.stderr.includes(`${fixture('fail-throw.ts')}:23:`), `the stack names fail-throw.ts:23\n${result.stderr}`);
+          assert.ok(result.stderr.includes(`${fixture('fail-throw.ts')}:${throwLine}:`), `the stack names fail-throw.ts:${throwLine}\n${result.stderr}`);
           assert.doesNotMatch(result.stderr, /app\.mjs/);
           assert.equal(result.stderr.match(/deliberate failure on rank 2/g)?.length, 1, `said once\n${result.stderr}`);
         }
