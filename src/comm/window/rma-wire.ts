@@ -19,7 +19,7 @@ export const RmaKind = {
   Unlock: 7,
   /** A target opened an exposure epoch to the receiving origin (post); no reply. */
   Post: 8,
-  /** An origin ended its access epoch on the receiving target (complete); no reply. */
+  /** An origin ended its access epoch on the receiving target (complete); acknowledged. */
   Complete: 9,
   /** Target -> origin: the operation was applied. */
   Ack: 16,

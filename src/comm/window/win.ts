@@ -14,7 +14,8 @@
  * and get between them are plain copies, and `sharedQuery` maps a peer's segment (zero-copy).
  *
  * Generalized active target (post/start/complete/wait) rides the same messages: a target's post
- * tells each origin of its group, an origin's complete follows its last acknowledgement.
+ * tells each origin of its group; an origin's complete goes behind its operations and returns
+ * once the target has acknowledged it.
  */
 import { BroadcastChannel } from 'node:worker_threads';
 import { ErrorCode, TsmpiError } from '../../errors.js';
@@ -542,14 +543,19 @@ export class Win {
     for (const t of targets) this.#posts[t]!--;
   }
 
-  /** Ends the access epoch: every operation on its targets is complete there, and they are told (MPI_Win_complete). */
+  /**
+   * Ends the access epoch (MPI_Win_complete): every operation on its targets is complete there,
+   * and each target has recorded the end, so a target's test() after any later synchronisation
+   * with this rank (a barrier, say, whose messages may take another path) sees it.
+   */
   async complete(): Promise<void> {
     this.#checkLive('complete');
     const targets = this.#startGroup;
     if (targets === undefined) throw this.#error(ErrorCode.Arg, 'no access epoch is open', 'complete', 'call start(group) first');
-    for (const t of targets) await this.#drain(t, 'complete');
     this.#startGroup = undefined;
-    for (const t of targets) this.comm.isend(rmaMessage(RmaKind.Complete, 0, 0, 0), t, TO_TARGET);
+    // Behind each target's operations on the same link, acknowledged once the target counted it.
+    for (const t of targets) this.#send(t, rmaMessage(RmaKind.Complete, 0, 0, 0));
+    for (const t of targets) await this.#drain(t, 'complete');
   }
 
   /** Ends the exposure epoch once every origin of the post has completed (MPI_Win_wait). */
@@ -804,8 +810,10 @@ class WindowTarget implements BackgroundTask {
         this.#waiting.push({ origin, id, exclusive: extra === 1 });
         return this.#grant();
       case RmaKind.Post:
-      case RmaKind.Complete:
         return this.#onEpoch(kind, origin);
+      case RmaKind.Complete:
+        this.#onEpoch(kind, origin);
+        return this.#reply(origin, RmaKind.Ack, id);
       case RmaKind.Unlock:
         this.#lockState = this.#lockState < 0 ? 0 : Math.max(0, this.#lockState - 1);
         this.#reply(origin, RmaKind.Ack, id);
