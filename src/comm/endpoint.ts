@@ -453,7 +453,8 @@ export class Endpoint implements RequestDriver, ProgressHost {
   }
 
   private stagingHost(): StagedHost {
-    return (this.stagedHost ??= { driver: this, rank: this.rank, size: this.size, staging: this.transport.worldStaging!, half: 0, readsOpen: false, endedError: (request) => this.sharedWaitEndedError(request) });
+    const staging = this.transport.worldStaging!;
+    return (this.stagedHost ??= { driver: this, rank: this.rank, size: this.size, staging, bytes: new Uint8Array(staging.buffer), words: new Int32Array(staging.buffer), half: 0, readsOpen: false, calls: 0, endedError: (request) => this.sharedWaitEndedError(request) });
   }
 
   private stagedPrevious(): { readonly done: boolean } | undefined {

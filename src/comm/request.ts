@@ -49,8 +49,8 @@ export class Request<T = unknown> implements RequestDescription {
   /** @internal */ readonly driver: RequestDriver;
   /** The operation, for hang reports and errors. */
   readonly operation: string;
-  /** The peer (communicator rank; -1 for any source). */
-  readonly peer: number;
+  /** @internal What {@link peer} returns, unless a subclass looks it up when asked. */
+  protected readonly peerRank: number;
   readonly tag: number;
   readonly context: number;
 
@@ -58,9 +58,14 @@ export class Request<T = unknown> implements RequestDescription {
   constructor(driver: RequestDriver, operation: string, peer: number, tag: number, context: number) {
     this.driver = driver;
     this.operation = operation;
-    this.peer = peer;
+    this.peerRank = peer;
     this.tag = tag;
     this.context = context;
+  }
+
+  /** The peer (communicator rank; -1 for any source). */
+  get peer(): number {
+    return this.peerRank;
   }
 
   /** True once the operation finished (successfully or not). */

@@ -20,6 +20,7 @@
  */
 import { ErrorCode, TsmpiError } from '../errors.js';
 import { StagedRequest, type StagedHost } from './staged-request.js';
+import { copyBytes } from '../transport/copy-bytes.js';
 
 /** Header words before a half's data: the block's bytes, the counts' digest. */
 const BLOCK_BYTES = 0;
@@ -76,27 +77,25 @@ export class StagedGatherRequest extends StagedRequest<void> {
     this.half = host.half;
     host.half ^= 1;
     const base = this.halfOffset(host.rank);
-    const buffer = host.staging.buffer;
     if (this.at === 0) {
-      const header = new Int32Array(buffer, base, 2);
-      header[BLOCK_BYTES] = this.block.byteLength;
-      header[DIGEST] = this.countsDigest;
+      host.words[(base >> 2) + BLOCK_BYTES] = this.block.byteLength;
+      host.words[(base >> 2) + DIGEST] = this.countsDigest;
     }
     const end = Math.min(this.block.byteLength, this.at + this.perRound);
-    if (end > this.at) new Uint8Array(buffer, base + HEADER_BYTES, end - this.at).set(this.block.subarray(this.at, end));
+    if (end > this.at) copyBytes(host.bytes, base + HEADER_BYTES, this.block, this.at, end - this.at);
   }
 
   protected readRound(): void {
     if (this.at === 0) this.mismatch = this.checkHeaders();
     if (this.mismatch !== undefined) return;
-    const { rank, size, staging } = this.host;
+    const { rank, size, bytes } = this.host;
     const end = this.at + this.perRound;
     // From the next rank on: readers start on different regions rather than all on rank 0's.
     for (let step = 1; step < size; step++) {
       const r = (rank + step) % size;
       const into = this.incoming[r]!;
       const length = Math.min(into.byteLength, end) - this.at;
-      if (length > 0) into.set(new Uint8Array(staging.buffer, this.halfOffset(r) + HEADER_BYTES, length), this.at);
+      if (length > 0) copyBytes(into, this.at, bytes, this.halfOffset(r) + HEADER_BYTES, length);
     }
   }
 
@@ -115,13 +114,13 @@ export class StagedGatherRequest extends StagedRequest<void> {
 
   /** The error every rank reports when the ranks' counts or blocks disagree, else undefined. */
   private checkHeaders(): TsmpiError | undefined {
-    const { size, staging } = this.host;
-    const header = (r: number): Int32Array => new Int32Array(staging.buffer, this.halfOffset(r), 2);
-    const digest = header(0)[DIGEST];
+    const { size, words } = this.host;
+    const header = (r: number): number => this.halfOffset(r) >> 2;
+    const digest = words[header(0) + DIGEST];
     for (let r = 0; r < size; r++) {
-      const words = header(r);
-      if (words[DIGEST] !== digest) return this.countError(`rank 0 and rank ${r} passed different counts`, 'every rank must pass the same counts (and the same kind of typed array)');
-      if (words[BLOCK_BYTES] !== this.incoming[r]!.byteLength) return this.countError(`rank ${r} passed ${words[BLOCK_BYTES]} bytes where the counts say ${this.incoming[r]!.byteLength}`, "each rank's array must hold exactly its count of elements");
+      const at = header(r);
+      if (words[at + DIGEST] !== digest) return this.countError(`rank 0 and rank ${r} passed different counts`, 'every rank must pass the same counts (and the same kind of typed array)');
+      if (words[at + BLOCK_BYTES] !== this.incoming[r]!.byteLength) return this.countError(`rank ${r} passed ${words[at + BLOCK_BYTES]} bytes where the counts say ${this.incoming[r]!.byteLength}`, "each rank's array must hold exactly its count of elements");
     }
     return undefined;
   }

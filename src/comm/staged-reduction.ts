@@ -11,6 +11,13 @@
  * Arrays larger than a region go a region at a time (reduce-scatter: a part of every block at a
  * time). Open MPI's shared-memory collectives (coll/sm) reduce through shared segments the same way.
  *
+ * Small arrays (up to STAGED_WHOLE_MAX_BYTES) go whole instead, in one barrier: each rank copies
+ * its array into a half of its region, and once every rank has, each combines all of them (its
+ * own block of them, reduce-scatter) in rank order straight into its result. The rounds alternate
+ * between the halves, so no second barrier waits for the reads (staged-request.ts). Combining
+ * p arrays on every rank costs less than a barrier where arrays are small: a barrier of rank
+ * threads that outnumber the cores is a round of context switches.
+ *
  * Every part is combined once, in rank order, so all ranks get the same bits for any built-in op.
  * The first chunk checks that every rank staged an array of the same kind and length; a mismatch
  * fails every rank with an error that names both ranks (they all read the same shapes).
@@ -21,6 +28,7 @@ import { elementBytes, kindName, rawKindOf, type TypedArray } from './codec.js';
 import type { CombineLoop } from './op-kernels.js';
 import { withArticle, type InPlaceCombine } from './ops.js';
 import { StagedRequest, type StagedHost } from './staged-request.js';
+import { copyBytes } from '../transport/copy-bytes.js';
 
 /** The op's typed-array loops: `target = a op b`, and `target = target op source`. */
 export interface StagedOp {
@@ -35,7 +43,43 @@ export interface StagedOp {
  */
 export type StagedBlocks = { readonly counts: readonly number[]; readonly displacements: readonly number[] } | undefined;
 
+/** Arrays up to this many bytes (reduce-scatter: this many per rank) are staged whole, in one barrier (see above). */
+export const STAGED_WHOLE_MAX_BYTES = 2048;
+/**
+ * A whole-array half starts with a header (a mark, the call's sequence, the array's bytes and
+ * kind); data on a 64-byte boundary. The mark and the sequence tell a rank that staged another
+ * way (an array of another length) from one in this call: such a rank wrote its data there.
+ */
+const WHOLE_HEADER_BYTES = 64;
+const WHOLE_MARK = 0;
+const WHOLE_SEQUENCE = 1;
+const WHOLE_BYTES = 2;
+const WHOLE_KIND = 3;
+const WHOLE_HEADER_WORDS = 4;
+const MARK = 0x57484c45;
+
+type ViewMaker = new (buffer: SharedArrayBuffer, offset: number, length: number) => TypedArray;
+
+/**
+ * Views of every rank's two halves for a whole-array reduction, kept from the last call of the
+ * same kind, offset and length: a typed-array view costs ~0.1 us to make, and a loop of small
+ * reductions would make 2p of them a call.
+ */
+interface WholeViews {
+  readonly maker: ViewMaker;
+  readonly begin: number;
+  readonly length: number;
+  /** [half * size + rank]. */
+  readonly views: TypedArray[];
+}
+const wholeViews = new WeakMap<StagedHost, WholeViews>();
+
 export class StagedReductionRequest extends StagedRequest<TypedArray> {
+  protected override readonly alternatesHalves: boolean;
+  /** The array goes whole, in one barrier (small arrays). */
+  private readonly whole: boolean;
+  private readonly halfBytes: number;
+  private half = 0;
   private readonly value: TypedArray;
   private readonly target: TypedArray;
   private readonly op: StagedOp;
@@ -67,6 +111,10 @@ export class StagedReductionRequest extends StagedRequest<TypedArray> {
     this.op = op;
     this.blocks = blocks;
     this.operationLabel = operationLabel;
+    this.halfBytes = Math.floor(host.staging.regionBytes / 2 / WHOLE_HEADER_BYTES) * WHOLE_HEADER_BYTES;
+    // reduce-scatter: blocks that average at most the limit (each rank combines its own block).
+    this.whole = value.byteLength <= (blocks === undefined ? 1 : host.size) * STAGED_WHOLE_MAX_BYTES && WHOLE_HEADER_BYTES + value.byteLength <= this.halfBytes;
+    this.alternatesHalves = this.whole;
     const regionElements = Math.floor(host.staging.regionBytes / value.BYTES_PER_ELEMENT);
     if (blocks === undefined) {
       this.stride = regionElements;
@@ -85,8 +133,9 @@ export class StagedReductionRequest extends StagedRequest<TypedArray> {
       this.complete(this.target);
       return false;
     }
+    if (this.whole) return true;
     const { staging, size } = this.host;
-    const ctor = this.value.constructor as new (buffer: SharedArrayBuffer, offset: number, length: number) => TypedArray;
+    const ctor = this.value.constructor as ViewMaker;
     const elements = Math.floor(staging.regionBytes / this.value.BYTES_PER_ELEMENT);
     for (let r = 0; r < size; r++) this.regions.push(new ctor(staging.buffer, staging.regionOffset(r), elements));
     if (this.blocks === undefined) this.resultRegion = new ctor(staging.buffer, staging.resultOffset, elements);
@@ -95,6 +144,10 @@ export class StagedReductionRequest extends StagedRequest<TypedArray> {
 
   /** Copies the next chunk into this rank's region. */
   protected stage(): void {
+    if (this.whole) {
+      this.stageWhole();
+      return;
+    }
     if (this.at === 0) this.host.staging.setShape(this.value.byteLength, rawKindOf(this.value));
     const own = this.regions[this.host.rank]!;
     this.chunk = Math.min(this.stride, this.extent - this.at);
@@ -112,6 +165,11 @@ export class StagedReductionRequest extends StagedRequest<TypedArray> {
   }
 
   protected readRound(): void {
+    if (this.whole) {
+      this.mismatch = this.checkHeaders();
+      if (this.mismatch === undefined) this.combineWhole();
+      return;
+    }
     if (this.at === 0) this.mismatch = this.checkShapes();
     if (this.mismatch !== undefined) return;
     if (this.blocks === undefined) this.combineSlice();
@@ -121,6 +179,10 @@ export class StagedReductionRequest extends StagedRequest<TypedArray> {
   protected endRound(): boolean {
     if (this.mismatch !== undefined) {
       this.fail(this.mismatch);
+      return true;
+    }
+    if (this.whole) {
+      this.complete(this.target);
       return true;
     }
     if (this.blocks === undefined) this.target.set(this.resultRegion!.subarray(0, this.chunk) as never, this.at);
@@ -153,6 +215,92 @@ export class StagedReductionRequest extends StagedRequest<TypedArray> {
     const regions = this.regions;
     this.op.combineTo(into, regions[0]!.subarray(begin, end) as TypedArray, regions[1]!.subarray(begin, end) as TypedArray);
     for (let r = 2; r < regions.length; r++) this.op.combineInto(into, regions[r]!.subarray(begin, end) as TypedArray);
+  }
+
+  /** Byte offset of `rank`'s half of the whole-array round. */
+  private halfOffset(rank: number): number {
+    return this.host.staging.regionOffset(rank) + this.half * this.halfBytes;
+  }
+
+  /** The header and the whole array into this rank's half of the round. */
+  private stageWhole(): void {
+    const host = this.host;
+    this.half = host.half;
+    host.half ^= 1;
+    const base = this.halfOffset(host.rank);
+    const words = host.words;
+    const at = base >> 2;
+    words[at + WHOLE_MARK] = MARK;
+    words[at + WHOLE_SEQUENCE] = this.sequence;
+    words[at + WHOLE_BYTES] = this.value.byteLength;
+    words[at + WHOLE_KIND] = rawKindOf(this.value);
+    const value = this.value;
+    const bytes = value instanceof Uint8Array ? value : new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
+    copyBytes(host.bytes, base + WHOLE_HEADER_BYTES, bytes, 0, bytes.byteLength);
+  }
+
+  /**
+   * Every rank's staged array of the round (its block of each, reduce-scatter) combined in rank
+   * order into the target.
+   */
+  private combineWhole(): void {
+    const { rank, size } = this.host;
+    const blocks = this.blocks;
+    const begin = blocks === undefined ? 0 : blocks.displacements[rank]!;
+    const length = blocks === undefined ? this.value.length : blocks.counts[rank]!;
+    if (length === 0) return;
+    const into = blocks === undefined ? this.target : this.target.length === length ? this.target : (this.target.subarray(0, length) as TypedArray);
+    const views = this.viewsOf(begin, length);
+    const first = this.half * size;
+    if (size === 1) {
+      into.set(views[first]! as never);
+      return;
+    }
+    this.op.combineTo(into, views[first]!, views[first + 1]!);
+    for (let r = 2; r < size; r++) this.op.combineInto(into, views[first + r]!);
+  }
+
+  private viewsOf(begin: number, length: number): TypedArray[] {
+    const host = this.host;
+    const maker = this.value.constructor as ViewMaker;
+    const kept = wholeViews.get(host);
+    if (kept !== undefined && kept.maker === maker && kept.begin === begin && kept.length === length) return kept.views;
+    const views: TypedArray[] = [];
+    const width = this.value.BYTES_PER_ELEMENT;
+    for (let half = 0; half < 2; half++) {
+      for (let r = 0; r < host.size; r++) views.push(new maker(host.staging.buffer, host.staging.regionOffset(r) + half * this.halfBytes + WHOLE_HEADER_BYTES + begin * width, length));
+    }
+    wholeViews.set(host, { maker, begin, length, views });
+    return views;
+  }
+
+  /**
+   * The error every rank reports when some rank staged another kind or length than rank 0 (or is
+   * in another staged call: its array's length made it choose otherwise), else undefined.
+   */
+  private checkHeaders(): TsmpiError | undefined {
+    const { size, words: all } = this.host;
+    const header = (r: number): Int32Array => all.subarray(this.halfOffset(r) >> 2, (this.halfOffset(r) >> 2) + WHOLE_HEADER_WORDS);
+    for (let r = 0; r < size; r++) {
+      const at = this.halfOffset(r) >> 2;
+      if (all[at + WHOLE_MARK] !== MARK || all[at + WHOLE_SEQUENCE] !== this.sequence) {
+        return new TsmpiError(ErrorCode.Count, `rank ${r} is not in ${this.operationLabel} as rank ${this.host.rank} is: this rank passed ${describeShape(rawKindOf(this.value), this.value.byteLength)}, and an array of another length takes another way through the staging regions`, {
+          rank: this.host.rank,
+          operation: this.operation,
+          hint: 'every rank must pass the same kind and length of typed array',
+        });
+      }
+      if (r > 0 && (all[at + WHOLE_BYTES] !== all[(this.halfOffset(0) >> 2) + WHOLE_BYTES] || all[at + WHOLE_KIND] !== all[(this.halfOffset(0) >> 2) + WHOLE_KIND])) {
+        const words = header(r);
+        const first = header(0);
+        return new TsmpiError(ErrorCode.Count, `rank 0 passed ${describeShape(first[WHOLE_KIND]!, first[WHOLE_BYTES]!)} and rank ${r} ${describeShape(words[WHOLE_KIND]!, words[WHOLE_BYTES]!)} to ${this.operationLabel}`, {
+          rank: this.host.rank,
+          operation: this.operation,
+          hint: 'every rank must pass the same kind and length of typed array',
+        });
+      }
+    }
+    return undefined;
   }
 
   /** The error every rank reports when some rank staged another kind or length than rank 0, else undefined. */

@@ -36,6 +36,7 @@ const BLOCKING: Record<string, CallShape> = {
   recvInto: p2p(1, 2),
   sendrecv: sendShape(1, 3),
   sendrecvReplace: sendShape(1, 3),
+  sendrecvInto: sendShape(1, 4),
   probe: p2p(0, 1),
   mprobe: p2p(0, 1),
   barrier: none,
@@ -53,6 +54,8 @@ const BLOCKING: Record<string, CallShape> = {
   allgatherv: none,
   alltoall: none,
   alltoallv: none,
+  reduceScatter: none,
+  reduceScatterBlock: none,
   split: none,
   dup: none,
   create: none,
@@ -101,6 +104,8 @@ const POSTS: Record<string, CallShape> = {
   iallgatherv: none,
   ialltoall: none,
   ialltoallv: none,
+  ireduceScatter: none,
+  ireduceScatterBlock: none,
   idup: none,
 };
 

@@ -9,7 +9,7 @@
 /** Collective calls kept per rank for the imbalance figures (older ones are counted, not kept). */
 const MAX_COLLECTIVES = 100_000;
 
-const COLLECTIVES = new Set(['barrier', 'bcast', 'bcastInto', 'reduce', 'allreduce', 'scan', 'exscan', 'gather', 'gatherv', 'scatter', 'scatterv', 'allgather', 'allgatherv', 'alltoall', 'alltoallv', 'split', 'dup', 'create', 'createGroup', 'splitType']);
+const COLLECTIVES = new Set(['barrier', 'bcast', 'bcastInto', 'reduce', 'allreduce', 'scan', 'exscan', 'gather', 'gatherv', 'scatter', 'scatterv', 'allgather', 'allgatherv', 'alltoall', 'alltoallv', 'reduceScatter', 'reduceScatterBlock', 'split', 'dup', 'create', 'createGroup', 'splitType']);
 
 export interface CallFigures {
   name: string;

@@ -58,6 +58,31 @@ test("tsmpi's rules are the runtime's defaults", () => {
   assert.equal(selectAllreduce(tsmpi, 8, large, Op.sum, false, true), 'shared');
   assert.equal(selectAllreduce(tsmpi, 3, new Float64Array(4096), Op.max, false, true), 'shared');
   assert.equal(selectAllreduce(tsmpi, 8, new Float64Array(4095), Op.sum, false, true), 'recursive-doubling', 'below 32 KiB');
+  // Small typed arrays (up to 2 KiB) of crowded rank threads (more than cores), from 5 ranks:
+  // staged whole, in one barrier; not where the world is not crowded, below 5 ranks, past 2 KiB,
+  // without the regions, for values that are not typed arrays, or under SimGrid's rules.
+  assert.equal(selectAllreduce(tsmpi, 8, new Float64Array(1), Op.sum, false, true, true), 'shared');
+  assert.equal(selectAllreduce(tsmpi, 5, new Int32Array(512), Op.max, false, true, true), 'shared');
+  assert.equal(selectAllreduce(tsmpi, 8, new Float64Array(1), Op.sum, false, true, false), 'recursive-doubling');
+  assert.equal(selectAllreduce(tsmpi, 4, new Float64Array(1), Op.sum, false, true, true), 'recursive-doubling');
+  assert.equal(selectAllreduce(tsmpi, 8, new Float64Array(257), Op.sum, false, true, true), 'recursive-doubling', 'past 2 KiB');
+  assert.equal(selectAllreduce(tsmpi, 8, new Float64Array(1), Op.sum, false, false, true), 'recursive-doubling');
+  assert.equal(selectAllreduce(tsmpi, 8, 1, Op.sum, false, true, true), 'recursive-doubling');
+  assert.equal(selectAllreduce(simgrid, 8, new Float64Array(1), Op.sum, false, true, true), 'reduce-bcast');
+  // reduce-scatter likewise, from 3 ranks, blocks averaging up to 2 KiB.
+  assert.equal(selectReduceScatter(tsmpi, Op.sum, 4, 32, new Float64Array(4), true, true), 'shared');
+  assert.equal(selectReduceScatter(tsmpi, Op.sum, 8, 8 * 2048, new Float64Array(8 * 256), true, true), 'shared');
+  assert.equal(selectReduceScatter(tsmpi, Op.sum, 8, 8 * 2048 + 8, new Float64Array(8 * 256 + 1), true, true), 'recursive-halving');
+  assert.equal(selectReduceScatter(tsmpi, Op.sum, 8, 64, new Float64Array(8), true, false), 'recursive-halving');
+  assert.equal(selectReduceScatter(tsmpi, Op.sum, 8, 64, new Float64Array(8), false, true), 'recursive-halving');
+  assert.equal(selectReduceScatter(readSettings({ TSMPI_COLL_REDUCESCATTER: 'ring' }), Op.sum, 8, 64, new Float64Array(8), true, true), 'ring');
+  // allgatherv: blocks up to 8 KiB of crowded rank threads, on 3 or more.
+  assert.equal(selectStagedGather(tsmpi, 4, 8, true), true);
+  assert.equal(selectStagedGather(tsmpi, 4, 8192, true), true);
+  assert.equal(selectStagedGather(tsmpi, 4, 8193, true), false);
+  assert.equal(selectStagedGather(tsmpi, 4, 8, false), false);
+  assert.equal(selectStagedGather(tsmpi, 2, 8, true), false);
+  assert.equal(selectStagedGather(simgrid, 4, 8, true), false);
   assert.equal(selectAllreduce(tsmpi, 2, large, Op.sum, true, true), 'ring', '2 ranks');
   assert.equal(selectAllreduce(tsmpi, 8, large, Op.create((a: unknown, b: unknown) => a) as ReduceOp, false, true), 'recursive-doubling', 'a user op');
   assert.equal(selectAllreduce(tsmpi, 8, Buffer.alloc(1 << 16), Op.bxor, false, true), 'ring', 'a Node Buffer');

@@ -77,7 +77,7 @@ export function* allgatherv<A extends TypedArray>(call: CollectiveCall, data: A,
   const { displs, width, outBytes } = plan;
   const incoming = call.blockViews(outBytes, displs, counts, width);
   const largestBlock = Math.max(...counts) * width;
-  if (selectStagedGather(call.settings, size, largestBlock) && call.stagingAvailable) {
+  if (selectStagedGather(call.settings, size, largestBlock, call.crowded) && call.stagingAvailable) {
     // The group is the world's: its ranks are world ranks, in order.
     const staged = call.stagedGather(call.bytesOf(data), incoming, countsDigest(counts, width));
     placeOwnBlock(plan, data, rank);

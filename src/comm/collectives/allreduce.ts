@@ -27,7 +27,7 @@ import { isLargeArray, selectAllreduce } from './select.js';
 export function allreduce<T>(call: CollectiveCall, value: T, op: ReduceOp, into?: TypedArray): Steps<T> {
   const { size } = call;
   if (size === 1) return single(value, into);
-  const algorithm = selectAllreduce(call.settings, size, value, op, size === 2 && isLargeArray(value) && call.inOneProcess, isTypedArray(value) && call.stagingAvailable);
+  const algorithm = selectAllreduce(call.settings, size, value, op, size === 2 && isLargeArray(value) && call.inOneProcess, isTypedArray(value) && call.stagingAvailable, call.crowded);
   if (algorithm === 'shared') return stagedAllreduce(call, value as unknown as TypedArray, op, into) as unknown as Steps<T>;
   if (algorithm === 'ring') return ringAllreduce(call, value as unknown as TypedArray, op, into) as unknown as Steps<T>;
   if (algorithm === 'reduce-bcast') return reduceBcast(call, value, op, into);

@@ -39,7 +39,7 @@ export function reduceScatter<A extends TypedArray>(call: CollectiveCall, data: 
   const own = counts[rank]!;
   const result = into === undefined ? allocateLike(data, own) : into.length === own ? into : (into.subarray(0, own) as A);
   if (size === 1) return single(data, result);
-  const algorithm = selectReduceScatter(call.settings, op, size, data.byteLength, data, call.stagingAvailable);
+  const algorithm = selectReduceScatter(call.settings, op, size, data.byteLength, data, call.stagingAvailable, call.crowded);
   if (algorithm === 'shared') return staged(call, data, counts, op, result);
   if (algorithm === 'recursive-doubling') return wholeThenBlock(call, data, counts, op, result);
   if (algorithm === 'reduce-scatterv') return reduceScatterv(call, data, counts, op, result);

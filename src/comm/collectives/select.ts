@@ -15,6 +15,7 @@
 import type { Settings } from '../../config/tunables.js';
 import type { TypedArray } from '../codec.js';
 import { combinerTo, inPlaceCombiner, isTypedArray, type ReduceOp } from '../ops.js';
+import { STAGED_WHOLE_MAX_BYTES } from '../staged-reduction.js';
 
 /** Typed arrays at least this large use the bandwidth-optimal algorithms. */
 export const LARGE_MESSAGE_BYTES = 64 * 1024;
@@ -108,7 +109,7 @@ export function selectReduce(settings: Settings): 'binomial' | 'linear' {
  * (`inOneProcess`, the same on both ranks): 1 MiB ~0.9x and 4 MiB ~0.85x the time there, ~1.1x
  * over TCP (bench/ranks/collectives.ts under TSMPI_COLL_ALLREDUCE=ring, 2 cores).
  */
-export function selectAllreduce(settings: Settings, size: number, value: unknown, op: ReduceOp, inOneProcess = false, stagingAvailable = false): 'recursive-doubling' | 'ring' | 'reduce-bcast' | 'shared' {
+export function selectAllreduce(settings: Settings, size: number, value: unknown, op: ReduceOp, inOneProcess = false, stagingAvailable = false, crowded = false): 'recursive-doubling' | 'ring' | 'reduce-bcast' | 'shared' {
   const choice = settings.collAllreduce;
   const ringable = op.commutative && inPlaceCombiner(op) !== undefined && isTypedArray(value) && value.length >= size;
   const stageable = stagingAvailable && stageableArray(value, op);
@@ -116,7 +117,7 @@ export function selectAllreduce(settings: Settings, size: number, value: unknown
   if (choice === 'ring') return ringable ? 'ring' : 'recursive-doubling';
   if (choice === 'shared') return stageable ? 'shared' : 'recursive-doubling';
   if (simgridRules(settings)) return 'reduce-bcast';
-  if (stageable && size > 2 && value.byteLength >= STAGED_ALLREDUCE_FROM) return 'shared';
+  if (stageable && size > 2 && (value.byteLength >= STAGED_ALLREDUCE_FROM || (crowded && size >= STAGED_SMALL_ALLREDUCE_RANKS && value.byteLength <= STAGED_WHOLE_MAX_BYTES))) return 'shared';
   return ringable && (size > 2 || inOneProcess) && isLargeArray(value) ? 'ring' : 'recursive-doubling';
 }
 
@@ -138,6 +139,17 @@ export function stageableArray(value: unknown, op: ReduceOp): value is TypedArra
  * TSMPI_COLL_ALLREDUCE=shared, ring, recursive-doubling or unset, 3 runs each, interleaved).
  */
 export const STAGED_ALLREDUCE_FROM = 32 * 1024;
+
+/**
+ * Small typed arrays (up to STAGED_WHOLE_MAX_BYTES) on a world of rank threads that outnumber the
+ * cores (`crowded`) reduce through the staging regions from this many ranks: whole, in one
+ * barrier (staged-reduction.ts), where recursive doubling's log2(p) rounds each wait for a partner
+ * to be scheduled. 8 rank threads on 2 cores, us a call, medians of 4 runs interleaved
+ * (`tsmpi run -n N scratch program`: 10,000 warm calls, then 10,000 timed): 8 B 60.6 -> 30.3,
+ * 2 KiB 86.1 -> 62.3; 4 rank threads 8 B 13.3 -> 14.4, 2 KiB 24.7 -> 25.0 (no gain: left to
+ * recursive doubling).
+ */
+export const STAGED_SMALL_ALLREDUCE_RANKS = 5;
 
 /**
  * A staged reduce-scatter stages a part of every block at a time: regions of 4 KiB (the least) hold
@@ -177,14 +189,19 @@ export function isPowerOfTwo(size: number): boolean {
  * op allows it; reduce + scatterv otherwise and under SimGrid's rules (its default for equal
  * blocks). Every rank decides the same: the arrays' lengths agree.
  *
- * Through the staging regions only when forced (TSMPI_COLL_REDUCESCATTER=shared, a world of rank
- * threads): each rank copies its whole array in, where the ring sends (p - 1)/p of it, and the
- * barriers cost more than the ring's rounds save except in a narrow band (8 rank threads on 2
- * cores, 64 KiB: 127-169 us a call against 199-210 around the ring; 1 MiB 2068-2153 against
- * 1841-2185; 4 rank threads, 64 KiB: 63-99 against 32-47; `tsmpi run -n N
- * bench/ranks/collectives.ts 65536 1048576` with BENCH_OPS=reducescatter, 3 runs each).
+ * Through the staging regions when forced (TSMPI_COLL_REDUCESCATTER=shared, a world of rank
+ * threads), and by default where the rank threads outnumber the cores (`crowded`) and the blocks
+ * average at most STAGED_WHOLE_MAX_BYTES: the arrays go whole, in one barrier (staged-reduction.ts),
+ * where recursive halving's rounds each wait for a partner to be scheduled (8 rank threads on 2
+ * cores, 8-byte blocks, us a call, medians of 4 interleaved runs: 83.7 -> 68.6 [31.2-107.4], 2 KiB
+ * blocks 123 -> 103; 4 rank threads 17.8 -> 10.2, 29.0 -> 24.0). Larger arrays: each rank copies
+ * its whole array in, where the ring sends (p - 1)/p of it, and the two barriers a region cost
+ * more than the ring's rounds save except in a narrow band (8 rank threads on 2 cores, 64 KiB:
+ * 127-169 us a call against 199-210 around the ring; 1 MiB 2068-2153 against 1841-2185; 4 rank
+ * threads, 64 KiB: 63-99 against 32-47; `tsmpi run -n N bench/ranks/collectives.ts 65536
+ * 1048576` with BENCH_OPS=reducescatter, 3 runs each).
  */
-export function selectReduceScatter(settings: Settings, op: ReduceOp, size: number, bytes: number, data?: unknown, stagingAvailable = false): 'ring' | 'recursive-halving' | 'recursive-doubling' | 'reduce-scatterv' | 'shared' {
+export function selectReduceScatter(settings: Settings, op: ReduceOp, size: number, bytes: number, data?: unknown, stagingAvailable = false, crowded = false): 'ring' | 'recursive-halving' | 'recursive-doubling' | 'reduce-scatterv' | 'shared' {
   const ringable = op.commutative && combinerTo(op) !== undefined;
   const choice = settings.collReduceScatter;
   if (choice === 'reduce-scatterv' || choice === 'recursive-doubling') return choice;
@@ -193,6 +210,7 @@ export function selectReduceScatter(settings: Settings, op: ReduceOp, size: numb
   // Looked at only when forced: this runs at every call, and a small call's checks add up.
   if (choice === 'shared') return stagingAvailable && size <= STAGED_BLOCKS_MAX_RANKS && stageableArray(data, op) ? 'shared' : ringable ? 'ring' : 'reduce-scatterv';
   if (settings.collRules === 'simgrid') return 'reduce-scatterv';
+  if (crowded && stagingAvailable && size > 2 && size <= STAGED_BLOCKS_MAX_RANKS && bytes <= size * STAGED_WHOLE_MAX_BYTES && choice === 'auto' && stageableArray(data, op)) return 'shared';
   if (ringable && size > 2 && isPowerOfTwo(size) && bytes < REDUCE_SCATTER_HALVING_BELOW) return 'recursive-halving';
   if (size > 2 && bytes < REDUCE_SCATTER_DOUBLING_BELOW) return 'recursive-doubling';
   return ringable ? 'ring' : 'reduce-scatterv';
@@ -244,12 +262,26 @@ export const STAGED_GATHER_FROM_BLOCK = 1024 * 1024;
  * never under SimGrid's rules or another forced algorithm. Every rank decides the same (the
  * counts agree).
  */
-export function selectStagedGather(settings: Settings, size: number, largestBlockBytes: number): boolean {
+export function selectStagedGather(settings: Settings, size: number, largestBlockBytes: number, crowded = false): boolean {
   const choice = settings.collAllgather;
   if (choice === 'shared') return true;
   if (choice !== 'auto' || simgridRules(settings) || size < 3) return false;
-  return largestBlockBytes >= STAGED_GATHER_FROM_BLOCK || (size >= STAGED_GATHER_RANKS && largestBlockBytes * size >= STAGED_GATHER_FROM_TOTAL);
+  return (
+    largestBlockBytes >= STAGED_GATHER_FROM_BLOCK ||
+    (size >= STAGED_GATHER_RANKS && largestBlockBytes * size >= STAGED_GATHER_FROM_TOTAL) ||
+    (crowded && largestBlockBytes <= STAGED_GATHER_CROWDED_MAX_BLOCK)
+  );
 }
+
+/**
+ * Blocks up to this many bytes also go through the staging regions where the rank threads
+ * outnumber the cores (`crowded`): one barrier against rounds that each wait for ranks to be
+ * scheduled. On 2 cores, us a call, medians of 3-4 interleaved runs, linear or ring against the
+ * regions (a scratch loop of 10,000 warm calls, then 5,000-10,000 timed, of allgatherv with
+ * known counts): 8 ranks, blocks of 8 B 55.4 -> 33.8, 2 KiB 105 -> 41.2, 4 KiB 147 -> 54.3;
+ * 4 ranks 8 B 12.0 -> 13.3, 2 KiB 24.8 -> 16.6, 4 KiB 29.2 -> 23.2, 8 KiB 35.5 -> 28.2.
+ */
+export const STAGED_GATHER_CROWDED_MAX_BLOCK = 8 * 1024;
 
 /**
  * Blocks of allgatherv and alltoallv up to this many bytes go all at once. Ranks that wait for
