@@ -54,6 +54,8 @@ export const ErrorCode = {
   Request: 'TSMPI_ERR_REQUEST',
   /** A task of a task pool failed: its handler threw, or the rank holding it was lost. */
   Task: 'TSMPI_ERR_TASK',
+  /** A known error not in this list (MPI_ERR_OTHER): what a program passes to callErrhandler for its own failures. */
+  Other: 'TSMPI_ERR_OTHER',
   /** An internal invariant broke: a bug in tsmpi. */
   Internal: 'TSMPI_ERR_INTERNAL',
 } as const;

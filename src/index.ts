@@ -18,6 +18,7 @@ import './bootstrap/communicator-abort.js';
 export { Communicator, ANY_SOURCE, ANY_TAG, PROC_NULL, TAG_UB, type Concatenated, type ReceiveArray } from './comm/communicator.js';
 export { Group, GROUP_EMPTY, IDENT, CONGRUENT, SIMILAR, UNEQUAL, type Comparison, type RankRange } from './comm/group.js';
 export { Info, MAX_INFO_KEY, MAX_INFO_VAL } from './comm/info.js';
+export { Errhandler, ERRHANDLER_NULL, ERRORS_RETURN, ERRORS_ARE_FATAL, ERRORS_ABORT, type ErrhandlerFunction } from './comm/errhandler.js';
 export { KEYVAL_INVALID, ATTR_TAG_UB, ATTR_HOST, ATTR_IO, ATTR_WTIME_IS_GLOBAL, ATTR_APPNUM, ATTR_UNIVERSE_SIZE, type AttributeCopy, type AttributeDelete } from './comm/attributes.js';
 export { Message, MESSAGE_NULL, MESSAGE_NO_PROC } from './comm/message.js';
 export { COMM_TYPE_SHARED, COMM_TYPE_HW_GUIDED, COMM_TYPE_HW_UNGUIDED, COMM_TYPE_RESOURCE_GUIDED, type SplitType } from './comm/placement.js';

@@ -6,6 +6,7 @@
  */
 import { Communicator } from '../comm/communicator.js';
 import { abort } from './init.js';
+import { setErrhandlerJobEnd } from '../comm/errhandler.js';
 
 declare module '../comm/communicator.js' {
   interface Communicator {
@@ -17,3 +18,6 @@ declare module '../comm/communicator.js' {
 Communicator.prototype.abort = function (this: Communicator, code = 1, message?: string): never {
   return abort(code, message ?? `abort(${code}) called on ${this.name}`);
 };
+
+// A fatal error handler (ERRORS_ARE_FATAL, ERRORS_ABORT) ends the job as abort() does.
+setErrhandlerJobEnd((message) => abort(1, message));

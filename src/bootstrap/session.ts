@@ -13,7 +13,8 @@
  * const comm = await Communicator.createFromGroup(group, 'my-library');
  * ```
  */
-import { ErrorCode, TsmpiError } from '../errors.js';
+import { ErrorCode, TsmpiError, type ErrorCodeValue } from '../errors.js';
+import { callErrhandler, Errhandler, handlerToSet, wrapForErrhandlers, type ErrhandlerBody } from '../comm/errhandler.js';
 import type { Communicator } from '../comm/communicator.js';
 import { refuseToEncode } from '../comm/codec.js';
 import type { Group } from '../comm/group.js';
@@ -23,10 +24,14 @@ import { init } from './init.js';
 /** The process sets every session knows, in the order `nthPset` gives them. */
 const PSETS = ['mpi://WORLD', 'mpi://SELF'] as const;
 
+/** Methods a session's error handler does not govern: its own. */
+const SESSION_UNGOVERNED = new Set(['getErrhandler', 'setErrhandler', 'callErrhandler']);
+
 export class Session {
   readonly #world: Communicator;
   readonly #info: Info;
   #finalized = false;
+  #errhandler: ErrhandlerBody = Errhandler.defaultBody;
 
   private constructor(world: Communicator, info: Info) {
     this.#world = world;
@@ -38,6 +43,32 @@ export class Session {
     const hints = new Info(info);
     if (!hints.has('thread_level')) hints.set('thread_level', 'MPI_THREAD_SINGLE');
     return new Session(await init(), hints);
+  }
+
+  /** What errors of the session's calls name it. */
+  get name(): string {
+    return 'session';
+  }
+
+  /** A new handle to the session's error handler (MPI_Session_get_errhandler): ERRORS_RETURN unless set. */
+  getErrhandler(): Errhandler {
+    return Errhandler.handleTo(this.#errhandler);
+  }
+
+  /** Sets what the session does when one of its calls fails (MPI_Session_set_errhandler; see Errhandler). */
+  setErrhandler(handler: Errhandler): void {
+    this.#errhandler = handlerToSet(handler, 'Session.setErrhandler', this.#world.rank);
+    if (this.#errhandler.kind !== 'return') wrapForErrhandlers(this, SESSION_UNGOVERNED);
+  }
+
+  /** Runs the session's error handler as an error of `code` would (MPI_Session_call_errhandler); ERRORS_RETURN does nothing. */
+  callErrhandler(code: ErrorCodeValue): void {
+    callErrhandler(this, this.#errhandler, code);
+  }
+
+  /** @internal The error handler where it is not ERRORS_RETURN. */
+  get errhandlerInEffect(): ErrhandlerBody | undefined {
+    return this.#errhandler.kind === 'return' ? undefined : this.#errhandler;
   }
 
   /** The session's hints (a copy: MPI_Session_get_info). */

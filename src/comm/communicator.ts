@@ -25,13 +25,14 @@ import { scan, exscan } from './collectives/scan.js';
 import { scatter, scatterv } from './collectives/scatter.js';
 import { reduceScatter, reduceScatterPair } from './collectives/reduce-scatter.js';
 import type { Endpoint } from './endpoint.js';
-import { ErrorCode, TsmpiError } from '../errors.js';
+import { ErrorCode, TsmpiError, type ErrorCodeValue } from '../errors.js';
 import { ANY_SOURCE, ANY_TAG, PROC_NULL, type UnexpectedMessage } from './matching.js';
 import { agreeAmongGroup, agreeContext, proposeContext } from './context-agreement.js';
 import type { CommunicatorLabel } from './context-names.js';
 import { CONGRUENT, Group, IDENT, SIMILAR, UNEQUAL, type Comparison } from './group.js';
 import { ATTR_APPNUM, ATTR_HOST, ATTR_IO, ATTR_TAG_UB, ATTR_UNIVERSE_SIZE, ATTR_WTIME_IS_GLOBAL, AttributeStore, createKeyval, freeKeyval, type AttributeCopy, type AttributeDelete } from './attributes.js';
 import { Info } from './info.js';
+import { callErrhandler, Errhandler, handlerToSet, wrapForErrhandlers, type ErrhandlerBody } from './errhandler.js';
 import { Intercommunicator } from './intercommunicator.js';
 import { Message, MESSAGE_NO_PROC } from './message.js';
 import { checkOp, Op, type AnyOp, type ReduceOp } from './ops.js';
@@ -85,7 +86,12 @@ export interface CommunicatorInit {
   info?: Info;
   /** World and self: they cannot be freed. */
   predefined?: boolean;
+  /** Its error handler: a new communicator takes its parent's (MPI). @default ERRORS_RETURN */
+  errhandler?: ErrhandlerBody;
 }
+
+/** Methods an error handler does not govern: its own, and how a communicator of a kind is made. */
+const UNGOVERNED = new Set(['getErrhandler', 'setErrhandler', 'callErrhandler', 'copyWith']);
 
 export class Communicator {
   /** This rank's number in the communicator, 0 .. size-1. */
@@ -106,6 +112,7 @@ export class Communicator {
   readonly #selfContext: number;
   readonly #label: CommunicatorLabel;
   readonly #predefined: boolean;
+  #errhandler: ErrhandlerBody;
   #collectiveSeq = 0;
   /** The call object {@link #oneStepCall} lends. */
   #reusedCall: CollectiveCall | undefined;
@@ -132,6 +139,8 @@ export class Communicator {
     this.#label = { name: init.name ?? 'world', group: init.group };
     this.#info = init.info ?? new Info();
     this.#predefined = init.predefined ?? false;
+    this.#errhandler = init.errhandler ?? Errhandler.defaultBody;
+    if (this.#errhandler.kind !== 'return') wrapForErrhandlers(this, UNGOVERNED);
     init.endpoint?.names.register(init.context, this.#label);
   }
 
@@ -1139,7 +1148,7 @@ export class Communicator {
     }
     members.sort((a, b) => entries[a]![1] - entries[b]![1] || a - b);
     const group = Int32Array.from(members, (r) => this.#group[r]!);
-    return this.copyWith({ endpoint, context, group, rank: members.indexOf(this.rank), settings: this.#settings, selfContext: this.#selfContext, name, info: info.dup() });
+    return this.copyWith({ endpoint, context, group, rank: members.indexOf(this.rank), settings: this.#settings, selfContext: this.#selfContext, name, info: info.dup(), errhandler: this.#errhandler });
   }
 
   /**
@@ -1270,7 +1279,7 @@ export class Communicator {
     const endpoint = this.#endpoint;
     // Tags above TAG_UB are never a collective's own: 2^30 + tag cannot meet a collective call.
     const context = await agreeAmongGroup({ endpoint, context: this.#context + 1, tag: 0x40000000 | tag, ranks, worldRanks: Array.from(members), me, operation: 'createGroup' });
-    return this.copyWith({ endpoint, context, group: members.slice(), rank: me, settings: this.#settings, selfContext: this.#selfContext, name: `createGroup of ${this.name}`, info: this.#info.dup() });
+    return this.copyWith({ endpoint, context, group: members.slice(), rank: me, settings: this.#settings, selfContext: this.#selfContext, name: `createGroup of ${this.name}`, info: this.#info.dup(), errhandler: this.#errhandler });
   }
 
   /**
@@ -1423,6 +1432,35 @@ export class Communicator {
     if (x.every((w, i) => w === y[i])) return CONGRUENT;
     const set = new Set(x);
     return y.every((w) => set.has(w)) ? SIMILAR : UNEQUAL;
+  }
+
+  /**
+   * A new handle to the communicator's error handler (MPI_Comm_get_errhandler): ERRORS_RETURN
+   * unless set. Free it when done; the communicator keeps its handler.
+   */
+  getErrhandler(): Errhandler {
+    return Errhandler.handleTo(this.#errhandler);
+  }
+
+  /**
+   * Sets what this communicator does when one of its calls fails (MPI_Comm_set_errhandler; see
+   * Errhandler): ERRORS_RETURN (throw, the default), ERRORS_ARE_FATAL or ERRORS_ABORT (end the
+   * job), or a handler from Errhandler.create (it runs, then the call throws). Communicators made
+   * from this one take its handler.
+   */
+  setErrhandler(handler: Errhandler): void {
+    this.#errhandler = handlerToSet(handler, 'setErrhandler', this.#errorRank);
+    if (this.#errhandler.kind !== 'return') wrapForErrhandlers(this, UNGOVERNED);
+  }
+
+  /** Runs the communicator's error handler as an error of `code` would (MPI_Comm_call_errhandler); ERRORS_RETURN does nothing. */
+  callErrhandler(code: ErrorCodeValue): void {
+    callErrhandler(this, this.#errhandler, code);
+  }
+
+  /** @internal The error handler where it is not ERRORS_RETURN (which needs nothing done). */
+  get errhandlerInEffect(): ErrhandlerBody | undefined {
+    return this.#errhandler.kind === 'return' ? undefined : this.#errhandler;
   }
 
   /** The communicator's hints (a copy: MPI_Comm_get_info); set it to replace them (MPI_Comm_set_info). */
@@ -1590,7 +1628,7 @@ export class Communicator {
   async splitInit(color: number | undefined, key: number, name: string): Promise<CommunicatorInit | undefined> {
     const comm = await this.#split(color, key, name);
     if (comm === undefined) return undefined;
-    return { endpoint: comm.#endpointOrUndefined, context: comm.#context, group: comm.#group, rank: comm.rank, settings: comm.#settings, selfContext: comm.#selfContext, name, info: comm.#info };
+    return { endpoint: comm.#endpointOrUndefined, context: comm.#context, group: comm.#group, rank: comm.rank, settings: comm.#settings, selfContext: comm.#selfContext, name, info: comm.#info, errhandler: comm.#errhandler };
   }
 
   #topology<F>(operation: string, create: F | undefined): F {

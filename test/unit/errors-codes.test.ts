@@ -27,6 +27,7 @@ const expectedCodes: Record<string, string> = {
   Transport: 'TSMPI_ERR_TRANSPORT',
   Request: 'TSMPI_ERR_REQUEST',
   Task: 'TSMPI_ERR_TASK',
+  Other: 'TSMPI_ERR_OTHER',
   Internal: 'TSMPI_ERR_INTERNAL',
 };
 

@@ -18,12 +18,13 @@
  * once the target has acknowledged it.
  */
 import { BroadcastChannel } from 'node:worker_threads';
-import { ErrorCode, TsmpiError } from '../../errors.js';
+import { ErrorCode, TsmpiError, type ErrorCodeValue } from '../../errors.js';
 import type { BackgroundTask } from '../background.js';
 import { bytesOf, PayloadKind, rawKindOf, refuseToEncode, type BufferLike, type TypedArray } from '../codec.js';
 import type { Communicator } from '../communicator.js';
 import { AttributeStore, createKeyval, freeKeyval, type AttributeCopy, type AttributeDelete } from '../attributes.js';
 import { Group } from '../group.js';
+import { callErrhandler, Errhandler, handlerToSet, wrapForErrhandlers, type ErrhandlerBody } from '../errhandler.js';
 import type { Info } from '../info.js';
 import { ANY_SOURCE, ANY_TAG, PROC_NULL } from '../matching.js';
 import type { AnyOp } from '../ops.js';
@@ -64,6 +65,9 @@ const EMPTY: Uint8Array = new Uint8Array(0);
 /** Shared windows' buffers by key, for ranks that share a realm (the simulator's). */
 const sharedBuffers = new Map<string, SharedArrayBuffer>();
 
+/** Methods a window's error handler does not govern: its own. */
+const WIN_UNGOVERNED = new Set(['getErrhandler', 'setErrhandler', 'callErrhandler']);
+
 export class Win {
   /** The window's communicator (its own context; same ranks as the one it was made on). */
   readonly comm: Communicator;
@@ -94,6 +98,7 @@ export class Win {
   /** The targets of the access epoch start() opened, and the origins of the exposure epoch post() opened. */
   #startGroup: readonly number[] | undefined;
   #postGroup: readonly number[] | undefined;
+  #errhandler: ErrhandlerBody = Errhandler.defaultBody;
 
   private constructor(comm: Communicator, memory: Uint8Array, sizes: readonly number[], segments: readonly Uint8Array[] | undefined, queryable: boolean, flavor: WindowFlavor) {
     this.comm = comm;
@@ -236,6 +241,27 @@ export class Win {
   /** The group of the window's ranks (MPI_Win_get_group). */
   get group(): Group {
     return this.comm.group;
+  }
+
+  /** A new handle to the window's error handler (MPI_Win_get_errhandler): ERRORS_RETURN unless set. */
+  getErrhandler(): Errhandler {
+    return Errhandler.handleTo(this.#errhandler);
+  }
+
+  /** Sets what the window does when one of its calls fails (MPI_Win_set_errhandler; see Errhandler). */
+  setErrhandler(handler: Errhandler): void {
+    this.#errhandler = handlerToSet(handler, 'Win.setErrhandler', this.comm.rank);
+    if (this.#errhandler.kind !== 'return') wrapForErrhandlers(this, WIN_UNGOVERNED);
+  }
+
+  /** Runs the window's error handler as an error of `code` would (MPI_Win_call_errhandler); ERRORS_RETURN does nothing. */
+  callErrhandler(code: ErrorCodeValue): void {
+    callErrhandler(this, this.#errhandler, code);
+  }
+
+  /** @internal The error handler where it is not ERRORS_RETURN. */
+  get errhandlerInEffect(): ErrhandlerBody | undefined {
+    return this.#errhandler.kind === 'return' ? undefined : this.#errhandler;
   }
 
   /** What reports and errors call the window (MPI_Win_get_name / MPI_Win_set_name). */
