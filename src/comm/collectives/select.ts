@@ -145,7 +145,8 @@ export const STAGED_ALLREDUCE_FROM = 32 * 1024;
  * cores (`crowded`) reduce through the staging regions from this many ranks: whole, in one
  * barrier (staged-reduction.ts), where recursive doubling's log2(p) rounds each wait for a partner
  * to be scheduled. 8 rank threads on 2 cores, us a call, medians of 4 runs interleaved
- * (`tsmpi run -n N scratch program`: 10,000 warm calls, then 10,000 timed): 8 B 60.6 -> 30.3,
+ * (`N=10000 OPS=barrier,allreduce LEN=1|256 tsmpi run -n N bench/ranks/collective-loops.ts`, the
+ * rule's choice before it, recursive doubling, against TSMPI_COLL_ALLREDUCE=shared): 8 B 60.6 -> 30.3,
  * 2 KiB 86.1 -> 62.3; 4 rank threads 8 B 13.3 -> 14.4, 2 KiB 24.7 -> 25.0 (no gain: left to
  * recursive doubling).
  */
@@ -277,8 +278,8 @@ export function selectStagedGather(settings: Settings, size: number, largestBloc
  * Blocks up to this many bytes also go through the staging regions where the rank threads
  * outnumber the cores (`crowded`): one barrier against rounds that each wait for ranks to be
  * scheduled. On 2 cores, us a call, medians of 3-4 interleaved runs, linear or ring against the
- * regions (a scratch loop of 10,000 warm calls, then 5,000-10,000 timed, of allgatherv with
- * known counts): 8 ranks, blocks of 8 B 55.4 -> 33.8, 2 KiB 105 -> 41.2, 4 KiB 147 -> 54.3;
+ * regions (`N=10000 OPS=barrier,allgather LEN=1|256|512|1024 tsmpi run -n N
+ * bench/ranks/collective-loops.ts`, TSMPI_COLL_ALLGATHER=shared or unset; N=5000 at 512 and 1024): 8 ranks, blocks of 8 B 55.4 -> 33.8, 2 KiB 105 -> 41.2, 4 KiB 147 -> 54.3;
  * 4 ranks 8 B 12.0 -> 13.3, 2 KiB 24.8 -> 16.6, 4 KiB 29.2 -> 23.2, 8 KiB 35.5 -> 28.2.
  */
 export const STAGED_GATHER_CROWDED_MAX_BLOCK = 8 * 1024;
