@@ -194,7 +194,9 @@ export function isPowerOfTwo(size: number): boolean {
  * threads), and by default where the rank threads outnumber the cores (`crowded`) and the blocks
  * average at most STAGED_WHOLE_MAX_BYTES: the arrays go whole, in one barrier (staged-reduction.ts),
  * where recursive halving's rounds each wait for a partner to be scheduled (8 rank threads on 2
- * cores, 8-byte blocks, us a call, medians of 4 interleaved runs: 83.7 -> 68.6 [31.2-107.4], 2 KiB
+ * cores, bench/ranks/collective-loops.ts with OPS=barrier,reducescatter and LEN=1|256, the rule's
+ * choice before it against TSMPI_COLL_REDUCESCATTER=shared; 8-byte blocks, us a call, medians of 4
+ * interleaved runs: 83.7 -> 68.6 [31.2-107.4], 2 KiB
  * blocks 123 -> 103; 4 rank threads 17.8 -> 10.2, 29.0 -> 24.0). Larger arrays: each rank copies
  * its whole array in, where the ring sends (p - 1)/p of it, and the two barriers a region cost
  * more than the ring's rounds save except in a narrow band (8 rank threads on 2 cores, 64 KiB:
