@@ -407,6 +407,8 @@ export function abort(code = 1, message = 'abort() called'): never {
   const { context, channel } = currentRank();
   const rank = context?.kind === 'member' || context?.kind === 'sim' ? context.rank : -1;
   channel?.post({ type: 'abort', rank, code, message });
+  // Under `tsmpi sim` no launcher hears the post: say it as the launcher would.
+  if (channel === undefined && context?.kind === 'sim') process.stderr.write(`tsmpi: rank ${rank} called abort(${code}): ${message}\n`);
   process.exit(code);
 }
 

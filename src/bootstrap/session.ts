@@ -14,7 +14,7 @@
  * ```
  */
 import { ErrorCode, TsmpiError, type ErrorCodeValue } from '../errors.js';
-import { callErrhandler, Errhandler, handlerToSet, wrapForErrhandlers, type ErrhandlerBody } from '../comm/errhandler.js';
+import { ErrhandlerSlot, type Errhandler, type ErrhandlerBody } from '../comm/errhandler.js';
 import type { Communicator } from '../comm/communicator.js';
 import { refuseToEncode } from '../comm/codec.js';
 import type { Group } from '../comm/group.js';
@@ -31,7 +31,7 @@ export class Session {
   readonly #world: Communicator;
   readonly #info: Info;
   #finalized = false;
-  #errhandler: ErrhandlerBody = Errhandler.defaultBody;
+  readonly #errhandler = new ErrhandlerSlot();
 
   private constructor(world: Communicator, info: Info) {
     this.#world = world;
@@ -52,23 +52,22 @@ export class Session {
 
   /** A new handle to the session's error handler (MPI_Session_get_errhandler): ERRORS_RETURN unless set. */
   getErrhandler(): Errhandler {
-    return Errhandler.handleTo(this.#errhandler);
+    return this.#errhandler.handle();
   }
 
   /** Sets what the session does when one of its calls fails (MPI_Session_set_errhandler; see Errhandler). */
   setErrhandler(handler: Errhandler): void {
-    this.#errhandler = handlerToSet(handler, 'Session.setErrhandler', this.#world.rank);
-    if (this.#errhandler.kind !== 'return') wrapForErrhandlers(this, SESSION_UNGOVERNED);
+    this.#errhandler.set(this, handler, 'Session.setErrhandler', this.#world.rank, SESSION_UNGOVERNED);
   }
 
   /** Runs the session's error handler as an error of `code` would (MPI_Session_call_errhandler); ERRORS_RETURN does nothing. */
   callErrhandler(code: ErrorCodeValue): void {
-    callErrhandler(this, this.#errhandler, code);
+    this.#errhandler.call(this, code);
   }
 
   /** @internal The error handler where it is not ERRORS_RETURN. */
   get errhandlerInEffect(): ErrhandlerBody | undefined {
-    return this.#errhandler.kind === 'return' ? undefined : this.#errhandler;
+    return this.#errhandler.inEffect;
   }
 
   /** The session's hints (a copy: MPI_Session_get_info). */

@@ -32,7 +32,7 @@ import type { CommunicatorLabel } from './context-names.js';
 import { CONGRUENT, Group, IDENT, SIMILAR, UNEQUAL, type Comparison } from './group.js';
 import { ATTR_APPNUM, ATTR_HOST, ATTR_IO, ATTR_TAG_UB, ATTR_UNIVERSE_SIZE, ATTR_WTIME_IS_GLOBAL, AttributeStore, createKeyval, freeKeyval, type AttributeCopy, type AttributeDelete } from './attributes.js';
 import { Info } from './info.js';
-import { callErrhandler, Errhandler, handlerToSet, wrapForErrhandlers, type ErrhandlerBody } from './errhandler.js';
+import { ErrhandlerSlot, wrapForErrhandlers, type Errhandler, type ErrhandlerBody } from './errhandler.js';
 import { Intercommunicator } from './intercommunicator.js';
 import { Message, MESSAGE_NO_PROC } from './message.js';
 import { checkOp, Op, type AnyOp, type ReduceOp } from './ops.js';
@@ -112,7 +112,7 @@ export class Communicator {
   readonly #selfContext: number;
   readonly #label: CommunicatorLabel;
   readonly #predefined: boolean;
-  #errhandler: ErrhandlerBody;
+  readonly #errhandler: ErrhandlerSlot;
   #collectiveSeq = 0;
   /** The call object {@link #oneStepCall} lends. */
   #reusedCall: CollectiveCall | undefined;
@@ -139,8 +139,8 @@ export class Communicator {
     this.#label = { name: init.name ?? 'world', group: init.group };
     this.#info = init.info ?? new Info();
     this.#predefined = init.predefined ?? false;
-    this.#errhandler = init.errhandler ?? Errhandler.defaultBody;
-    if (this.#errhandler.kind !== 'return') wrapForErrhandlers(this, UNGOVERNED);
+    this.#errhandler = new ErrhandlerSlot(init.errhandler);
+    if (this.#errhandler.inEffect !== undefined) wrapForErrhandlers(this, UNGOVERNED);
     init.endpoint?.names.register(init.context, this.#label);
   }
 
@@ -1148,7 +1148,7 @@ export class Communicator {
     }
     members.sort((a, b) => entries[a]![1] - entries[b]![1] || a - b);
     const group = Int32Array.from(members, (r) => this.#group[r]!);
-    return this.copyWith({ endpoint, context, group, rank: members.indexOf(this.rank), settings: this.#settings, selfContext: this.#selfContext, name, info: info.dup(), errhandler: this.#errhandler });
+    return this.copyWith({ endpoint, context, group, rank: members.indexOf(this.rank), settings: this.#settings, selfContext: this.#selfContext, name, info: info.dup(), errhandler: this.#errhandler.body });
   }
 
   /**
@@ -1279,7 +1279,7 @@ export class Communicator {
     const endpoint = this.#endpoint;
     // Tags above TAG_UB are never a collective's own: 2^30 + tag cannot meet a collective call.
     const context = await agreeAmongGroup({ endpoint, context: this.#context + 1, tag: 0x40000000 | tag, ranks, worldRanks: Array.from(members), me, operation: 'createGroup' });
-    return this.copyWith({ endpoint, context, group: members.slice(), rank: me, settings: this.#settings, selfContext: this.#selfContext, name: `createGroup of ${this.name}`, info: this.#info.dup(), errhandler: this.#errhandler });
+    return this.copyWith({ endpoint, context, group: members.slice(), rank: me, settings: this.#settings, selfContext: this.#selfContext, name: `createGroup of ${this.name}`, info: this.#info.dup(), errhandler: this.#errhandler.body });
   }
 
   /**
@@ -1439,7 +1439,7 @@ export class Communicator {
    * unless set. Free it when done; the communicator keeps its handler.
    */
   getErrhandler(): Errhandler {
-    return Errhandler.handleTo(this.#errhandler);
+    return this.#errhandler.handle();
   }
 
   /**
@@ -1449,18 +1449,17 @@ export class Communicator {
    * from this one take its handler.
    */
   setErrhandler(handler: Errhandler): void {
-    this.#errhandler = handlerToSet(handler, 'setErrhandler', this.#errorRank);
-    if (this.#errhandler.kind !== 'return') wrapForErrhandlers(this, UNGOVERNED);
+    this.#errhandler.set(this, handler, 'setErrhandler', this.#errorRank, UNGOVERNED);
   }
 
   /** Runs the communicator's error handler as an error of `code` would (MPI_Comm_call_errhandler); ERRORS_RETURN does nothing. */
   callErrhandler(code: ErrorCodeValue): void {
-    callErrhandler(this, this.#errhandler, code);
+    this.#errhandler.call(this, code);
   }
 
   /** @internal The error handler where it is not ERRORS_RETURN (which needs nothing done). */
   get errhandlerInEffect(): ErrhandlerBody | undefined {
-    return this.#errhandler.kind === 'return' ? undefined : this.#errhandler;
+    return this.#errhandler.inEffect;
   }
 
   /** The communicator's hints (a copy: MPI_Comm_get_info); set it to replace them (MPI_Comm_set_info). */
@@ -1628,7 +1627,7 @@ export class Communicator {
   async splitInit(color: number | undefined, key: number, name: string): Promise<CommunicatorInit | undefined> {
     const comm = await this.#split(color, key, name);
     if (comm === undefined) return undefined;
-    return { endpoint: comm.#endpointOrUndefined, context: comm.#context, group: comm.#group, rank: comm.rank, settings: comm.#settings, selfContext: comm.#selfContext, name, info: comm.#info, errhandler: comm.#errhandler };
+    return { endpoint: comm.#endpointOrUndefined, context: comm.#context, group: comm.#group, rank: comm.rank, settings: comm.#settings, selfContext: comm.#selfContext, name, info: comm.#info, errhandler: comm.#errhandler.body };
   }
 
   #topology<F>(operation: string, create: F | undefined): F {

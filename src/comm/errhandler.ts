@@ -83,11 +83,6 @@ export class Errhandler {
   static handleTo(body: ErrhandlerBody): Errhandler {
     return new Errhandler(body, false);
   }
-
-  /** @internal The default handler. */
-  static get defaultBody(): ErrhandlerBody {
-    return RETURN;
-  }
 }
 
 /** The null handle (MPI_ERRHANDLER_NULL). */
@@ -118,7 +113,7 @@ export interface ErrhandlerTarget {
  * The handle a setErrhandler call was given, checked: the handler to keep (undefined for
  * ERRORS_RETURN). `operation` names the call in the error.
  */
-export function handlerToSet(handler: Errhandler, operation: string, rank: number): ErrhandlerBody {
+function handlerToSet(handler: Errhandler, operation: string, rank: number): ErrhandlerBody {
   const body = handler instanceof Errhandler ? handler.body : undefined;
   if (body === undefined) {
     throw new TsmpiError(ErrorCode.Arg, handler instanceof Errhandler ? 'the error handler is null (ERRHANDLER_NULL, or freed)' : 'not an Errhandler', { rank, operation, hint: 'pass Errhandler.ERRORS_RETURN, ERRORS_ARE_FATAL, ERRORS_ABORT or one from Errhandler.create' });
@@ -137,7 +132,7 @@ export function applyErrhandler(target: ErrhandlerTarget, body: ErrhandlerBody, 
 }
 
 /** callErrhandler(code): runs the handler as an error of `code` would (ERRORS_RETURN does nothing). */
-export function callErrhandler(target: ErrhandlerTarget, body: ErrhandlerBody, code: ErrorCodeValue): void {
+function callErrhandler(target: ErrhandlerTarget, body: ErrhandlerBody, code: ErrorCodeValue): void {
   invoke(target, body, code, undefined);
 }
 
@@ -189,5 +184,42 @@ export function wrapForErrhandlers(target: object, skip: ReadonlySet<string>): v
       Object.defineProperty(governed, 'name', { value: original.name });
       Object.defineProperty(proto, key, { ...descriptor, value: governed });
     }
+  }
+}
+
+/**
+ * @internal The handler an object keeps, and what its getErrhandler, setErrhandler and
+ * callErrhandler do: one place for communicators, windows and sessions.
+ */
+export class ErrhandlerSlot {
+  #body: ErrhandlerBody;
+
+  constructor(body: ErrhandlerBody = RETURN) {
+    this.#body = body;
+  }
+
+  get body(): ErrhandlerBody {
+    return this.#body;
+  }
+
+  /** The handler where it is not ERRORS_RETURN (which needs nothing done). */
+  get inEffect(): ErrhandlerBody | undefined {
+    return this.#body.kind === 'return' ? undefined : this.#body;
+  }
+
+  /** A new handle to the handler. */
+  handle(): Errhandler {
+    return Errhandler.handleTo(this.#body);
+  }
+
+  /** Keeps `handler` (checked) for `target`, whose class's methods it then governs; `ungoverned` names the methods it leaves alone. */
+  set(target: ErrhandlerTarget, handler: Errhandler, operation: string, rank: number, ungoverned: ReadonlySet<string>): void {
+    this.#body = handlerToSet(handler, operation, rank);
+    if (this.#body.kind !== 'return') wrapForErrhandlers(target, ungoverned);
+  }
+
+  /** Runs the handler for `target` as an error of `code` would. */
+  call(target: ErrhandlerTarget, code: ErrorCodeValue): void {
+    callErrhandler(target, this.#body, code);
   }
 }

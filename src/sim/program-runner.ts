@@ -289,7 +289,11 @@ export async function runProgram(options: ProgramRunOptions): Promise<SimRunResu
   process.exit = ((code?: number | string | null) => {
     const context = storeNow()?.context;
     if (context?.kind !== 'sim') return realExit.call(process, code);
-    throw new RankExit(Number(code ?? takeExitCode(context.rank) ?? 0) || 0);
+    const exit = new RankExit(Number(code ?? takeExitCode(context.rank) ?? 0) || 0);
+    // A failing exit ends the job even where the program catches what is thrown here (an abort
+    // inside a try, a fatal error handler's): a real process would not have gone on.
+    if (exit.code !== 0) failures.push({ rank: context.rank, error: exit });
+    throw exit;
   }) as typeof process.exit;
   // A rejection nobody handled is reported once the microtasks have drained, after the turn of
   // the rank that made it may have ended: that rank's turn was the last one.

@@ -14,6 +14,13 @@ test('a fatal error handler ends the job at the failed call, naming the handler 
   }
 });
 
+test('under tsmpi sim a fatal handler ends the simulation with the same error, even where the program catches it', { timeout: 60_000 }, async () => {
+  const r = await tsmpi(['sim', '-n', '2', fixture('errhandler-fatal.ts'), 'fatal'], { timeoutMs: 50_000 });
+  assert.equal(r.code, 1, explain(r));
+  assert.match(r.stderr, /tsmpi: rank 1 called abort\(1\): rank 1, send: rank 2 is out of range .*\(ERRORS_ARE_FATAL on world\)/, explain(r));
+  assert.match(r.stderr, /rank 1 exited with code 1; the simulation stopped/, explain(r));
+});
+
 test('with the default handler the program catches the error and goes on', { timeout: 60_000 }, async () => {
   const r = await tsmpi(['run', '-n', '2', fixture('errhandler-fatal.ts')], { timeoutMs: 50_000 });
   assert.equal(r.code, 0, explain(r));

@@ -24,7 +24,7 @@ import { bytesOf, PayloadKind, rawKindOf, refuseToEncode, type BufferLike, type 
 import type { Communicator } from '../communicator.js';
 import { AttributeStore, createKeyval, freeKeyval, type AttributeCopy, type AttributeDelete } from '../attributes.js';
 import { Group } from '../group.js';
-import { callErrhandler, Errhandler, handlerToSet, wrapForErrhandlers, type ErrhandlerBody } from '../errhandler.js';
+import { ErrhandlerSlot, type Errhandler, type ErrhandlerBody } from '../errhandler.js';
 import type { Info } from '../info.js';
 import { ANY_SOURCE, ANY_TAG, PROC_NULL } from '../matching.js';
 import type { AnyOp } from '../ops.js';
@@ -98,7 +98,7 @@ export class Win {
   /** The targets of the access epoch start() opened, and the origins of the exposure epoch post() opened. */
   #startGroup: readonly number[] | undefined;
   #postGroup: readonly number[] | undefined;
-  #errhandler: ErrhandlerBody = Errhandler.defaultBody;
+  readonly #errhandler = new ErrhandlerSlot();
 
   private constructor(comm: Communicator, memory: Uint8Array, sizes: readonly number[], segments: readonly Uint8Array[] | undefined, queryable: boolean, flavor: WindowFlavor) {
     this.comm = comm;
@@ -245,23 +245,22 @@ export class Win {
 
   /** A new handle to the window's error handler (MPI_Win_get_errhandler): ERRORS_RETURN unless set. */
   getErrhandler(): Errhandler {
-    return Errhandler.handleTo(this.#errhandler);
+    return this.#errhandler.handle();
   }
 
   /** Sets what the window does when one of its calls fails (MPI_Win_set_errhandler; see Errhandler). */
   setErrhandler(handler: Errhandler): void {
-    this.#errhandler = handlerToSet(handler, 'Win.setErrhandler', this.comm.rank);
-    if (this.#errhandler.kind !== 'return') wrapForErrhandlers(this, WIN_UNGOVERNED);
+    this.#errhandler.set(this, handler, 'Win.setErrhandler', this.comm.rank, WIN_UNGOVERNED);
   }
 
   /** Runs the window's error handler as an error of `code` would (MPI_Win_call_errhandler); ERRORS_RETURN does nothing. */
   callErrhandler(code: ErrorCodeValue): void {
-    callErrhandler(this, this.#errhandler, code);
+    this.#errhandler.call(this, code);
   }
 
   /** @internal The error handler where it is not ERRORS_RETURN. */
   get errhandlerInEffect(): ErrhandlerBody | undefined {
-    return this.#errhandler.kind === 'return' ? undefined : this.#errhandler;
+    return this.#errhandler.inEffect;
   }
 
   /** What reports and errors call the window (MPI_Win_get_name / MPI_Win_set_name). */
