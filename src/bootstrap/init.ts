@@ -259,11 +259,18 @@ async function buildRuntime(context: RankContext, channel: LauncherChannel | und
   }
   if (context.kind === 'sim') {
     // The simulator's transport brings its own way of waiting (and the rank's virtual clock).
-    const settings = readSettings(context.env, { localRanks: 1, cores: availableParallelism(), remotePeers: true });
+    // Settings as the real rank would read them in its placement: the ranks of its simulated
+    // process and host, and the host's cores.
+    const pids = context.job.pids;
+    const localRanks = pids.filter((pid) => pid === pids[context.rank]).length;
+    const cores = context.cores ?? Number.POSITIVE_INFINITY;
+    const hostRanks = nodeLocal(context.job.nodeOfRank).localSize[context.rank] ?? localRanks;
+    const settings = readSettings(context.env, { localRanks, cores, remotePeers: localRanks < context.size, hostRanks });
     const transport = context.transport;
     const endpoint = new Endpoint(transport, settings, (host) => transport.createProgress!(host, settings));
     endpoint.nodeOfWorld = context.job.nodeOfRank;
     endpoint.processOfWorld = processIndexes(context.job);
+    endpoint.threadsOutnumberCores = Math.ceil(localRanks / settings.ranksPerThread) > cores;
     const sink = context.onTrace;
     if ((settings.trace !== '' || settings.profile !== '') && sink !== undefined) startTrace(endpoint, context.rank, settings, sink);
     return { world: worldCommunicator(endpoint, context.size, context.rank, settings), endpoint, settings, job: context.job, arenaBytes: 0, tcp: false };

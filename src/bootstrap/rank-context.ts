@@ -52,6 +52,8 @@ export interface SimContext {
   readonly kind: 'sim';
   readonly rank: number;
   readonly size: number;
+  /** Cores of the simulated host the rank runs on (undefined: as many as it needs). */
+  readonly cores?: number;
   readonly transport: Transport;
   readonly job: JobInfo;
   /** The environment the simulated ranks read their settings from (TSMPI_*). */

@@ -454,7 +454,7 @@ export class Endpoint implements RequestDriver, ProgressHost {
 
   private stagingHost(): StagedHost {
     const staging = this.transport.worldStaging!;
-    return (this.stagedHost ??= { driver: this, rank: this.rank, size: this.size, staging, bytes: new Uint8Array(staging.buffer), words: new Int32Array(staging.buffer), half: 0, readsOpen: false, calls: 0, endedError: (request) => this.sharedWaitEndedError(request) });
+    return (this.stagedHost ??= { driver: this, rank: this.rank, size: this.size, staging, bytes: new Uint8Array(staging.buffer), words: new Int32Array(staging.buffer), half: 0, readsOpen: false, calls: 0, endedError: (request) => this.sharedWaitEndedError(request), building: this.engine.building?.bind(this.engine) });
   }
 
   private stagedPrevious(): { readonly done: boolean } | undefined {

@@ -41,6 +41,8 @@ export interface StagedHost {
   calls: number;
   /** The error of a wait that can never complete because a rank ended, or undefined while none did. */
   endedError(request: Request<unknown>): Error | undefined;
+  /** Runs a step and counts its CPU as the rank's (the simulator's Progress.building); undefined in a real run. */
+  readonly building?: (<T>(work: () => T) => T) | undefined;
 }
 
 const enum Phase {
@@ -82,6 +84,12 @@ export abstract class StagedRequest<T> extends Request<T> implements BackgroundT
 
   advance(): boolean {
     if (this.done) return true;
+    // Under the simulator the copies and combines are the rank's measured work (no frame costs them).
+    const building = this.host.building;
+    return building === undefined ? this.step() : building(() => this.step());
+  }
+
+  private step(): boolean {
     const barrier = this.host.staging.barrier;
     if (this.phase === Phase.Queued) {
       if (this.previous !== undefined && !this.previous.done) return false;

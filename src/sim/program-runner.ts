@@ -28,6 +28,7 @@ import type { NetworkModel } from './network/model.js';
 import { readSettings } from '../config/tunables.js';
 import { SimFabric, SimTransport } from './sim-transport.js';
 import { meterCalls } from './call-meter.js';
+import { SimSharedMemory } from './sim-shared-memory.js';
 import { installVirtualTimers, type TimerHost } from './virtual-timers.js';
 import { SimWorld, type ComputeMode, type FrameCosts, type RankStats, type WakeModel } from './world.js';
 import { importModule } from '../bootstrap/module-import.js';
@@ -197,6 +198,9 @@ export async function runProgram(options: ProgramRunOptions): Promise<SimRunResu
   if (options.record?.trace === true) world.spans = [];
   const unmeter = options.meterCalls === true ? meterCalls(world) : undefined;
   const fabric = new SimFabric(world, options.rails ?? 1, options.railRates ?? []);
+  // Every rank in one simulated process: they share its memory, as rank threads do.
+  const procOf = options.procOf;
+  const shared = options.np > 1 && procOf !== undefined && procOf.every((p) => p === procOf[0]) ? new SimSharedMemory(world) : undefined;
   const singleFlow = typeof main !== 'string' && main.singleFlow === true;
   // Whose code runs. A rank starting (a single flow reads its context only then) is `starting`.
   // Else the rank whose turn it is: the runner resumes one rank at a time and waits until its code
@@ -332,7 +336,8 @@ export async function runProgram(options: ProgramRunOptions): Promise<SimRunResu
           kind: 'sim',
           rank: r,
           size: options.np,
-          transport: new SimTransport(fabric, r),
+          transport: new SimTransport(fabric, r, shared?.viewsOf(simRank)),
+          ...(options.coresOf !== undefined ? { cores: options.coresOf[options.hostOf[r]!]! } : {}),
           job,
           env,
           now: () => world.rankNow(simRank),

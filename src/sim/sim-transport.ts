@@ -15,12 +15,13 @@ import { LoopbackLink } from '../transport/loopback-link.js';
 import type { Progress, ProgressHost } from '../transport/progress.js';
 import type { Settings } from '../config/tunables.js';
 import { FRAME_HANDSHAKE, FRAME_HEADER_WORDS, FRAME_UNORDERED, type InboundFrame, type Link, type LinkEvents, type LinkLimits } from '../transport/link.js';
-import type { LinkSource, Transport } from '../transport/transport.js';
+import type { LinkSource, Transport, WorldBarrier, WorldBroadcast, WorldStaging } from '../transport/transport.js';
 import type { MultiRailTransport } from '../rails/multi-rail-transport.js';
 import { railTransport } from '../rails/rail-transport.js';
 import { parseSimRails } from '../rails/rail-config.js';
 import { FrameCopies } from './frame-copies.js';
 import { SimProgress } from './sim-progress.js';
+import type { SimSharedViews } from './sim-shared-memory.js';
 import type { SimRank, SimWorld } from './world.js';
 
 /**
@@ -367,12 +368,19 @@ export class SimTransport implements Transport {
   private controlRail = 0;
   /** The rank's multi-rail transport, when the platform has several rails. */
   rails: MultiRailTransport | undefined;
+  /** The world's shared memory, when every world rank is in this rank's simulated process (sim-shared-memory.ts). */
+  readonly worldBarrier: WorldBarrier | undefined;
+  readonly worldBroadcast: WorldBroadcast | undefined;
+  readonly worldStaging: WorldStaging | undefined;
 
-  constructor(fabric: SimFabric, rank: number) {
+  constructor(fabric: SimFabric, rank: number, shared?: SimSharedViews) {
     this.fabric = fabric;
     this.rank = rank;
     this.size = fabric.world.ranks.length;
     this.simRank = fabric.world.ranks[rank]!;
+    this.worldBarrier = shared?.worldBarrier;
+    this.worldBroadcast = shared?.worldBroadcast;
+    this.worldStaging = shared?.worldStaging;
   }
 
   createProgress(host: ProgressHost, settings: Settings): Progress {

@@ -342,6 +342,8 @@ const WAKE_AMONG_BUSY = `
 import { init, wtime } from 'tsmpi';
 const comm = await init();
 const busy = process.argv[2] === 'busy';
+// Every rank leaves the (shared) barrier at once: rank 1's work shares the cores with the busy ones.
+const work = process.argv[3] === 'quick' ? 2e-4 : 1e-3;
 const sentAt = new Float64Array(1);
 await comm.barrier();
 // Nothing else reaches rank 0 before it is woken: the others wait for its release.
@@ -351,7 +353,7 @@ if (comm.rank === 0) {
   for (let r = 1; r < comm.size; r++) await comm.send(sentAt, r, 1);
 } else {
   if (comm.rank === 1) {
-    await comm.compute(1e-3);
+    await comm.compute(work);
     sentAt[0] = wtime();
     await comm.send(sentAt, 0);
   } else if (busy) await comm.compute(0.1);
@@ -365,8 +367,8 @@ test("a woken thread's own part of the wake-up (the lone thread's) waits for a c
   const program = join(dir, 'wake-among-busy.ts');
   writeFileSync(program, WAKE_AMONG_BUSY);
   // Threads that sleep at once (no spin, no yield): the sleeping path.
-  const woken = async (mode: string, env: Record<string, string> = { TSMPI_SPIN_US: '0', TSMPI_YIELD_US: '0' }): Promise<number> => {
-    const r = await tsmpi(['sim', '--quiet', '--compute', 'declared', '--platform', platform, '-n', '8', program, mode], { env });
+  const woken = async (mode: string, env: Record<string, string> = { TSMPI_SPIN_US: '0', TSMPI_YIELD_US: '0' }, work = 'long'): Promise<number> => {
+    const r = await tsmpi(['sim', '--quiet', '--compute', 'declared', '--platform', platform, '-n', '8', program, mode, work], { env });
     assert.equal(r.code, 0, explain(r));
     return Number(/^woken ([\d.eE+-]+)$/m.exec(r.stdout)?.[1]);
   };
@@ -377,8 +379,11 @@ test("a woken thread's own part of the wake-up (the lone thread's) waits for a c
   // Six ranks compute meanwhile: that work shares 2 cores with them (7 busy ranks: 3.5 times as long).
   near(await woken('busy'), frame + 70e-6 + 3.5 * 30e-6, 'the others computing');
   // Threads that yield (the default when they outnumber the cores) and waited within the yield
-  // budget: the hand-off is a delay, however busy the others are.
-  near(await woken('busy', {}), frame + 100e-6, 'yielding, the others computing');
+  // budget (rank 1's 0.2 ms of work, 3.5 times as long among the busy ranks): the hand-off is a
+  // delay, however busy the others are.
+  near(await woken('busy', {}, 'quick'), frame + 100e-6, 'yielding, the others computing');
+  // Past the budget (1 ms of work, 3.5 ms among them) it is a sleeper's wake-up.
+  near(await woken('busy', {}), frame + 70e-6 + 3.5 * 30e-6, 'yielding past the budget, the others computing');
 });
 
 test('tsmpi calibrate measures this machine in both launch modes and writes JSON and SimGrid XML', async () => {
