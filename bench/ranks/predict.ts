@@ -10,6 +10,8 @@
  * simulated: docs/simulator.md).
  *   tsmpi run -n N bench/ranks/predict.ts ring|allreduce|alltoall [warm]
  *   tsmpi run|sim -n N bench/ranks/predict.ts ring chunks
+ * and the allreduce loop's 5,000 calls in 10 chunks of 500, each chunk's time per call in us:
+ *   tsmpi run|sim -n N bench/ranks/predict.ts allreduce chunks
  * (The examples time themselves: the bench reads their own lines.)
  */
 import { init, Op, wtime } from 'tsmpi';
@@ -32,9 +34,9 @@ async function ring(laps = 2000): Promise<void> {
   }
 }
 
-async function allreduce(): Promise<void> {
+async function allreduce(calls = 5000): Promise<void> {
   const x = new Float64Array(1);
-  for (let i = 0; i < 5000; i++) {
+  for (let i = 0; i < calls; i++) {
     x[0] = i;
     await comm.allreduce(x, Op.sum);
   }
@@ -55,7 +57,16 @@ async function pass(): Promise<number> {
   await comm.barrier();
   return wtime() - t0;
 }
-if (kind === 'ring' && process.argv[3] === 'chunks') {
+if (kind === 'allreduce' && process.argv[3] === 'chunks') {
+  await comm.barrier();
+  const perCall: number[] = [];
+  for (let chunk = 0; chunk < 10; chunk++) {
+    const t0 = wtime();
+    await allreduce(500);
+    perCall.push(Math.round(((wtime() - t0) / 500) * 1e7) / 10);
+  }
+  if (comm.rank === 0) console.log(perCall.join(' '));
+} else if (kind === 'ring' && process.argv[3] === 'chunks') {
   await comm.barrier();
   const hops: number[] = [];
   for (let chunk = 0; chunk < 20; chunk++) {
