@@ -265,7 +265,7 @@ async function buildRuntime(context: RankContext, channel: LauncherChannel | und
     const localRanks = pids.filter((pid) => pid === pids[context.rank]).length;
     const cores = context.cores ?? Number.POSITIVE_INFINITY;
     const hostRanks = nodeLocal(context.job.nodeOfRank).localSize[context.rank] ?? localRanks;
-    const settings = readSettings(context.env, { localRanks, cores, remotePeers: localRanks < context.size, hostRanks });
+    const settings = readSettings(context.env, { localRanks, cores, remotePeers: localRanks < context.size, hostRanks, simulated: true });
     const transport = context.transport;
     const endpoint = new Endpoint(transport, settings, (host) => transport.createProgress!(host, settings));
     endpoint.nodeOfWorld = context.job.nodeOfRank;

@@ -25,6 +25,8 @@ export interface TunableContext {
   threadRanks?: number;
   /** Ranks of the job on this rank's machine, in every process; absent: localRanks. */
   hostRanks?: number;
+  /** True for a rank of `tsmpi sim` (its links are simulated). */
+  simulated?: boolean;
 }
 
 export interface Tunable<T> {
@@ -178,9 +180,9 @@ export const tunables = {
   tcpEagerLimit: {
     env: 'TSMPI_TCP_EAGER_LIMIT',
     description:
-      'Over TCP, messages up to this many bytes are sent eagerly without waiting for the receive: past 64 KiB as a matching frame and pieces the receiver copies into the receive as they arrive; a receiver buffers them when they arrive unexpected. Larger ones use the rendezvous, which costs a round trip but lands the data straight in the posted buffer (an unexpected eager arrival costs an allocation and a second copy); `npm run bench -- tcp` compares both with raw Node sockets.',
-    defaultText: '64k',
-    defaultValue: () => 64 * 1024,
+      "Over TCP, messages up to this many bytes are sent eagerly without waiting for the receive: past 64 KiB as a matching frame and pieces the receiver copies into the posted receive as they arrive; a receiver buffers them when they arrive unexpected (an allocation and a second copy). Larger ones use the rendezvous, which lands the data straight in the posted buffer but waits a round trip for it, and for the receiver to wake if it slept: a ping-pong between two processes took 1.5-1.6x the time of raw Node sockets at 256 KiB and ~1.25x at 1 MiB that way, 1.06x and ~1.1x eagerly (`npm run bench -- tcp`). Under `tsmpi sim` the default is SMPI's 64k between simulated processes, or what a calibrated platform recorded of its machine.",
+    defaultText: '1M (64k under tsmpi sim, unless its calibrated platform says otherwise)',
+    defaultValue: (ctx) => (ctx.simulated === true ? 64 * 1024 : 1024 * 1024),
     parse: (text) => parseByteSize('TSMPI_TCP_EAGER_LIMIT', text),
   } satisfies Tunable<number>,
   detachLimit: {
@@ -486,7 +488,7 @@ export type Settings = { [K in TunableName]: ReturnType<(typeof tunables)[K]['pa
 
 /** Reads every tunable from `env`, falling back to the defaults for `ctx`. */
 export function readSettings(env: NodeJS.ProcessEnv, ctx: Partial<TunableContext> = {}): Settings {
-  const full: TunableContext = { localRanks: ctx.localRanks ?? 1, cores: ctx.cores ?? availableParallelism(), remotePeers: ctx.remotePeers ?? false, threadRanks: ctx.threadRanks ?? 1, ...(ctx.hostRanks !== undefined ? { hostRanks: ctx.hostRanks } : {}) };
+  const full: TunableContext = { localRanks: ctx.localRanks ?? 1, cores: ctx.cores ?? availableParallelism(), remotePeers: ctx.remotePeers ?? false, threadRanks: ctx.threadRanks ?? 1, ...(ctx.hostRanks !== undefined ? { hostRanks: ctx.hostRanks } : {}), ...(ctx.simulated === true ? { simulated: true } : {}) };
   const out: Record<string, unknown> = {};
   for (const [name, tunable] of Object.entries(tunables) as [TunableName, Tunable<unknown>][]) {
     const text = env[tunable.env];

@@ -362,7 +362,9 @@ export class SimTransport implements Transport {
   readonly size: number;
   private readonly fabric: SimFabric;
   private readonly simRank: SimRank;
+  /** Eager limits of the links to ranks of other processes (TCP's) and of this one (shared memory's). */
   private eagerLimit = 64 * 1024;
+  private localEagerLimit = 64 * 1024;
   private remote: LinkSource | undefined;
   /** The rail ranks of one host talk on (the control rail). */
   private controlRail = 0;
@@ -384,8 +386,10 @@ export class SimTransport implements Transport {
   }
 
   createProgress(host: ProgressHost, settings: Settings): Progress {
-    // Between simulated nodes the runtime would talk TCP: its eager limit applies.
+    // Between processes the runtime would talk TCP, inside one through shared memory: each its
+    // own eager limit.
     this.eagerLimit = settings.tcpEagerLimit;
+    this.localEagerLimit = settings.eagerLimit;
     // init() is being called: what came before was loading the program, not running it.
     this.fabric.world.restartMeter(this.simRank);
     const progress = new SimProgress(this.fabric.world, this.simRank, host, settings);
@@ -413,7 +417,8 @@ export class SimTransport implements Transport {
     if (peer === this.rank) return new SimSelfLink(peer, events, this.fabric.world);
     const world = this.fabric.world;
     const sameHost = world.ranks[peer]!.host === this.simRank.host;
-    if (sameHost || this.remote === undefined) return new SimLink(this.fabric, this.simRank, world.ranks[peer]!, this.eagerLimit, this.controlRail);
+    const eagerLimit = world.ranks[peer]!.proc === this.simRank.proc ? this.localEagerLimit : this.eagerLimit;
+    if (sameHost || this.remote === undefined) return new SimLink(this.fabric, this.simRank, world.ranks[peer]!, eagerLimit, this.controlRail);
     return this.remote.createLink(peer, events);
   }
 

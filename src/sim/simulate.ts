@@ -406,8 +406,14 @@ export async function simulate(options: SimulateOptions): Promise<SimRunResult> 
     const measured = classCosts(calibration!, 'intra-process') ?? classCosts(calibration!, 'inter-process') ?? classCosts(calibration!, 'inter-host')!;
     const polls = measured.polls ?? { test: evaluate(measured.recv, 0), iprobe: evaluate(measured.recv, 0) };
     const base = env ?? process.env;
+    // The calibrated machine's eager limits (what its runtime used when it was measured), unless
+    // the run sets its own.
+    const tcpEager = (classCosts(calibration!, 'inter-process') ?? classCosts(calibration!, 'inter-host'))?.eagerLimit;
+    const localEager = classCosts(calibration!, 'intra-process')?.eagerLimit;
     env = {
       ...base,
+      ...(tcpEager !== undefined ? { TSMPI_TCP_EAGER_LIMIT: base['TSMPI_TCP_EAGER_LIMIT'] ?? String(tcpEager) } : {}),
+      ...(localEager !== undefined ? { TSMPI_EAGER_LIMIT: base['TSMPI_EAGER_LIMIT'] ?? String(localEager) } : {}),
       TSMPI_SIM_TEST: base['TSMPI_SIM_TEST'] ?? String(polls.test),
       TSMPI_SIM_IPROBE: base['TSMPI_SIM_IPROBE'] ?? String(polls.iprobe),
       TSMPI_SIM_GROW_POLLS: base['TSMPI_SIM_GROW_POLLS'] ?? '0',

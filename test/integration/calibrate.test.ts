@@ -16,7 +16,7 @@ import { evaluate, readCalibration, type MachineCalibration, type MeasuredSize }
 import { spawnSync } from 'node:child_process';
 import { simgridXml } from '../../src/calibrate/simgrid-xml.ts';
 import { findSimgrid } from '../../bench/lib/simgrid.ts';
-import { explain, tsmpi } from '../helpers/run-job.ts';
+import { explain, fixture, tsmpi } from '../helpers/run-job.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'tsmpi-calibrate-test-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -643,4 +643,21 @@ test("SimGrid on the calibration's XML reproduces the calibrated ping-pong at ev
       assert.ok(got !== undefined && Math.abs(got / f.oneWay - 1) < 0.05, `${hosts} host(s), ${f.bytes} B: SimGrid ${got} s, calibrated ${f.oneWay} s`);
     }
   }
+});
+
+test("a prediction takes the calibrated machine's eager limits: a 512 KiB send between processes goes eagerly where the calibration recorded 1 MiB, by rendezvous where it recorded 64 KiB or there is none", async () => {
+  const m = knownMachine(KNOWN, 2);
+  const inter = m.classes['inter-process']!;
+  const eager1m = write('eager-1m.json', { ...m, classes: { ...m.classes, 'inter-process': { ...inter, eagerLimit: 1048576 } } });
+  const eager64k = write('eager-64k.json', m);
+  const sent = async (platform: string[]): Promise<string> => {
+    const r = await tsmpi(['sim', '--quiet', '--procs', '-n', '2', ...platform, fixture('tcp-eager-default.ts'), String(512 * 1024)]);
+    assert.equal(r.code, 0, explain(r));
+    const lines = r.stdout.split('\n').filter((l) => l === 'eager' || l === 'rendezvous' || l === 'ok');
+    assert.equal(lines[1], 'ok', explain(r));
+    return lines[0]!;
+  };
+  assert.equal(await sent(['--platform', eager1m]), 'eager');
+  assert.equal(await sent(['--platform', eager64k]), 'rendezvous');
+  assert.equal(await sent([]), 'rendezvous');
 });

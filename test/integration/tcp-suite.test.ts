@@ -99,3 +99,18 @@ for (const mode of [[], ['--procs']] as const) {
     assert.equal(hung.code, 124, explain(hung));
   });
 }
+
+test('over TCP a blocking send up to 1 MiB completes before its receive is posted (the default eager limit); 2 MiB, or 512 KiB under TSMPI_TCP_EAGER_LIMIT=64k, waits for it', { timeout: 120_000 }, async () => {
+  const cases: [number, Record<string, string>, string][] = [
+    [512 * 1024, {}, 'eager'],
+    [1024 * 1024, {}, 'eager'],
+    [2 * 1024 * 1024, {}, 'rendezvous'],
+    [512 * 1024, { TSMPI_TCP_EAGER_LIMIT: '64k' }, 'rendezvous'],
+  ];
+  for (const [bytes, env, expected] of cases) {
+    const result = await tsmpi(['run', '-n', '2', '--procs', fixture('tcp-eager-default.ts'), String(bytes)], { env });
+    assert.equal(result.code, 0, explain(result));
+    assert.deepEqual(result.stdout.trim().split('\n'), [expected, 'ok'], `${bytes} B ${JSON.stringify(env)}\n${explain(result)}`);
+  }
+});
+

@@ -127,7 +127,8 @@ test('fitLinkClass recovers the per-frame costs of the figures it is given withi
         latency: fc.double({ min: 1e-7, max: 1e-4, noNaN: true }),
         perByte: fc.double({ min: 1e-11, max: 1e-9, noNaN: true }),
       }),
-      fc.constantFrom(4096, 65536),
+      // 1 MiB: the default eager limit over TCP (one measured size above the small ones' ranges).
+      fc.constantFrom(4096, 65536, 1048576),
       (c, eager) => {
         const costs = { ...c, gapPerByte: c.perByte / 2 };
         const fitted = fitLinkClass(figuresOf(costs, eager), eager, 'test');

@@ -113,3 +113,11 @@ test('TSMPI_RAILS under the simulator: platform rails by name or index, rates as
   assert.throws(() => parseSimRails('rail0,0', 2), /lists rail0 twice/);
   assert.throws(() => parseSimRails('rail0@fast', 2), /rate "fast" is not valid/);
 });
+
+test('the TCP eager limit defaults to 1 MiB in a real run and to 64 KiB under the simulator, and a given value wins in both', () => {
+  assert.equal(readSettings({}, { localRanks: 1, cores: 2, remotePeers: true }).tcpEagerLimit, 1024 * 1024);
+  assert.equal(readSettings({}, { localRanks: 1, cores: 2, remotePeers: true, simulated: true }).tcpEagerLimit, 64 * 1024);
+  for (const simulated of [false, true]) assert.equal(readSettings({ TSMPI_TCP_EAGER_LIMIT: '256k' }, { simulated }).tcpEagerLimit, 256 * 1024);
+  // Shared memory's eager limit is the same in both.
+  assert.equal(readSettings({}, { simulated: true }).eagerLimit, readSettings({}).eagerLimit);
+});
