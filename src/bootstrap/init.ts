@@ -261,11 +261,9 @@ async function buildRuntime(context: RankContext, channel: LauncherChannel | und
     // The simulator's transport brings its own way of waiting (and the rank's virtual clock).
     // Settings as the real rank would read them in its placement: the ranks of its simulated
     // process and host, and the host's cores.
-    const pids = context.job.pids;
-    const localRanks = pids.filter((pid) => pid === pids[context.rank]).length;
+    const localRanks = context.processRanks;
     const cores = context.cores ?? Number.POSITIVE_INFINITY;
-    const hostRanks = nodeLocal(context.job.nodeOfRank).localSize[context.rank] ?? localRanks;
-    const settings = readSettings(context.env, { localRanks, cores, remotePeers: localRanks < context.size, hostRanks, simulated: true });
+    const settings = readSettings(context.env, { localRanks, cores, remotePeers: localRanks < context.size, hostRanks: context.hostRanks, simulated: true });
     const transport = context.transport;
     const endpoint = new Endpoint(transport, settings, (host) => transport.createProgress!(host, settings));
     endpoint.nodeOfWorld = context.job.nodeOfRank;

@@ -54,6 +54,9 @@ export interface SimContext {
   readonly size: number;
   /** Cores of the simulated host the rank runs on (undefined: as many as it needs). */
   readonly cores?: number;
+  /** Ranks of the rank's simulated process, and of its host (its settings read as a real rank's there). */
+  readonly processRanks: number;
+  readonly hostRanks: number;
   readonly transport: Transport;
   readonly job: JobInfo;
   /** The environment the simulated ranks read their settings from (TSMPI_*). */

@@ -250,6 +250,8 @@ export async function runProgram(options: ProgramRunOptions): Promise<SimRunResu
   // simulation gave the ranks (a setting such as TSMPI_COLL_RULES reads as the ranks obey it).
   const realEnv = process.env;
   const { localRank, localSize } = nodeLocal(options.hostOf);
+  const procRanks = new Map<number, number>();
+  for (const pid of job.pids) procRanks.set(pid, (procRanks.get(pid) ?? 0) + 1);
   const rankEnv = (key: string | symbol): string | undefined => {
     const context = storeNow()?.context;
     if (context?.kind !== 'sim' || typeof key !== 'string') return undefined;
@@ -338,6 +340,8 @@ export async function runProgram(options: ProgramRunOptions): Promise<SimRunResu
           size: options.np,
           transport: new SimTransport(fabric, r, shared?.viewsOf(simRank)),
           ...(options.coresOf !== undefined ? { cores: options.coresOf[options.hostOf[r]!]! } : {}),
+          processRanks: procRanks.get(job.pids[r]!)!,
+          hostRanks: localSize[r]!,
           job,
           env,
           now: () => world.rankNow(simRank),

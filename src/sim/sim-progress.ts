@@ -229,11 +229,7 @@ export class SimProgress implements Progress {
   }
 
   building<T>(build: () => T): T {
-    if (this.world.computeMode !== 'measured') return build();
-    const started = performance.now();
-    const value = build();
-    this.world.chargeBuilding(this.rank, (performance.now() - started) / 1000);
-    return value;
+    return this.world.building(this.rank, build);
   }
 
   countCompletion(): void {}

@@ -112,15 +112,6 @@ export class SimSharedMemory {
     return this.world.rankNow(rank);
   }
 
-  /** Runs `copy` (bytes moved by `rank`) and charges its CPU as the rank's compute. */
-  private copying<T>(rank: SimRank, copy: () => T): T {
-    if (this.world.computeMode !== 'measured') return copy();
-    const started = performance.now();
-    const value = copy();
-    this.world.chargeBuilding(rank, (performance.now() - started) / 1000);
-    return value;
-  }
-
   /** The views `rank`'s transport holds. */
   viewsOf(rank: SimRank): SimSharedViews {
     const control = this.control;
@@ -136,7 +127,7 @@ export class SimSharedMemory {
       worldBroadcast: {
         chunkBytes: BCAST_SLOT_BYTES,
         publish: (sequence, payload, offset, length, total, kind) => {
-          const done = this.copying(rank, () => control.publishBcast(sequence, rank.rank, payload, offset, length, total, kind, size - 1));
+          const done = this.world.building(rank, () => control.publishBcast(sequence, rank.rank, payload, offset, length, total, kind, size - 1));
           if (!done) {
             this.publisherWaiting = true;
             return false;
@@ -151,7 +142,7 @@ export class SimSharedMemory {
         total: (sequence) => control.bcastTotal(sequence),
         kind: (sequence) => control.bcastKind(sequence),
         take: (sequence, into, at, length) => {
-          this.copying(rank, () => control.takeBcast(sequence, into, at, length));
+          this.world.building(rank, () => control.takeBcast(sequence, into, at, length));
           if (this.publisherWaiting) {
             this.publisherWaiting = false;
             this.wakeAt(this.timeOf(rank));

@@ -545,6 +545,15 @@ export class SimWorld {
     else this.addOutside(rank, 'compute', seconds * this.shareAt(rank, Math.max(rank.readyAt, this.sim.now())));
   }
 
+  /** Runs `build` (work of `rank` inside the runtime: a value decoded, a copy) and charges its CPU (chargeBuilding). */
+  building<T>(rank: SimRank, build: () => T): T {
+    if (this.computeMode !== 'measured') return build();
+    const started = performance.now();
+    const value = build();
+    this.chargeBuilding(rank, (performance.now() - started) / 1000);
+    return value;
+  }
+
   /**
    * `rank` spent `realSeconds` of this process's time building a received value (Progress.building):
    * computing, unless its meter was running and counted it already.
