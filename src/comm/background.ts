@@ -29,18 +29,27 @@ export class BackgroundTasks {
     if (at >= 0) this.tasks.splice(at, 1);
   }
 
-  /** Advances every task once (tasks added meanwhile included); true when any finished. */
+  /**
+   * Advances every task (tasks added meanwhile included), and again while a pass finished one: a
+   * task that finished may be what an earlier one waits for (a nonblocking collective's staged
+   * step). A simulated rank's wait looks at its condition once per event, so a task left for the
+   * next poll would never move. True when any finished.
+   */
   advance(): boolean {
     if (this.running || this.tasks.length === 0) return false;
     this.running = true;
     let finished = false;
     try {
       const tasks = this.tasks;
-      for (let i = 0; i < tasks.length; i++) {
-        if (tasks[i]!.advance()) {
-          tasks.splice(i--, 1);
-          finished = true;
+      for (let pass = true; pass && tasks.length > 0; ) {
+        pass = false;
+        for (let i = 0; i < tasks.length; i++) {
+          if (tasks[i]!.advance()) {
+            tasks.splice(i--, 1);
+            pass = true;
+          }
         }
+        finished ||= pass;
       }
     } finally {
       this.running = false;

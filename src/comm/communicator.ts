@@ -64,6 +64,8 @@ const collectiveOperations = [
 ] as const;
 /** @internal The collectives whose calls get their own tags. */
 export type CollectiveOperation = (typeof collectiveOperations)[number];
+/** Operations that may go through the world's staging regions (staged-request.ts). */
+const STAGED_OPERATIONS: ReadonlySet<CollectiveOperation> = new Set<CollectiveOperation>(['allreduce', 'reducescatter', 'allgatherv', 'alltoallv']);
 /** Each operation's number in a collective tag (a lookup per call, not a search of the list). */
 const operationCode = new Map<string, number>(collectiveOperations.map((operation, index) => [operation, index]));
 
@@ -1015,7 +1017,7 @@ export class Communicator {
     // The check (TSMPI_CHECK) takes its place in the sequence before the call it checks.
     const check = this.#settings.check ? this.#call('check', `${name} (argument check)`) : undefined;
     const call = this.#call(operation, name);
-    const request = new ScheduleRequest<T>(endpoint, call, check === undefined ? steps(call) : checked(check, operation, args, steps(call)));
+    const request = new ScheduleRequest<T>(endpoint, call, check === undefined ? steps(call) : checked(check, operation, args, steps(call), this.#mayStage(operation, call)));
     if (!request.advance()) endpoint.background.add(request);
     return request;
   }
@@ -1033,7 +1035,13 @@ export class Communicator {
   #steps<T>(operation: CollectiveOperation, name: string, args: CollectiveArgs, steps: (call: CollectiveCall) => Steps<T>): Steps<T> {
     if (!this.#settings.check) return steps(this.#call(operation, name));
     const check = this.#call('check', `${name} (argument check)`);
-    return checked(check, operation, args, steps(this.#call(operation, name)));
+    const call = this.#call(operation, name);
+    return checked(check, operation, args, steps(call), this.#mayStage(operation, call));
+  }
+
+  /** `call`, when its operation may go through the world's staging regions here (it then holds its place behind its check); else undefined. */
+  #mayStage(operation: CollectiveOperation, call: CollectiveCall): CollectiveCall | undefined {
+    return STAGED_OPERATIONS.has(operation) && call.stagingAvailable ? call : undefined;
   }
 
   // ---- time ----------------------------------------------------------------------------------

@@ -40,7 +40,8 @@ import { SharedBarrierRequest, type SharedBarrierHost } from './shared-barrier.j
 import { SharedBcastRequest, type SharedBcastHost } from './shared-bcast.js';
 import { StagedReductionRequest, type StagedBlocks, type StagedOp } from './staged-reduction.js';
 import { StagedGatherRequest } from './staged-gather.js';
-import type { StagedHost } from './staged-request.js';
+import { StagedExchangeRequest } from './staged-exchange.js';
+import { StagedTicket, type StagedHost } from './staged-request.js';
 
 /** The world communicator's collective context (its point-to-point context is 0). */
 const WORLD_COLLECTIVES = 1;
@@ -437,9 +438,9 @@ export class Endpoint implements RequestDriver, ProgressHost {
    * staged reduction: the whole reduction into `result`, or with `blocks` this rank's block;
    * `label` names the call in errors.
    */
-  stagedReduction(context: number, tag: number, operation: string, value: TypedArray, result: TypedArray, op: StagedOp, blocks: StagedBlocks, label: string): Request<TypedArray> {
+  stagedReduction(context: number, tag: number, operation: string, value: TypedArray, result: TypedArray, op: StagedOp, blocks: StagedBlocks, label: string, ticket?: StagedTicket): Request<TypedArray> {
     const host = this.stagingHost();
-    return this.queueStaged(new StagedReductionRequest(host, operation, tag, context, value, result, op, blocks, label, this.stagedPrevious()));
+    return this.queueStaged(new StagedReductionRequest(host, operation, tag, context, value, result, op, blocks, label, this.stagedPrevious(ticket)), ticket);
   }
 
   /**
@@ -447,9 +448,37 @@ export class Endpoint implements RequestDriver, ProgressHost {
    * after this rank's previous staged collective; `digest` stands for the counts, `label` names
    * the call in errors.
    */
-  stagedGather(context: number, tag: number, operation: string, block: Uint8Array, incoming: readonly Uint8Array[], digest: number, label: string): Request<void> {
+  stagedGather(context: number, tag: number, operation: string, block: Uint8Array, incoming: readonly Uint8Array[], digest: number, label: string, ticket?: StagedTicket): Request<void> {
     const host = this.stagingHost();
-    return this.queueStaged(new StagedGatherRequest(host, operation, tag, context, block, incoming, digest, label, this.stagedPrevious()));
+    return this.queueStaged(new StagedGatherRequest(host, operation, tag, context, block, incoming, digest, label, this.stagedPrevious(ticket)), ticket);
+  }
+
+  /**
+   * Sends `outgoing[d]` to every rank d and receives every rank s's block into `incoming[s]`
+   * through the staging regions (staged-exchange.ts), after this rank's previous staged
+   * collective; `label` names the call in errors.
+   */
+  stagedExchange(context: number, tag: number, operation: string, outgoing: readonly Uint8Array[], incoming: readonly Uint8Array[], label: string, ticket?: StagedTicket): Request<void> {
+    const host = this.stagingHost();
+    return this.queueStaged(new StagedExchangeRequest(host, operation, tag, context, outgoing, incoming, label, this.stagedPrevious(ticket)), ticket);
+  }
+
+  /**
+   * Holds this rank's place in the order of staged collectives for a call that decides later
+   * whether it stages (its counts come first by messages, or its arguments' check does): the
+   * ranks' staged calls pair by their order, which must be the program's, not the order in which
+   * each rank's earlier steps happened to complete. The staged request made with the ticket
+   * takes its place; a call that stages nothing releases it.
+   */
+  reserveStaged(): StagedTicket {
+    const ticket = new StagedTicket(this.stagedPrevious());
+    this.stagedLast = ticket;
+    return ticket;
+  }
+
+  /** Bytes of each rank's staging region (0 when there are none). */
+  get stagingRegionBytes(): number {
+    return this.transport.worldStaging?.regionBytes ?? 0;
   }
 
   private stagingHost(): StagedHost {
@@ -457,15 +486,16 @@ export class Endpoint implements RequestDriver, ProgressHost {
     return (this.stagedHost ??= { driver: this, rank: this.rank, size: this.size, staging, bytes: new Uint8Array(staging.buffer), words: new Int32Array(staging.buffer), half: 0, readsOpen: false, calls: 0, endedError: (request) => this.sharedWaitEndedError(request), building: this.engine.building?.bind(this.engine) });
   }
 
-  private stagedPrevious(): { readonly done: boolean } | undefined {
+  /** What a new staged request waits for: the ticket's predecessor, or this rank's latest staged collective. */
+  private stagedPrevious(ticket?: StagedTicket): { readonly done: boolean } | undefined {
+    if (ticket !== undefined) return ticket.previous;
     return this.stagedLast !== undefined && !this.stagedLast.done ? this.stagedLast : undefined;
   }
 
-  private queueStaged<R extends Request<unknown> & BackgroundTask>(request: R): R {
-    if (!request.done) {
-      this.stagedLast = request;
-      this.background.add(request);
-    }
+  private queueStaged<R extends Request<unknown> & BackgroundTask>(request: R, ticket?: StagedTicket): R {
+    if (ticket !== undefined) ticket.take(request);
+    else if (!request.done) this.stagedLast = request;
+    if (!request.done) this.background.add(request);
     return request;
   }
 

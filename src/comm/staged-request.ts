@@ -45,6 +45,33 @@ export interface StagedHost {
   readonly building?: (<T>(work: () => T) => T) | undefined;
 }
 
+/**
+ * A place in a rank's order of staged collectives, held from a call's start until it makes its
+ * staged request (which then acts in that place) or stages nothing (Endpoint.reserveStaged).
+ */
+export class StagedTicket {
+  private request: { readonly done: boolean } | undefined;
+  private released = false;
+
+  /** `previous`: what the ticket's request must wait for. */
+  constructor(readonly previous: { readonly done: boolean } | undefined) {}
+
+  /** Done once its request is, or once released unused: the next staged call may act. */
+  get done(): boolean {
+    return this.released || (this.request !== undefined && this.request.done);
+  }
+
+  /** The staged request that takes this place. */
+  take(request: { readonly done: boolean }): void {
+    this.request = request;
+  }
+
+  /** The call stages nothing (or failed before it did): the place is given up. */
+  release(): void {
+    if (this.request === undefined) this.released = true;
+  }
+}
+
 const enum Phase {
   /** This rank's previous staged collective has not finished. */
   Queued,

@@ -103,7 +103,7 @@ export const collectiveAlgorithms = {
   allgather: ['auto', 'bruck', 'ring', 'recursive-doubling', 'linear', 'shared'],
   gather: ['auto', 'binomial', 'linear'],
   scatter: ['auto', 'binomial', 'linear'],
-  alltoall: ['auto', 'pairwise', 'xor-pairwise', 'bruck', 'linear'],
+  alltoall: ['auto', 'pairwise', 'xor-pairwise', 'bruck', 'linear', 'shared'],
   barrier: ['auto', 'shared', 'dissemination', 'linear'],
   reduceScatter: ['auto', 'ring', 'recursive-halving', 'recursive-doubling', 'reduce-scatterv', 'shared'],
 } as const;

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { readSettings } from '../../src/config/tunables.ts';
 import { Op, type ReduceOp } from '../../src/comm/ops.ts';
-import { selectAllgather, selectAllreduce, selectAlltoall, selectBarrier, selectBcast, selectBcastInto, selectGather, selectReduce, selectReduceScatter, selectScatter, selectStagedGather, selectVectorExchange, REDUCE_SCATTER_DOUBLING_BELOW, REDUCE_SCATTER_HALVING_BELOW } from '../../src/comm/collectives/select.ts';
+import { selectAllgather, selectAllreduce, selectAlltoall, selectBarrier, selectBcast, selectBcastInto, selectGather, selectReduce, selectReduceScatter, selectScatter, selectStagedExchange, selectStagedGather, selectVectorExchange, REDUCE_SCATTER_DOUBLING_BELOW, REDUCE_SCATTER_HALVING_BELOW } from '../../src/comm/collectives/select.ts';
 
 const tsmpi = readSettings({});
 const simgrid = readSettings({ TSMPI_COLL_RULES: 'simgrid' });
@@ -83,6 +83,18 @@ test("tsmpi's rules are the runtime's defaults", () => {
   assert.equal(selectStagedGather(tsmpi, 4, 8, false), false);
   assert.equal(selectStagedGather(tsmpi, 2, 8, true), false);
   assert.equal(selectStagedGather(simgrid, 4, 8, true), false);
+  // alltoallv: crowded rank threads on 3 or more, at any block size (the rule reads no counts:
+  // each rank's are its own); forced on 2 ranks; never without room for a slot per rank.
+  assert.equal(selectStagedExchange(tsmpi, 3, 4096, true), true);
+  assert.equal(selectStagedExchange(tsmpi, 8, 64, true), true);
+  assert.equal(selectStagedExchange(tsmpi, 8, 4096, false), false);
+  assert.equal(selectStagedExchange(tsmpi, 2, 4096, true), false);
+  assert.equal(selectStagedExchange(simgrid, 8, 4096, true), false);
+  assert.equal(selectStagedExchange(readSettings({ TSMPI_COLL_ALLTOALL: 'pairwise' }), 8, 4096, true), false);
+  assert.equal(selectStagedExchange(readSettings({ TSMPI_COLL_ALLTOALL: 'shared' }), 2, 4096, false), true);
+  assert.equal(selectStagedExchange(readSettings({ TSMPI_COLL_ALLTOALL: 'shared' }), 300, 0, true), false, 'no room');
+  // alltoall of any values has no staged form: forced `shared` leaves it pairwise.
+  assert.equal(selectAlltoall(readSettings({ TSMPI_COLL_ALLTOALL: 'shared' }), 8, pairs(8, 8)), 'pairwise');
   assert.equal(selectAllreduce(tsmpi, 2, large, Op.sum, true, true), 'ring', '2 ranks');
   assert.equal(selectAllreduce(tsmpi, 8, large, Op.create((a: unknown, b: unknown) => a) as ReduceOp, false, true), 'recursive-doubling', 'a user op');
   assert.equal(selectAllreduce(tsmpi, 8, Buffer.alloc(1 << 16), Op.bxor, false, true), 'ring', 'a Node Buffer');

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import { allocateControlArea, BarrierCounter, ControlArea, stagingRegionBytes } from '../../src/transport/control-block.ts';
+import { exchangeLayout } from '../../src/comm/staged-exchange.ts';
 
 test('staging regions: one per rank and a result region, disjoint, inside the buffer, in whole pages of 4-256 KiB', () => {
   fc.assert(
@@ -60,4 +61,25 @@ test('each rank stages its own shape', () => {
   views[0]!.setStaged(0, 800, 4);
   views[2]!.setStaged(2, 24, 7);
   assert.deepEqual([0, 1, 2].map((s) => [views[1]!.stagedBytes(s), views[1]!.stagedKind(s)]), [[800, 4], [0, 0], [24, 7]]);
+});
+
+test("a staged alltoallv's half region: a header of every rank's send bytes, then a 64-byte-aligned slot per rank inside the half, or none where a slot would be under 64 bytes", () => {
+  fc.assert(
+    fc.property(fc.integer({ min: 1, max: 4096 }), (size) => {
+      const regionBytes = stagingRegionBytes(size);
+      const { halfBytes, headerBytes, slotBytes } = exchangeLayout(regionBytes, size);
+      assert.ok(2 * halfBytes <= regionBytes);
+      assert.ok(headerBytes >= 4 * (size + 1) && headerBytes % 64 === 0);
+      assert.equal(slotBytes % 64, 0);
+      if (slotBytes === 0) {
+        assert.ok(headerBytes + size * 64 > halfBytes, `${size} ranks: a slot of 64 bytes would fit`);
+        return;
+      }
+      assert.ok(headerBytes + size * slotBytes <= halfBytes);
+      // The largest aligned slot: one more 64 bytes per rank would not fit.
+      assert.ok(headerBytes + size * (slotBytes + 64) > halfBytes);
+    }),
+  );
+  // 8 ranks: 256 KiB regions, halves of 128 KiB, 16,320-byte slots after a 64-byte header.
+  assert.deepEqual(exchangeLayout(stagingRegionBytes(8), 8), { halfBytes: 131072, headerBytes: 64, slotBytes: 16320 });
 });

@@ -72,6 +72,16 @@ export function* allgather<T>(call: CollectiveCall, value: T): Steps<T[]> {
 /** `into`: the caller's array for the result (at least the counts' total long); else a new one. */
 export function* allgatherv<A extends TypedArray>(call: CollectiveCall, data: A, knownCounts?: readonly number[], into?: A): Steps<Concatenated<A>> {
   const { rank, size } = call;
+  if (knownCounts === undefined && call.stagingAvailable) {
+    // Whether the blocks are staged is known once the counts are, by messages: the call holds
+    // its place among this rank's staged collectives from now (CollectiveCall.reserveStaged).
+    call.reserveStaged();
+    try {
+      return yield* allgatherv(call, data, yield* allgather(call, data.length), into);
+    } finally {
+      call.releaseStaged();
+    }
+  }
   const counts = knownCounts !== undefined ? checkedCounts(call, data, knownCounts) : yield* allgather(call, data.length);
   const plan = planGather(call, data, counts, into);
   const { displs, width, outBytes } = plan;

@@ -9,7 +9,9 @@
  *   r - 1 down) at once.
  * alltoallv (a typed array cut by send counts): receive counts by a pairwise exchange (unless
  * given), then pairwise rounds that receive every block straight into its place, or, for blocks
- * up to 1 KiB (and any under SimGrid's rules), every block posted at once (select.ts).
+ * up to 1 KiB (and any under SimGrid's rules), every block posted at once (select.ts). On a world
+ * of crowded rank threads, counts and blocks go through the staging regions instead
+ * (staged-exchange.ts).
  */
 import { allocateLike, type TypedArray } from '../codec.js';
 import { ErrorCode, TsmpiError } from '../../errors.js';
@@ -18,7 +20,8 @@ import type { CollectiveCall } from './call.js';
 import type { Steps } from './steps.js';
 import { checkCounts, displacements, pairCounts, pairResult, passThrough, resultArray, type Concatenated } from './gather.js';
 import type { Request } from '../request.js';
-import { selectAlltoall, selectVectorExchange } from './select.js';
+import { selectAlltoall, selectStagedExchange, selectVectorExchange } from './select.js';
+import { exchangeLayout } from '../staged-exchange.js';
 
 export function* alltoall<T>(call: CollectiveCall, values: readonly T[]): Steps<T[]> {
   const { rank, size } = call;
@@ -77,6 +80,24 @@ export function* alltoall<T>(call: CollectiveCall, values: readonly T[]): Steps<
 export function* alltoallv<A extends TypedArray>(call: CollectiveCall, data: A, sendCounts: readonly number[], knownRecvCounts?: readonly number[], into?: A): Steps<Concatenated<A>> {
   const { rank, size } = call;
   const sendDispls = checkSendCounts(call, data, sendCounts);
+  const staged = call.stagingAvailable && selectStagedExchange(call.settings, size, exchangeLayout(call.stagingRegionBytes, size).slotBytes, call.crowded);
+  if (knownRecvCounts === undefined && staged) {
+    // The counts go through the regions too (one round, where messages would take p - 1); the
+    // blocks' exchange holds its place among this rank's staged collectives meanwhile
+    // (CollectiveCall.reserveStaged), behind the counts'.
+    const ones = new Array<number>(size).fill(1);
+    const each = Array.from({ length: size }, (_, r) => r);
+    const countsIn = new Float64Array(size);
+    const counted = call.stagedExchange(call.blockViews(call.bytesOf(Float64Array.from(sendCounts)), each, ones, 8), call.blockViews(call.bytesOf(countsIn), each, ones, 8));
+    countsIn[rank] = sendCounts[rank]!;
+    call.reserveStaged();
+    try {
+      yield counted;
+      return yield* alltoallv(call, data, sendCounts, Array.from(countsIn), into);
+    } finally {
+      call.releaseStaged();
+    }
+  }
   let recvCounts: number[];
   if (knownRecvCounts !== undefined) {
     checkCounts(knownRecvCounts, size, call.operation, rank, 'recvCounts');
@@ -88,6 +109,12 @@ export function* alltoallv<A extends TypedArray>(call: CollectiveCall, data: A, 
   const { out, recvDispls, width, outBytes, dataBytes } = plan;
   const incoming = call.blockViews(outBytes, recvDispls, recvCounts, width);
   const outgoing = call.blockViews(dataBytes, sendDispls, sendCounts, width);
+  if (staged) {
+    const exchange = call.stagedExchange(outgoing, incoming);
+    placeOwnBlock(plan, sendDispls, sendCounts, rank);
+    yield exchange;
+    return plan.result;
+  }
   if (selectVectorExchange(call.settings, Math.max(...sendCounts, ...recvCounts) * width, call.crowded) === 'linear') {
     // Every receive, then every send, in rank order, all at once.
     const requests: Request<unknown>[] = [];

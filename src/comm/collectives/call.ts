@@ -12,6 +12,7 @@ import { describeOperand, type ReduceOp } from '../ops.js';
 import type { Request, Status } from '../request.js';
 import { runSteps, settledWith, type Steps } from './steps.js';
 import type { StagedBlocks, StagedOp } from '../staged-reduction.js';
+import type { StagedTicket } from '../staged-request.js';
 import type { Concatenated } from './gather.js';
 
 export class CollectiveCall {
@@ -27,6 +28,8 @@ export class CollectiveCall {
   /** The last 2-rank concatenation's result into a caller's array (gather.ts pairResult). */
   lastPairResult: Concatenated<TypedArray> | undefined;
   private readonly label: CommunicatorLabel;
+  /** The place among staged collectives this call holds (reserveStaged), until it stages or gives it up. */
+  private ticket: StagedTicket | undefined;
 
   constructor(endpoint: Endpoint, context: number, group: Int32Array, rank: number, tag: number, operation: string, settings: Settings, label: CommunicatorLabel) {
     this.label = label;
@@ -207,7 +210,7 @@ export class CollectiveCall {
    * reduction into `result`, or with `blocks` this rank's block of it.
    */
   stagedReduction(value: TypedArray, result: TypedArray, op: StagedOp, blocks: StagedBlocks): Request<TypedArray> {
-    return this.endpoint.stagedReduction(this.context, this.tag, this.operation, value, result, op, blocks, `${this.operation} (Op.${op.name}) on ${this.label.name}`);
+    return this.endpoint.stagedReduction(this.context, this.tag, this.operation, value, result, op, blocks, `${this.operation} (Op.${op.name}) on ${this.label.name}`, this.takeTicket());
   }
 
   /**
@@ -216,7 +219,41 @@ export class CollectiveCall {
    * `digest` stands for the counts (staged-gather.ts).
    */
   stagedGather(block: Uint8Array, incoming: readonly Uint8Array[], digest: number): Request<void> {
-    return this.endpoint.stagedGather(this.context, this.tag, this.operation, block, incoming, digest, `${this.operation} on ${this.label.name}`);
+    return this.endpoint.stagedGather(this.context, this.tag, this.operation, block, incoming, digest, `${this.operation} on ${this.label.name}`, this.takeTicket());
+  }
+
+  /**
+   * Sends `outgoing[d]` to every rank d and receives rank s's block into `incoming[s]` through
+   * the staging regions ({@link stagingAvailable} must hold; staged-exchange.ts).
+   */
+  stagedExchange(outgoing: readonly Uint8Array[], incoming: readonly Uint8Array[]): Request<void> {
+    return this.endpoint.stagedExchange(this.context, this.tag, this.operation, outgoing, incoming, `${this.operation} on ${this.label.name}`, this.takeTicket());
+  }
+
+  /**
+   * Holds this rank's place among its staged collectives from now (Endpoint.reserveStaged), for a
+   * call that may stage only after steps that wait; kept until the call stages or
+   * {@link releaseStaged}. Once per call: a second reservation keeps the first.
+   */
+  reserveStaged(): void {
+    this.ticket ??= this.endpoint.reserveStaged();
+  }
+
+  /** Gives up a place {@link reserveStaged} held and no staged request took. */
+  releaseStaged(): void {
+    this.ticket?.release();
+    this.ticket = undefined;
+  }
+
+  private takeTicket(): StagedTicket | undefined {
+    const ticket = this.ticket;
+    this.ticket = undefined;
+    return ticket;
+  }
+
+  /** Bytes of each rank's staging region (0 without them). */
+  get stagingRegionBytes(): number {
+    return this.endpoint.stagingRegionBytes;
   }
 
   /** The bytes of a typed array the program passed (its view made once: ByteViews). */

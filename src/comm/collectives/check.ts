@@ -108,7 +108,30 @@ export function* verifyArguments(call: CollectiveCall, collective: string, args:
 }
 
 /** `inner`, after the check of the arguments on `check` (a call of its own). */
-export function* checked<T>(check: CollectiveCall, collective: string, args: CollectiveArgs, inner: Steps<T>): Steps<T> {
-  yield* verifyArguments(check, collective, args);
-  return yield* inner;
+export function* checked<T>(check: CollectiveCall, collective: string, args: CollectiveArgs, inner: Steps<T>, staging?: CollectiveCall): Steps<T> {
+  if (staging === undefined) {
+    yield* verifyArguments(check, collective, args);
+    return yield* inner;
+  }
+  // A call that may stage acts after its check: it holds its place among the rank's staged
+  // collectives from the moment the check has made its own staged step, if any, so that the
+  // check's comes first and the call's before any the program starts meanwhile.
+  const verify = verifyArguments(check, collective, args);
+  let step = verify.next();
+  staging.reserveStaged();
+  try {
+    while (step.done !== true) {
+      let input: unknown;
+      try {
+        input = yield step.value;
+      } catch (error) {
+        step = verify.throw(error);
+        continue;
+      }
+      step = verify.next(input);
+    }
+    return yield* inner;
+  } finally {
+    staging.releaseStaged();
+  }
 }

@@ -323,6 +323,25 @@ export function selectVectorExchange(settings: Settings, largestBlockBytes: numb
 }
 
 /**
+ * alltoallv goes through the staging regions (staged-exchange.ts) by default on a world of 3 or
+ * more rank threads of this process that outnumber its cores (`crowded`), at every block size:
+ * there each pairwise round waited for its partner to be scheduled, and messages posted at once
+ * for a wake-up each. Forced by TSMPI_COLL_ALLTOALL=shared; never under SimGrid's rules or another
+ * forced algorithm, nor where a region's half cannot hold a slot per rank (`slotBytes` 0). Each
+ * rank's own counts are its alone, so the rule looks only at what every rank shares: the choice is
+ * the same on all. On 2 cores, us a call, medians of 5 interleaved runs against the rule before
+ * (TSMPI_COLL_ALLTOALL=pairwise; `node dist/cli/main.js run -n N bench/ranks/collectives.ts 8
+ * 65536 1048576`, BENCH_OPS=alltoall): 8 ranks 50.5 -> 20.4, 152 -> 77.6, 1603 -> 1409; 4 ranks
+ * 8.8 -> 6.7, 39.4 -> 20.8, 495 -> 377.
+ */
+export function selectStagedExchange(settings: Settings, size: number, slotBytes: number, crowded = false): boolean {
+  if (slotBytes === 0) return false;
+  const choice = settings.collAlltoall;
+  if (choice === 'shared') return true;
+  return choice === 'auto' && !simgridRules(settings) && size >= 3 && crowded;
+}
+
+/**
  * alltoall. Under SimGrid's rules the bytes per pair decide, which every rank knows the same only
  * for typed arrays (MPI's equal counts): other values take the basic linear algorithm.
  */
