@@ -74,3 +74,9 @@ test('ranks whose arrays differ in length, so that only some stage them whole, f
   assert.equal(r.code, 1, explain(r));
   assert.match(r.stderr, /rank 0, allreduce: rank [123] is not in allreduce \(Op\.sum\) on world as rank 0 is: this rank passed a Float64Array\(10\)/, explain(r));
 });
+
+test('reduce-scatters of crowded rank threads up to 1 MiB are staged, a part of every block at a time: no message, exact', { timeout: 120_000, skip: crowdedRanks > 16 ? 'more than 16 cores' : false }, async () => {
+  const flows = (env: Record<string, string>): Promise<number> => stagedFlows('staged-reduce-scatter.ts', [['-n', String(crowdedRanks)], env], ['reduceScatterBlock', 'reduceScatter'], 2);
+  assert.equal(await flows({}), 0);
+  assert.ok((await flows({ TSMPI_COLL_REDUCESCATTER: 'ring' })) > 0);
+});

@@ -69,10 +69,13 @@ test("tsmpi's rules are the runtime's defaults", () => {
   assert.equal(selectAllreduce(tsmpi, 8, new Float64Array(1), Op.sum, false, false, true), 'recursive-doubling');
   assert.equal(selectAllreduce(tsmpi, 8, 1, Op.sum, false, true, true), 'recursive-doubling');
   assert.equal(selectAllreduce(simgrid, 8, new Float64Array(1), Op.sum, false, true, true), 'reduce-bcast');
-  // reduce-scatter likewise, from 3 ranks, blocks averaging up to 2 KiB.
+  // reduce-scatter of crowded rank threads, from 3 ranks, arrays up to 1 MiB.
   assert.equal(selectReduceScatter(tsmpi, Op.sum, 4, 32, new Float64Array(4), true, true), 'shared');
   assert.equal(selectReduceScatter(tsmpi, Op.sum, 8, 8 * 2048, new Float64Array(8 * 256), true, true), 'shared');
-  assert.equal(selectReduceScatter(tsmpi, Op.sum, 8, 8 * 2048 + 8, new Float64Array(8 * 256 + 1), true, true), 'recursive-halving');
+  assert.equal(selectReduceScatter(tsmpi, Op.sum, 8, 1 << 20, new Float64Array(1 << 17), true, true), 'shared');
+  assert.equal(selectReduceScatter(tsmpi, Op.sum, 8, (1 << 20) + 8, new Float64Array((1 << 17) + 1), true, true), 'ring');
+  assert.equal(selectReduceScatter(tsmpi, Op.sum, 8, 1 << 16, new Float64Array(1 << 13), true, false), 'recursive-halving', 'not crowded');
+  assert.equal(selectReduceScatter(tsmpi, Op.sum, 2, 1 << 16, new Float64Array(1 << 13), true, true), 'ring', '2 ranks');
   assert.equal(selectReduceScatter(tsmpi, Op.sum, 8, 64, new Float64Array(8), true, false), 'recursive-halving');
   assert.equal(selectReduceScatter(tsmpi, Op.sum, 8, 64, new Float64Array(8), false, true), 'recursive-halving');
   assert.equal(selectReduceScatter(readSettings({ TSMPI_COLL_REDUCESCATTER: 'ring' }), Op.sum, 8, 64, new Float64Array(8), true, true), 'ring');

@@ -159,6 +159,18 @@ export const STAGED_SMALL_ALLREDUCE_RANKS = 5;
 export const STAGED_BLOCKS_MAX_RANKS = 512;
 
 /**
+ * reduceScatter arrays up to this many bytes go through the staging regions where 3 or more rank
+ * threads of the world outnumber the cores (`crowded`): blocks averaging up to 2 KiB staged whole
+ * in one barrier, larger ones a part of every block at a time. On 2 cores, us a call, medians of
+ * 4 interleaved runs, the rule before (recursive halving, the ring from 256 KiB) against
+ * TSMPI_COLL_REDUCESCATTER=shared (`tsmpi run -n N bench/ranks/collectives.ts SIZES`,
+ * BENCH_OPS=reducescatter; sizes are the whole array): 8 rank threads 16 KiB 61.2 / 60.0, 64 KiB
+ * 174 / 91.5, 256 KiB 700 / 384, 512 KiB 1374 / 914, 1 MiB 2728 / 1964, 4 MiB 9643 / 10494; 4
+ * rank threads 64 KiB 46.1 / 33.5, 256 KiB 190 / 157, 1 MiB 838 / 598, 4 MiB 3671 / 4872.
+ */
+export const STAGED_REDUCE_SCATTER_CROWDED_MAX_BYTES = 1024 * 1024;
+
+/**
  * reduceScatter arrays under this many bytes on more than 2 ranks reduce whole by recursive
  * doubling and keep their block: log2 p rounds where the ring waits for p - 1, each a wake-up of
  * the next rank (8 ranks on 2 cores, 8 bytes: 70-102 us a call in the ring against 16-20 for
@@ -213,7 +225,7 @@ export function selectReduceScatter(settings: Settings, op: ReduceOp, size: numb
   // Looked at only when forced: this runs at every call, and a small call's checks add up.
   if (choice === 'shared') return stagingAvailable && size <= STAGED_BLOCKS_MAX_RANKS && stageableArray(data, op) ? 'shared' : ringable ? 'ring' : 'reduce-scatterv';
   if (settings.collRules === 'simgrid') return 'reduce-scatterv';
-  if (crowded && stagingAvailable && size > 2 && size <= STAGED_BLOCKS_MAX_RANKS && bytes <= size * STAGED_WHOLE_MAX_BYTES && choice === 'auto' && stageableArray(data, op)) return 'shared';
+  if (crowded && stagingAvailable && size > 2 && size <= STAGED_BLOCKS_MAX_RANKS && bytes <= STAGED_REDUCE_SCATTER_CROWDED_MAX_BYTES && choice === 'auto' && stageableArray(data, op)) return 'shared';
   if (ringable && size > 2 && isPowerOfTwo(size) && bytes < REDUCE_SCATTER_HALVING_BELOW) return 'recursive-halving';
   if (size > 2 && bytes < REDUCE_SCATTER_DOUBLING_BELOW) return 'recursive-doubling';
   return ringable ? 'ring' : 'reduce-scatterv';
