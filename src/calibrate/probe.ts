@@ -331,14 +331,27 @@ async function sleepExperiment(): Promise<void> {
 }
 
 /**
- * Laps of each batch of the ring experiments; the last batch is timed. The processes' rings keep
- * the shorter form they had, for the calibration's 2 minutes (they run in every run of it, and
- * a token goes round 8 processes on 2 cores several times slower than round 8 threads).
+ * Each batch of the ring experiments: at most `laps` laps, and none begun after `seconds`; the
+ * last batch is timed. The bound in time keeps a slow spell from stretching the calibration: a
+ * token goes round 8 processes on 2 cores several times slower than round 8 threads, and on a
+ * busy host 3 times slower again (203-251 us per hop against 73-80, the ring of 8 processes then
+ * 12-19 s of a run). The processes' rings keep the shorter form they had.
  */
-const RING_FORMS: Readonly<Record<string, readonly number[]>> = {
-  ring: [2000, 2000, 2000, 2000],
-  crowded: [3000, 1500],
-  'crowded-quick': [1000, 500],
+const RING_FORMS: Readonly<Record<string, readonly { laps: number; seconds: number }[]>> = {
+  ring: [
+    { laps: 2000, seconds: 2 },
+    { laps: 2000, seconds: 2 },
+    { laps: 2000, seconds: 2 },
+    { laps: 2000, seconds: 2 },
+  ],
+  crowded: [
+    { laps: 3000, seconds: 2.5 },
+    { laps: 1500, seconds: 1.5 },
+  ],
+  'crowded-quick': [
+    { laps: 1000, seconds: 0.8 },
+    { laps: 500, seconds: 0.5 },
+  ],
 };
 
 /**
@@ -350,30 +363,44 @@ const RING_FORMS: Readonly<Record<string, readonly number[]>> = {
  * that this took before read 36-70 us. Long batches: each
  * begins with every rank released by a barrier at once, queued for the cores together, which
  * short ones over-weigh (processes: 150-lap batches of 4 on 2 cores read 35-123 us per hop, a
- * 1050-lap one 42).
+ * 1050-lap one 42). Rank 0 alone decides when a batch ends, by the token's value (1 on its last
+ * lap), so every rank stops after the same lap without another message.
  */
 async function ringExperiment(): Promise<void> {
   const right = (comm.rank + 1) % comm.size;
   const left = (comm.rank - 1 + comm.size) % comm.size;
   const token = new Float64Array(1);
-  const lap = async (laps: number): Promise<number> => {
+  const lap = async ({ laps, seconds }: { laps: number; seconds: number }): Promise<{ hop: number; laps: number }> => {
     await comm.barrier();
     const t0 = wtime();
-    for (let i = 0; i < laps; i++) {
-      if (comm.rank === 0) {
+    let done = 0;
+    if (comm.rank === 0) {
+      for (let last = false; !last; ) {
+        done++;
+        last = done >= laps || wtime() - t0 >= seconds;
+        token[0] = last ? 1 : 0;
         await comm.send(token, right);
         await comm.recvInto(token, left);
-      } else {
+      }
+    } else {
+      for (let last = false; !last; ) {
         await comm.recvInto(token, left);
+        last = token[0] === 1;
+        done++;
         await comm.send(token, right);
       }
     }
-    return (wtime() - t0) / laps / comm.size;
+    return { hop: (wtime() - t0) / done / comm.size, laps: done };
   };
-  // Every batch's hop goes into the file too (`batches`), to see the warm-up.
+  // Every batch's hop and laps go into the file too (`batches`, `laps`), to see the warm-up.
   const batches: number[] = [];
-  for (const laps of RING_FORMS[experiment]!) batches.push(await lap(laps));
-  if (comm.rank === 0 && out !== undefined) writeFileSync(out, `${JSON.stringify({ hop: batches.at(-1), ranks: comm.size, batches })}\n`);
+  const laps: number[] = [];
+  for (const form of RING_FORMS[experiment]!) {
+    const batch = await lap(form);
+    batches.push(batch.hop);
+    laps.push(batch.laps);
+  }
+  if (comm.rank === 0 && out !== undefined) writeFileSync(out, `${JSON.stringify({ hop: batches.at(-1), ranks: comm.size, batches, laps })}\n`);
 }
 
 /**

@@ -449,6 +449,23 @@ test("the calibration's ring of rank threads times its last batch of laps, after
   assert.ok(ring.batches.every((b) => b > 0 && b < 0.01), JSON.stringify(ring.batches));
 });
 
+test("the calibration's process ring stops each batch at its time bound, every rank after the same lap", async () => {
+  // Half a millisecond per message sent makes a lap of 4 ranks 2 ms of virtual time: the quick
+  // form's 1000 and 500 laps would take 2 s and 1 s, past their bounds of 0.8 s and 0.5 s.
+  const out = join(dir, 'crowded-bounded.json');
+  const result = await tsmpi(['sim', '--quiet', '--compute', 'declared', '--message-overhead', '0.0005', '--procs', '-n', '4', 'dist/calibrate/probe.js', out, 'crowded-quick']);
+  assert.equal(result.code, 0, explain(result));
+  const ring = JSON.parse(readFileSync(out, 'utf8')) as { hop: number; ranks: number; batches: number[]; laps: number[] };
+  assert.equal(ring.ranks, 4);
+  assert.equal(ring.hop, ring.batches.at(-1));
+  for (const [i, seconds] of [0.8, 0.5].entries()) {
+    const lapSeconds = ring.batches[i]! * ring.ranks;
+    // The last lap is the first begun at or past the bound: the laps before it took the bound or more, one fewer did not.
+    assert.ok(ring.laps[i]! < [1000, 500][i]!, JSON.stringify(ring));
+    assert.ok((ring.laps[i]! - 1) * lapSeconds >= seconds * 0.999 && (ring.laps[i]! - 2) * lapSeconds < seconds, JSON.stringify(ring));
+  }
+});
+
 const PINGPONG = `
 import { init, wtime } from 'tsmpi';
 const comm = await init();
