@@ -3,7 +3,7 @@
  * path's CPU between processes), a new link's cost, what a sleeping receiver adds between
  * processes (and its CPU when processes outnumber the cores), what a fresh rank's first frames
  * cost more (16-byte ones, and larger ones on top), the worst fit error and how far the runs lay
- * apart; the compute speed and cores. A warning when the runs disagree widely.
+ * apart; the compute speed and cores, and how long the calibration took. A warning when the runs disagree widely.
  */
 import { evaluate, type LinkClassCalibration, type MachineCalibration, type WarmupStep } from '../sim/platform/calibration.js';
 import { sizeLabel } from '../size-label.js';
@@ -37,7 +37,7 @@ function warmupMillis(steps: readonly WarmupStep[] | undefined): string {
 }
 
 export function formatCalibration(machine: MachineCalibration): string {
-  const lines = [`machine ${machine.machine.host}: ${machine.hosts.cores} cores, ${(machine.hosts.speed / 1e9).toFixed(2)} Gflop/s per core (JavaScript kernel)`];
+  const lines = [`machine ${machine.machine.host}: ${machine.hosts.cores} cores, ${(machine.hosts.speed / 1e9).toFixed(2)} Gflop/s per core (JavaScript kernel)${machine.machine.seconds !== undefined ? `; measured in ${machine.machine.seconds.toFixed(1)} s` : ''}`];
   const warnings: string[] = [];
   for (const [name, c] of Object.entries(machine.classes)) {
     const worst = Math.max(...[c.send, c.recv, c.latency, c.gap].flat().map((s) => s.fitError));

@@ -462,4 +462,6 @@ test('the summary says how far the runs lay apart, and warns naming the class an
   const single = machineFrom(new Map([['threads', { figures, speed: 1e9, eagerLimit: 65536, tcpEagerLimit: 65536 }]]), 1);
   assert.equal(runsApart(single.classes['intra-process']!), undefined);
   assert.doesNotMatch(formatCalibration(single), /runs up to|warning/);
+  // The first line says how long the calibration took (machineFrom was given 1 s).
+  assert.match(formatCalibration(single).split('\n')[0]!, /^machine .+: \d+ cores, 1\.00 Gflop\/s per core \(JavaScript kernel\); measured in 1\.0 s$/);
 });
