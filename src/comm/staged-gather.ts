@@ -55,7 +55,7 @@ export class StagedGatherRequest extends StagedRequest<void> {
     this.incoming = incoming;
     this.countsDigest = countsDigest;
     this.operationLabel = operationLabel;
-    this.halfBytes = Math.floor(host.staging.regionBytes / 2 / ALIGN) * ALIGN;
+    this.halfBytes = Math.floor(host.staging.roundBytes / 2 / ALIGN) * ALIGN;
     this.perRound = this.halfBytes - HEADER_BYTES;
     let extent = 0;
     for (const view of incoming) extent = Math.max(extent, view.byteLength);

@@ -1,22 +1,28 @@
 // The process's staging regions and staging barrier in the control area (control-block.ts): the
-// regions lie after everything else, apart, inside the buffer, 4-256 KiB each; the staging
+// regions lie after everything else, apart, inside the buffer, 4 KiB-1 MiB each (a gather or
+// reduction fills 4-256 KiB of one a round); the staging
 // barrier counts apart from the world's barrier, so ranks entering one in any interleaving never
 // release the other; each rank's staged shape is its own.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { allocateControlArea, BarrierCounter, ControlArea, stagingRegionBytes } from '../../src/transport/control-block.ts';
+import { allocateControlArea, BarrierCounter, ControlArea, stagingRegionBytes, stagingRoundBytes } from '../../src/transport/control-block.ts';
 import { exchangeLayout } from '../../src/comm/staged-exchange.ts';
 
-test('staging regions: one per rank and a result region, disjoint, inside the buffer, in whole pages of 4-256 KiB', () => {
+test('staging regions: one per rank and a result region, disjoint, inside the buffer, in whole pages of 4 KiB-1 MiB; a round of a gather or reduction within its region', () => {
   fc.assert(
-    fc.property(fc.integer({ min: 1, max: 2048 }), (slots) => {
+    fc.property(fc.integer({ min: 1, max: 8192 }), (slots) => {
       const bytes = stagingRegionBytes(slots);
-      assert.ok(bytes >= 4096 && bytes <= 256 * 1024 && bytes % 4096 === 0, `${slots} slots: ${bytes}`);
+      assert.ok(bytes >= 4096 && bytes <= 1024 * 1024 && bytes % 4096 === 0, `${slots} slots: ${bytes}`);
+      // 16 MiB over the regions (the ranks' and the result's), unless the least region is more.
+      assert.ok((slots + 1) * bytes <= Math.max(16 * 1024 * 1024, (slots + 1) * 4096), `${slots} slots: ${bytes} each`);
+      const round = stagingRoundBytes(slots);
+      assert.ok(round >= 4096 && round <= 256 * 1024 && round % 4096 === 0 && round <= bytes, `${slots} slots: rounds of ${round} in regions of ${bytes}`);
       if (slots <= 64) {
         const sab = allocateControlArea(slots);
         const area = new ControlArea(sab, slots);
         assert.equal(area.stagingBytes, bytes);
+        assert.equal(area.stagingRoundBytes, round);
         for (let s = 0; s <= slots; s++) assert.equal(area.stagingOffset(s), area.stagingBase + s * bytes);
         assert.equal(area.stagingOffset(slots) + bytes, sab.byteLength);
       }
@@ -80,6 +86,10 @@ test("a staged alltoallv's half region: a header of every rank's send bytes, the
       assert.ok(headerBytes + size * (slotBytes + 64) > halfBytes);
     }),
   );
-  // 8 ranks: 256 KiB regions, halves of 128 KiB, 16,320-byte slots after a 64-byte header.
-  assert.deepEqual(exchangeLayout(stagingRegionBytes(8), 8), { halfBytes: 131072, headerBytes: 64, slotBytes: 16320 });
+  // 8 ranks: 1 MiB regions, halves of 512 KiB, 65,472-byte slots after a 64-byte header (a 1 MiB
+  // alltoall's 128 KiB blocks in 3 rounds); a gather or reduction fills 256 KiB of a region a round.
+  assert.deepEqual(exchangeLayout(stagingRegionBytes(8), 8), { halfBytes: 524288, headerBytes: 64, slotBytes: 65472 });
+  assert.equal(stagingRoundBytes(8), 256 * 1024);
+  // 1000 ranks: regions of 16 KiB (16 MiB over 1001), rounds of 4 KiB (the least).
+  assert.deepEqual([stagingRegionBytes(1000), stagingRoundBytes(1000)], [16384, 4096]);
 });
