@@ -16,7 +16,7 @@
  * the call at the end with an error that names both ranks: no rank is left waiting in a barrier.
  */
 import { ErrorCode, TsmpiError } from '../errors.js';
-import { StagedRequest, type StagedHost } from './staged-request.js';
+import { StagedRequest, stagingHalfBytes, type StagedHost } from './staged-request.js';
 import { copyBytes } from '../transport/copy-bytes.js';
 
 /** Header words: the longest block this rank sends, then the bytes it sends each rank. */
@@ -33,7 +33,7 @@ export interface ExchangeLayout {
 
 /** The layout of a half of `regionBytes` for `size` ranks; slotBytes is 0 when a slot would hold under 64 bytes. */
 export function exchangeLayout(regionBytes: number, size: number): ExchangeLayout {
-  const halfBytes = Math.floor(regionBytes / 2 / ALIGN) * ALIGN;
+  const halfBytes = stagingHalfBytes(regionBytes);
   const headerBytes = Math.ceil(((SENDS + size) * 4) / ALIGN) * ALIGN;
   const slotBytes = Math.floor((halfBytes - headerBytes) / size / ALIGN) * ALIGN;
   return { halfBytes, headerBytes, slotBytes: slotBytes >= ALIGN ? slotBytes : 0 };

@@ -19,7 +19,7 @@
  * that names both ranks.
  */
 import { ErrorCode, TsmpiError } from '../errors.js';
-import { StagedRequest, type StagedHost } from './staged-request.js';
+import { StagedRequest, stagingHalfBytes, type StagedHost } from './staged-request.js';
 import { copyBytes } from '../transport/copy-bytes.js';
 
 /** Header words before a half's data: the block's bytes, the counts' digest. */
@@ -55,7 +55,7 @@ export class StagedGatherRequest extends StagedRequest<void> {
     this.incoming = incoming;
     this.countsDigest = countsDigest;
     this.operationLabel = operationLabel;
-    this.halfBytes = Math.floor(host.staging.roundBytes / 2 / ALIGN) * ALIGN;
+    this.halfBytes = stagingHalfBytes(host.staging.regionBytes);
     this.perRound = this.halfBytes - HEADER_BYTES;
     let extent = 0;
     for (const view of incoming) extent = Math.max(extent, view.byteLength);

@@ -27,7 +27,7 @@ import { ErrorCode, TsmpiError } from '../errors.js';
 import { elementBytes, kindName, rawKindOf, type TypedArray } from './codec.js';
 import type { CombineLoop } from './op-kernels.js';
 import { withArticle, type InPlaceCombine } from './ops.js';
-import { StagedRequest, type StagedHost } from './staged-request.js';
+import { StagedRequest, stagingHalfBytes, type StagedHost } from './staged-request.js';
 import { copyBytes } from '../transport/copy-bytes.js';
 
 /** The op's typed-array loops: `target = a op b`, and `target = target op source`. */
@@ -111,11 +111,11 @@ export class StagedReductionRequest extends StagedRequest<TypedArray> {
     this.op = op;
     this.blocks = blocks;
     this.operationLabel = operationLabel;
-    this.halfBytes = Math.floor(host.staging.roundBytes / 2 / WHOLE_HEADER_BYTES) * WHOLE_HEADER_BYTES;
+    this.halfBytes = stagingHalfBytes(host.staging.regionBytes);
     // reduce-scatter: blocks that average at most the limit (each rank combines its own block).
     this.whole = value.byteLength <= (blocks === undefined ? 1 : host.size) * STAGED_WHOLE_MAX_BYTES && WHOLE_HEADER_BYTES + value.byteLength <= this.halfBytes;
     this.alternatesHalves = this.whole;
-    const regionElements = Math.floor(host.staging.roundBytes / value.BYTES_PER_ELEMENT);
+    const regionElements = Math.floor(host.staging.regionBytes / value.BYTES_PER_ELEMENT);
     if (blocks === undefined) {
       this.stride = regionElements;
       this.extent = value.length;
@@ -136,7 +136,7 @@ export class StagedReductionRequest extends StagedRequest<TypedArray> {
     if (this.whole) return true;
     const { staging, size } = this.host;
     const ctor = this.value.constructor as ViewMaker;
-    const elements = Math.floor(staging.roundBytes / this.value.BYTES_PER_ELEMENT);
+    const elements = Math.floor(staging.regionBytes / this.value.BYTES_PER_ELEMENT);
     for (let r = 0; r < size; r++) this.regions.push(new ctor(staging.buffer, staging.regionOffset(r), elements));
     if (this.blocks === undefined) this.resultRegion = new ctor(staging.buffer, staging.resultOffset, elements);
     return true;

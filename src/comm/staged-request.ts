@@ -20,6 +20,18 @@ import type { BackgroundTask } from './background.js';
 import { Request, type RequestDriver } from './request.js';
 import type { WorldStaging } from '../transport/transport.js';
 
+/**
+ * Bytes of each half of a staging region of `regionBytes`: the one cut every staged collective
+ * makes. Consecutive rounds that alternate halves may belong to different calls (an alltoallv's
+ * last round, then an allgatherv's first), and a round may write its half only because the ranks
+ * still reading the round before read the other one. A collective with halves of its own size
+ * broke that (tried with 1 MiB regions): a gather's second half, cut from 256 KiB of the region,
+ * lay inside an alltoallv's first and overwrote blocks a slower rank had yet to copy out.
+ */
+export function stagingHalfBytes(regionBytes: number): number {
+  return Math.floor(regionBytes / 2 / 64) * 64;
+}
+
 /** What a staged request needs of the process and of the endpoint. */
 export interface StagedHost {
   readonly driver: RequestDriver;

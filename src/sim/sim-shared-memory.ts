@@ -153,7 +153,6 @@ export class SimSharedMemory {
         barrier: barrierView(this.stagingBarrier),
         buffer: control.buffer,
         regionBytes: control.stagingBytes,
-        roundBytes: control.stagingRoundBytes,
         regionOffset: (r) => control.stagingOffset(r),
         resultOffset: control.stagingOffset(size),
         setShape: (bytes, kind) => control.setStaged(rank.rank, bytes, kind),

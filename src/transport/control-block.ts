@@ -100,27 +100,12 @@ export function controlBlockBytes(slots: number): number {
 }
 
 /**
- * Bytes of each staging region of a process of `slots` ranks: 16 MiB over its regions, from 4 KiB
- * to 1 MiB, in whole pages. Like the broadcast slots, the regions are address space until a
- * staged collective touches their pages. The alltoallv fills a whole region (half of it a round,
- * cut in a slot per rank): 256 KiB regions gave 8 ranks slots of 16 KiB, and a 1 MiB alltoall
- * took 8 rounds, each a barrier of every rank; with 1 MiB regions it takes 2. 4 and 8 rank threads
- * on 2 cores, us a call, medians of 15 interleaved runs (`BENCH_OPS=alltoall node
- * dist/cli/main.js run -n N bench/ranks/collectives.ts 1048576`, a build with each size): 4 ranks
- * 627 (256 KiB) / 440 (1 MiB) / 482 (2 MiB), 8 ranks 2283 / 1926 / 2185.
+ * Bytes of each staging region of a process of `slots` ranks: 4 MiB over its regions, from 4 to
+ * 256 KiB, in whole pages. Like the broadcast slots, the regions are address space until a
+ * staged collective touches their pages. Regions of 1 MiB (16 MiB in all) were tried for the
+ * alltoallv's sake and not kept: docs/guide.md, "alltoallv through the staging regions".
  */
 export function stagingRegionBytes(slots: number): number {
-  return Math.min(1024 * 1024, Math.max(4096, Math.floor((16 * 1024 * 1024) / (slots + 1) / 4096) * 4096));
-}
-
-/**
- * Bytes of its region a staged gather or reduction fills a round: 4 MiB over the regions, from 4
- * to 256 KiB (the regions' size before they grew for the alltoallv). Those collectives measured
- * no better with whole 1 MiB regions (4 rank threads, 13 interleaved runs each, allgather,
- * reduce-scatter and allreduce of 64 KiB and 1 MiB all within their runs' spread), so they keep
- * the rounds they were tuned with.
- */
-export function stagingRoundBytes(slots: number): number {
   return Math.min(256 * 1024, Math.max(4096, Math.floor((4 * 1024 * 1024) / (slots + 1) / 4096) * 4096));
 }
 
@@ -137,10 +122,9 @@ export class ControlArea {
   private readonly bytes: Uint8Array;
   /** Byte offset of the first broadcast slot. */
   private readonly bcastBase: number;
-  /** Byte offset of the first staging region, each region's bytes, and the bytes a gather or reduction fills a round. */
+  /** Byte offset of the first staging region, and each region's bytes. */
   readonly stagingBase: number;
   readonly stagingBytes: number;
-  readonly stagingRoundBytes: number;
   /**
    * Set when this view's owner woke a sleeping rank ({@link wake}); when its process runs more
    * rank threads than cores, its next wait takes it and sleeps without spinning (ProgressEngine's
@@ -156,7 +140,6 @@ export class ControlArea {
     this.bcastBase = controlBlockBytes(slots) * (slots + 1);
     this.stagingBase = this.bcastBase + BCAST_SLOTS * BCAST_STRIDE_BYTES;
     this.stagingBytes = stagingRegionBytes(slots);
-    this.stagingRoundBytes = stagingRoundBytes(slots);
   }
 
   /** The shared memory itself (staged collectives view their regions in it). */

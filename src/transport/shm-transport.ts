@@ -60,7 +60,6 @@ export class ShmTransport implements Transport {
             barrier: barrierOf(BarrierCounter.Staging),
             buffer: control.buffer,
             regionBytes: control.stagingBytes,
-            roundBytes: control.stagingRoundBytes,
             regionOffset: (rank) => control.stagingOffset(slotOf(rank)),
             resultOffset: control.stagingOffset(control.slots),
             setShape: (bytes, kind) => control.setStaged(slot, bytes, kind),

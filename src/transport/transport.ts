@@ -62,8 +62,6 @@ export interface WorldStaging {
   readonly barrier: WorldBarrier;
   readonly buffer: SharedArrayBuffer;
   readonly regionBytes: number;
-  /** The bytes of its region a staged gather or reduction fills a round (at most `regionBytes`; control-block.ts). */
-  readonly roundBytes: number;
   /** Byte offset of world rank `rank`'s region. */
   regionOffset(rank: number): number;
   /** Byte offset of the result region. */

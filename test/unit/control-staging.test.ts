@@ -1,28 +1,26 @@
 // The process's staging regions and staging barrier in the control area (control-block.ts): the
-// regions lie after everything else, apart, inside the buffer, 4 KiB-1 MiB each (a gather or
-// reduction fills 4-256 KiB of one a round); the staging
+// regions lie after everything else, apart, inside the buffer, 4-256 KiB each, cut in the same
+// two halves by every staged collective; the staging
 // barrier counts apart from the world's barrier, so ranks entering one in any interleaving never
 // release the other; each rank's staged shape is its own.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { allocateControlArea, BarrierCounter, ControlArea, stagingRegionBytes, stagingRoundBytes } from '../../src/transport/control-block.ts';
+import { allocateControlArea, BarrierCounter, ControlArea, stagingRegionBytes } from '../../src/transport/control-block.ts';
 import { exchangeLayout } from '../../src/comm/staged-exchange.ts';
+import { stagingHalfBytes } from '../../src/comm/staged-request.ts';
 
-test('staging regions: one per rank and a result region, disjoint, inside the buffer, in whole pages of 4 KiB-1 MiB; a round of a gather or reduction within its region', () => {
+test('staging regions: one per rank and a result region, disjoint, inside the buffer, in whole pages of 4-256 KiB', () => {
   fc.assert(
     fc.property(fc.integer({ min: 1, max: 8192 }), (slots) => {
       const bytes = stagingRegionBytes(slots);
-      assert.ok(bytes >= 4096 && bytes <= 1024 * 1024 && bytes % 4096 === 0, `${slots} slots: ${bytes}`);
-      // 16 MiB over the regions (the ranks' and the result's), unless the least region is more.
-      assert.ok((slots + 1) * bytes <= Math.max(16 * 1024 * 1024, (slots + 1) * 4096), `${slots} slots: ${bytes} each`);
-      const round = stagingRoundBytes(slots);
-      assert.ok(round >= 4096 && round <= 256 * 1024 && round % 4096 === 0 && round <= bytes, `${slots} slots: rounds of ${round} in regions of ${bytes}`);
+      assert.ok(bytes >= 4096 && bytes <= 256 * 1024 && bytes % 4096 === 0, `${slots} slots: ${bytes}`);
+      // 4 MiB over the regions (the ranks' and the result's), unless the least region is more.
+      assert.ok((slots + 1) * bytes <= Math.max(4 * 1024 * 1024, (slots + 1) * 4096), `${slots} slots: ${bytes} each`);
       if (slots <= 64) {
         const sab = allocateControlArea(slots);
         const area = new ControlArea(sab, slots);
         assert.equal(area.stagingBytes, bytes);
-        assert.equal(area.stagingRoundBytes, round);
         for (let s = 0; s <= slots; s++) assert.equal(area.stagingOffset(s), area.stagingBase + s * bytes);
         assert.equal(area.stagingOffset(slots) + bytes, sab.byteLength);
       }
@@ -86,10 +84,21 @@ test("a staged alltoallv's half region: a header of every rank's send bytes, the
       assert.ok(headerBytes + size * (slotBytes + 64) > halfBytes);
     }),
   );
-  // 8 ranks: 1 MiB regions, halves of 512 KiB, 65,472-byte slots after a 64-byte header (a 1 MiB
-  // alltoall's 128 KiB blocks in 3 rounds); a gather or reduction fills 256 KiB of a region a round.
-  assert.deepEqual(exchangeLayout(stagingRegionBytes(8), 8), { halfBytes: 524288, headerBytes: 64, slotBytes: 65472 });
-  assert.equal(stagingRoundBytes(8), 256 * 1024);
-  // 1000 ranks: regions of 16 KiB (16 MiB over 1001), rounds of 4 KiB (the least).
-  assert.deepEqual([stagingRegionBytes(1000), stagingRoundBytes(1000)], [16384, 4096]);
+  // 8 ranks: 256 KiB regions, halves of 128 KiB, 16,320-byte slots after a 64-byte header.
+  // 1000 ranks: regions of 4 KiB (the least).
+  assert.deepEqual(exchangeLayout(stagingRegionBytes(8), 8), { halfBytes: 131072, headerBytes: 64, slotBytes: 16320 });
+  assert.equal(stagingRegionBytes(1000), 4096);
+});
+
+test("every staged collective cuts a region into the same two halves: the exchange's are the shared cut, 64-byte aligned, the second ending inside the region", () => {
+  // Rounds of consecutive calls alternate halves; a half of another size would overlap the half a
+  // slower rank still reads (a gather's 128 KiB halves of a 1 MiB region, tried once, corrupted an alltoallv).
+  fc.assert(
+    fc.property(fc.integer({ min: 1, max: 8192 }), fc.integer({ min: 1, max: 64 }), (slots, size) => {
+      const regionBytes = stagingRegionBytes(slots);
+      const half = stagingHalfBytes(regionBytes);
+      assert.equal(exchangeLayout(regionBytes, size).halfBytes, half);
+      assert.ok(half % 64 === 0 && 2 * half <= regionBytes && 2 * (half + 64) > regionBytes, `${regionBytes}: halves of ${half}`);
+    }),
+  );
 });

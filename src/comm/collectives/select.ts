@@ -344,8 +344,7 @@ export function selectVectorExchange(settings: Settings, largestBlockBytes: numb
  * the same on all. On 2 cores, us a call, medians of 5 interleaved runs against the rule before
  * (TSMPI_COLL_ALLTOALL=pairwise; `node dist/cli/main.js run -n N bench/ranks/collectives.ts 8
  * 65536 1048576`, BENCH_OPS=alltoall): 8 ranks 50.5 -> 20.4, 152 -> 77.6, 1603 -> 1409; 4 ranks
- * 8.8 -> 6.7, 39.4 -> 20.8, 495 -> 377 (regions of 256 KiB then; stagingRegionBytes in
- * control-block.ts has what the larger regions gave).
+ * 8.8 -> 6.7, 39.4 -> 20.8, 495 -> 377.
  */
 export function selectStagedExchange(settings: Settings, size: number, slotBytes: number, crowded = false): boolean {
   if (slotBytes === 0) return false;
