@@ -3,7 +3,8 @@
  * path's CPU between processes), a new link's cost, what a sleeping receiver adds between
  * processes (and its CPU when processes outnumber the cores), what a fresh rank's first frames
  * cost more (16-byte ones, and larger ones on top), the worst fit error and how far the runs lay
- * apart; the compute speed and cores, and how long the calibration took. A warning when the runs disagree widely.
+ * apart; the compute speed and cores, and how long the calibration took. A warning when the runs
+ * disagree widely.
  */
 import { evaluate, type LinkClassCalibration, type MachineCalibration, type WarmupStep } from '../sim/platform/calibration.js';
 import { sizeLabel } from '../size-label.js';
