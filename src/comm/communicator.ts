@@ -218,7 +218,7 @@ export class Communicator {
   send(value: unknown, dest: number, tag = 0): Promise<void> {
     // A typed array its link takes now leaves without a request (Endpoint.sendNow).
     if (ArrayBuffer.isView(value) && this.#sentNow(value, dest, tag)) return SENT;
-    return this.isend(value, dest, tag).wait();
+    return this.#isend(value, dest, tag, 'send', false).wait();
   }
 
   /** True when a blocking send of `value` left at once, its arguments checked as {@link #isend} does. */
@@ -231,7 +231,7 @@ export class Communicator {
 
   /** Starts a send; see {@link send}. */
   isend(value: unknown, dest: number, tag = 0): Request<void> {
-    return this.#isend(value, dest, tag, 'send', false);
+    return this.#isend(value, dest, tag, 'send', false, true);
   }
 
   /**
@@ -247,12 +247,13 @@ export class Communicator {
     return this.#isend(value, dest, tag, 'ssend', true);
   }
 
-  #isend(value: unknown, dest: number, tag: number, operation: string, synchronous: boolean): Request<void> {
+  /** `burst`: a program's nonblocking send, which more sends may follow at once (FRAME_BURST). */
+  #isend(value: unknown, dest: number, tag: number, operation: string, synchronous: boolean, burst = false): Request<void> {
     this.#live(operation);
     this.#checkRank(dest, false, operation);
     this.#checkTag(tag, false, operation);
     if (dest === PROC_NULL) return this.#nullRequest(operation, tag) as Request<void>;
-    return this.#endpoint.isend(this.#context, this.#group[dest]!, this.rank, tag, value, operation, dest, synchronous);
+    return this.#endpoint.isend(this.#context, this.#group[dest]!, this.rank, tag, value, operation, dest, synchronous, burst);
   }
 
   /**

@@ -175,13 +175,14 @@ export class Endpoint implements RequestDriver, ProgressHost {
   /**
    * Starts a send of `value` to world rank `dest` on `context`, as comm rank `source` with `tag`.
    * Typed arrays are sent from the caller's memory: do not change them until the request completes.
+   * `burst`: the program's own nonblocking send, which more may follow at once (FRAME_BURST).
    */
-  isend(context: number, dest: number, source: number, tag: number, value: unknown, operation: string, peerRank: number, synchronous = false): Request<void> {
+  isend(context: number, dest: number, source: number, tag: number, value: unknown, operation: string, peerRank: number, synchronous = false, burst = false): Request<void> {
     if (this.ended.size > 0 && this.ended.has(dest)) return this.endedRequest(context, dest, peerRank, tag, operation) as Request<void>;
     const raw = rawKindOf(value);
-    if (raw >= 0) return this.sends.isend(context, dest, source, tag, raw, this.byteViews.of(value as ArrayBufferView), operation, peerRank, synchronous);
+    if (raw >= 0) return this.sends.isend(context, dest, source, tag, raw, this.byteViews.of(value as ArrayBufferView), operation, peerRank, synchronous, burst);
     const encoded = encodeValue(value, this.rank, operation);
-    return this.sends.isend(context, dest, source, tag, encoded.kind, encoded.bytes, operation, peerRank, synchronous);
+    return this.sends.isend(context, dest, source, tag, encoded.kind, encoded.bytes, operation, peerRank, synchronous, burst);
   }
 
   /**

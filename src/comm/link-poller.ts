@@ -41,6 +41,7 @@ export class LinkPoller {
   }
 
   private pollLinks(lookForWriters: boolean): boolean {
+    this.transport.pollStarts?.();
     if ((lookForWriters || !this.writersKnown) && (!this.writersKnown || (this.transport.writerCount?.() ?? 0) !== this.writersSeen)) {
       this.discoverWriters();
     }

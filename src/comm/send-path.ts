@@ -10,7 +10,7 @@
 import type { RankTrace } from '../trace/rank-trace.js';
 import type { Settings } from '../config/tunables.js';
 import { ErrorCode, TsmpiError } from '../errors.js';
-import { FRAME_HEADER_WORDS, FRAME_SPLITTABLE, FRAME_UNORDERED, type InboundFrame, type Link, type LinkEvents, type LinkLimits } from '../transport/link.js';
+import { FRAME_BURST, FRAME_HEADER_WORDS, FRAME_SPLITTABLE, FRAME_UNORDERED, type InboundFrame, type Link, type LinkEvents, type LinkLimits } from '../transport/link.js';
 import type { Progress } from '../transport/progress.js';
 import type { Transport } from '../transport/transport.js';
 import { copyOut, isUnchanging } from '../transport/copy-bytes.js';
@@ -173,7 +173,7 @@ export class SendPath {
    * synchronous send always announces itself and waits for the clear-to-send, which the receiver
    * sends once a receive matched: its completion then means the receive has matched.
    */
-  isend(context: number, dest: number, source: number, tag: number, kind: number, bytes: Uint8Array, operation: string, peerRank: number, synchronous = false): Request<void> {
+  isend(context: number, dest: number, source: number, tag: number, kind: number, bytes: Uint8Array, operation: string, peerRank: number, synchronous = false, burst = false): Request<void> {
     const { engine, settings } = this.host;
     const request = new Request<void>(this.host.driver, operation, peerRank, tag, context);
     const peer = this.peer(dest);
@@ -196,7 +196,7 @@ export class SendPath {
     const eagerLimit = synchronous || this.pulledFrom(limits, bytes) ? -1 : (limits.eagerLimit ?? settings.eagerLimit);
     const oneFrame = Math.min(limits.maxFramePayload, limits.splitEagerFrom ?? Infinity);
     if (length <= Math.min(eagerLimit, oneFrame)) {
-      header[H_TYPE] = typeWord(FrameType.Eager, kind);
+      header[H_TYPE] = burst ? typeWord(FrameType.Eager, kind) | FRAME_BURST : typeWord(FrameType.Eager, kind);
       header[H_LENGTH] = length;
       header[H_TOTAL] = length;
       header[H_AUX] = 0;

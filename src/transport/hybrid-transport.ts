@@ -29,6 +29,10 @@ export class HybridTransport implements Transport {
     return this.shm.reaches(peer) ? this.shm.createLink(peer, events) : this.tcp.createLink(peer, events);
   }
 
+  pollStarts(): void {
+    this.shm.pollStarts();
+  }
+
   writerCount(): number {
     return this.shm.writerCount();
   }

@@ -10,7 +10,8 @@
  *    payload) if there is room now and returns true; otherwise it returns false and writes
  *    nothing, and the link calls `events.drain(link)` (or its owner polls) when room appears.
  *    A frame's payload is at most `limits.maxFramePayload` bytes. Frames on a link arrive in the
- *    order they were sent. The header is read during the call only (callers reuse one scratch
+ *    order they were sent. A polled link may hold back frames flagged FRAME_BURST until the
+ *    rank's next poll or the end of its current job (shared-memory rings: publish-batch.ts). The header is read during the call only (callers reuse one scratch
  *    header). Once `trySend` returns true the caller may reuse the payload memory,
  *    unless it passed `borrow`: then the link may keep reading it (a socket writing straight
  *    from it, with no copy) until `whenReleased` calls back.
@@ -57,6 +58,12 @@ export const FRAME_LINK = 1 << 28;
  * posted, with no handshake on the wire) delivers it without network time.
  */
 export const FRAME_HANDSHAKE = 1 << 27;
+/**
+ * A flag in header word 0: the program may send more right behind this frame (its nonblocking
+ * send). A polled link may hold it back, with the frames after it, until the rank's next poll or
+ * the end of its current job, and publish them at once (shared-memory rings: publish-batch.ts).
+ */
+export const FRAME_BURST = 1 << 26;
 
 /** What a link says about itself; upper layers decide from these numbers, never from its kind. */
 export interface LinkLimits {

@@ -7,14 +7,15 @@
  */
 import { ControlArea } from './control-block.js';
 import { copyBytes } from './copy-bytes.js';
-import { FRAME_HEADER_BYTES, FRAME_HEADER_WORDS, FrameVerdict, type InboundFrame, type Link, type LinkEvents, type LinkLimits } from './link.js';
+import { FRAME_BURST, FRAME_HEADER_BYTES, FRAME_HEADER_WORDS, FrameVerdict, type InboundFrame, type Link, type LinkEvents, type LinkLimits } from './link.js';
+import { PUBLISH_BATCH_BYTES, type HeldRecords, type PublishBatch } from './publish-batch.js';
 import { ringRegion, type ShmArenaDescriptor } from './shm-arena.js';
-import { runRingPaths, ShmRing } from './shm-ring.js';
+import { recordBytes, runRingPaths, ShmRing } from './shm-ring.js';
 
 /** Frames one poll() delivers from a link at most, so one busy peer cannot starve the others. */
 const POLL_BATCH = 64;
 
-export class ShmLink implements Link {
+export class ShmLink implements Link, HeldRecords {
   readonly peer: number;
   readonly limits: LinkLimits;
   private readonly out: ShmRing;
@@ -30,8 +31,15 @@ export class ShmLink implements Link {
   private keptAt = -1;
   /** Where the frame {@link peekFrame} gave lies. */
   private peekedAt = -1;
+  private readonly batch: PublishBatch;
+  /** The batch's epoch (the rank's poll) in which this link last sent. */
+  private sentInEpoch = -1;
+  /** Record bytes appended to the ring and not yet published (publish-batch.ts). */
+  private heldBytes = 0;
+  /** True while the batch lists this link as holding records back. */
+  private listed = false;
 
-  constructor(arena: ShmArenaDescriptor, control: ControlArea, mySlot: number, peerSlot: number, peer: number, events: LinkEvents) {
+  constructor(arena: ShmArenaDescriptor, control: ControlArea, mySlot: number, peerSlot: number, peer: number, events: LinkEvents, batch: PublishBatch) {
     runRingPaths();
     const out = ringRegion(arena, mySlot, peerSlot);
     const inbound = ringRegion(arena, peerSlot, mySlot);
@@ -42,6 +50,7 @@ export class ShmLink implements Link {
     this.peerSlot = peerSlot;
     this.peer = peer;
     this.events = events;
+    this.batch = batch;
     this.limits = {
       maxFramePayload: this.out.maxBodyBytes - FRAME_HEADER_BYTES,
       latency: 0.3e-6,
@@ -61,6 +70,8 @@ export class ShmLink implements Link {
     const body = FRAME_HEADER_BYTES + length;
     let at = this.out.reserve(body);
     if (at < 0) {
+      // The receiver cannot free room it has not seen.
+      if (this.heldBytes !== 0) this.publish();
       this.out.setProducerWaiting();
       at = this.out.reserve(body);
       if (at < 0) return false;
@@ -69,9 +80,32 @@ export class ShmLink implements Link {
     const w = at >> 2;
     for (let i = 0; i < FRAME_HEADER_WORDS; i++) words[w + i] = header[i]!;
     if (payload !== null && length > 0) copyBytes(this.out.u8, at + FRAME_HEADER_BYTES, payload, offset, length);
-    this.out.commit(body);
-    this.control.wake(this.peerSlot);
+    this.out.append(body);
+    const batch = this.batch;
+    if ((header[0]! & FRAME_BURST) === 0 || this.sentInEpoch !== batch.epoch) {
+      this.sentInEpoch = batch.epoch;
+      this.publish();
+    } else {
+      this.heldBytes += recordBytes(body);
+      if (this.heldBytes >= PUBLISH_BATCH_BYTES) this.publish();
+      else if (!this.listed) {
+        this.listed = true;
+        batch.hold(this);
+      }
+    }
     return true;
+  }
+
+  publishHeld(): void {
+    this.listed = false;
+    if (this.heldBytes !== 0) this.publish();
+  }
+
+  /** Makes every frame appended so far visible to the peer, and wakes it if it sleeps. */
+  private publish(): void {
+    this.heldBytes = 0;
+    this.out.publish();
+    this.control.wake(this.peerSlot);
   }
 
   poll(): number {
@@ -104,6 +138,8 @@ export class ShmLink implements Link {
     if (this.keptAt >= 0) return undefined;
     const at = this.in.peek();
     if (at < 0) return undefined;
+    // A frame taken, as by a poll, ends a burst of sends (a ping-pong's reply goes at once).
+    this.batch.pollStarts();
     const frame = this.frame;
     frame.headerIndex = at >> 2;
     frame.payloadOffset = at + FRAME_HEADER_BYTES;
@@ -134,6 +170,7 @@ export class ShmLink implements Link {
   }
 
   close(): void {
+    if (this.heldBytes !== 0) this.publish();
     this.closed = true;
   }
 

@@ -119,7 +119,20 @@ export class ShmRing {
 
   /** Publishes the record reserved last (of `bodyBytes`, as reserved). */
   commit(bodyBytes: number): void {
+    this.append(bodyBytes);
+    this.publish();
+  }
+
+  /**
+   * Adds the record reserved last (of `bodyBytes`, as reserved) to those the next {@link publish}
+   * makes visible; the consumer sees none of them before it.
+   */
+  append(bodyBytes: number): void {
     this.localHead = (this.localHead + recordBytes(bodyBytes)) | 0;
+  }
+
+  /** Makes every appended record visible to the consumer (one store on the line it polls). */
+  publish(): void {
     Atomics.store(this.i32, this.base + HEAD, this.localHead);
   }
 
@@ -231,7 +244,8 @@ export function runRingPaths(): void {
   // last wraps.
   for (let round = 0; round < 16; round++) {
     ring.peek();
-    while (ring.reserve(300) >= 0) ring.commit(300);
+    while (ring.reserve(300) >= 0) ring.append(300);
+    ring.publish();
     ring.setProducerWaiting();
     for (let at = ring.peek(); at >= 0; at = ring.peek()) {
       ring.bodyLengthAt(at);

@@ -5,6 +5,7 @@
 import { BarrierCounter, BCAST_SLOT_BYTES, ControlArea } from './control-block.js';
 import type { Link, LinkEvents } from './link.js';
 import { LoopbackLink } from './loopback-link.js';
+import { PublishBatch } from './publish-batch.js';
 import type { ShmArenaDescriptor } from './shm-arena.js';
 import { ShmLink } from './shm-link.js';
 import type { Transport, WorldBarrier, WorldBroadcast, WorldStaging } from './transport.js';
@@ -21,6 +22,7 @@ export class ShmTransport implements Transport {
   private readonly worldOfSlot: readonly number[];
   private readonly slotOfWorld: Map<number, number>;
   private knownWriters = 0;
+  private readonly batch = new PublishBatch();
 
   constructor(arena: ShmArenaDescriptor, slot: number, worldOfSlot: readonly number[], size: number) {
     this.arena = arena;
@@ -78,7 +80,11 @@ export class ShmTransport implements Transport {
     if (peer === this.rank) return new LoopbackLink(peer, events);
     const peerSlot = this.slotOfWorld.get(peer);
     if (peerSlot === undefined) throw new RangeError(`rank ${peer} is not in this process`);
-    return new ShmLink(this.arena, this.control, this.slot, peerSlot, peer, events);
+    return new ShmLink(this.arena, this.control, this.slot, peerSlot, peer, events, this.batch);
+  }
+
+  pollStarts(): void {
+    this.batch.pollStarts();
   }
 
   writerCount(): number {

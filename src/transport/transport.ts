@@ -99,6 +99,11 @@ export interface Transport {
    * Returns false when a registration was seen half-written (call again on the next poll).
    */
   discoverWriters(found: (peer: number) => void): boolean;
+  /**
+   * The rank polls: links that held back frames of a burst of sends publish them now
+   * (publish-batch.ts). Called at the start of every poll.
+   */
+  pollStarts?(): void;
   /** Number of writers registered so far (polled transports; a cheap change check). */
   writerCount?(): number;
   /** Hands the endpoint's events to links the transport accepts itself (incoming sockets). */

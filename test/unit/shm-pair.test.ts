@@ -7,12 +7,18 @@
 //   publish: a sender with more queued than the ring holds still gets every message through.
 // - A collective's receive whose message is the next frame of its link, and that no posted
 //   receive or earlier message could take, is taken at once (Endpoint.receiveNow).
+// - A burst of small nonblocking sends between two polls of the sender (or job ends): the first
+//   frame is visible at once, the rest once the sender polls, its job ends (a microtask), another
+//   kind of send follows, or they fill PUBLISH_BATCH_BYTES.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Communicator } from '../../src/comm/communicator.ts';
 import { Endpoint } from '../../src/comm/endpoint.ts';
 import type { Request } from '../../src/comm/request.ts';
 import { readSettings } from '../../src/config/tunables.ts';
+import { FRAME_HEADER_BYTES } from '../../src/transport/link.ts';
+import { PUBLISH_BATCH_BYTES } from '../../src/transport/publish-batch.ts';
+import { recordBytes } from '../../src/transport/shm-ring.ts';
 import { ProgressEngine } from '../../src/transport/progress.ts';
 import { allocateShmArena } from '../../src/transport/shm-arena.ts';
 import { ShmTransport } from '../../src/transport/shm-transport.ts';
@@ -126,6 +132,7 @@ test('receiveNow takes a message that is the next frame and that nothing else co
   // Next frame has another tag: not taken, and order holds for both.
   a!.comm.isend(message(2), 1, 5);
   a!.comm.isend(message(3), 1, 6);
+  a!.comm.iprobe(1, 999); // the sender's poll publishes the rest of its burst
   assert.equal(b!.endpoint.receiveNow(0, 0, 0, 6, got), -1, 'the next frame is tag 5');
   assert.equal(b!.endpoint.receiveNow(0, 0, 0, 5, got), 8);
   assert.equal(got[0], 2);
@@ -154,6 +161,7 @@ test('receiveNow: one call in eight goes the posted way, and every message still
   a!.comm.isend(message(0), 1, 5);
   b!.comm.irecvInto(new Uint8Array(8), 0, 5).test();
   for (let i = 1; i <= 32; i++) a!.comm.isend(message(i), 1, 5);
+  a!.comm.iprobe(1, 999); // the sender's poll publishes the rest of its burst
   const got: number[] = [];
   let posted = 0;
   const into = new Uint8Array(8);
@@ -171,3 +179,51 @@ test('receiveNow: one call in eight goes the posted way, and every message still
   assert.equal(posted, 4, 'the 8th, 16th, 24th and 32nd');
 });
 
+
+test('a burst of small isends: the first frame at once, the rest when the sender polls, its job ends, another send follows, or they fill a batch', async () => {
+  const [a, b] = pair();
+  const into = new Uint8Array(8);
+  // The receiver's iprobe polls it (its own sends, none here, are all it publishes).
+  const take = (): number => {
+    if (b!.comm.iprobe(0, 5) === undefined) return -1;
+    const receive = b!.comm.irecvInto(into, 0, 5);
+    receive.test();
+    assert.ok(receive.done);
+    return into[0]!;
+  };
+  a!.comm.isend(message(0), 1, 5);
+  b!.comm.irecvInto(into, 0, 5).test(); // the link is made and its first frame taken
+  a!.comm.iprobe(1, 999);
+
+  // Held until the sender's job ends: a microtask queued by the first frame held back.
+  for (let v = 1; v <= 3; v++) a!.comm.isend(message(v), 1, 5);
+  assert.equal(take(), 1, 'the first frame of the burst is visible at once');
+  assert.equal(take(), -1, 'the rest are held back');
+  await Promise.resolve();
+  assert.deepEqual([take(), take(), take()], [2, 3, -1], 'published at the end of the job, in order');
+
+  // The job's end began a new burst: its first frame goes at once, the rest wait for the poll.
+  for (let v = 4; v <= 6; v++) a!.comm.isend(message(v), 1, 5);
+  assert.deepEqual([take(), take()], [4, -1]);
+  a!.comm.iprobe(1, 999);
+  assert.deepEqual([take(), take(), take()], [5, 6, -1], 'published by the sender poll');
+
+  // A frame that is not a nonblocking send's (a blocking send's) goes at once, with what was held.
+  a!.comm.isend(message(7), 1, 5);
+  a!.comm.isend(message(8), 1, 5);
+  assert.deepEqual([take(), take()], [7, -1]);
+  void a!.comm.send(message(9), 1, 5);
+  assert.deepEqual([take(), take(), take()], [8, 9, -1], 'a blocking send publishes the burst before it');
+
+  // A long burst publishes each time what it holds fills a batch.
+  a!.comm.iprobe(1, 999);
+  const perBatch = Math.ceil(PUBLISH_BATCH_BYTES / recordBytes(FRAME_HEADER_BYTES + 8));
+  const count = 2 * perBatch + 3;
+  for (let i = 0; i < count; i++) a!.comm.isend(message(10 + i), 1, 5);
+  const seen: number[] = [];
+  for (let v = take(); v >= 0; v = take()) seen.push(v);
+  assert.deepEqual(seen, Array.from({ length: 1 + 2 * perBatch }, (_, i) => 10 + i), 'the first, then two whole batches');
+  await Promise.resolve();
+  for (let v = take(); v >= 0; v = take()) seen.push(v);
+  assert.deepEqual(seen, Array.from({ length: count }, (_, i) => 10 + i), 'nothing lost, in order');
+});
