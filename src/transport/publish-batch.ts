@@ -4,11 +4,11 @@
  * polls: each publish takes the line back from the receiver's core. A burst of small sends to one
  * peer (a window of isends) paid that per frame: 21% of the sender's time in an 8-byte message-rate
  * loop. So a link holds back a frame flagged FRAME_BURST (a program's nonblocking send) that
- * follows another frame it sent since the rank last polled, until the rank's next poll, the end
- * of the current job (a microtask), or {@link PUBLISH_BATCH_BYTES} held. The first frame after a
- * poll goes at once (an isend before a long computation reaches the peer without delay), and so
- * does every other frame (a blocking send, a collective's, the protocol's own), with what was held
- * before it: they are followed by a wait, not by more sends.
+ * follows another such frame it sent since the rank last polled or its job last ended, until the
+ * rank's next poll, the end of the current job (a microtask), or {@link PUBLISH_BATCH_BYTES} held.
+ * The first goes at once (an isend before a long computation reaches the peer without delay), and
+ * so does every frame not flagged (a blocking send, a collective's, the protocol's own), with what
+ * was held before it: those are followed by a wait, not by more sends.
  */
 
 /** Bytes of held-back records at which a link publishes them at once (a burst of small frames). */
@@ -21,7 +21,7 @@ export interface HeldRecords {
 }
 
 export class PublishBatch {
-  /** Counts the rank's polls: a link publishes at once the first frame it sends in each. */
+  /** Counts the rank's polls and job ends: a link publishes at once the first burst frame of each. */
   epoch = 0;
   private readonly holding: HeldRecords[] = [];
   private queued = false;
@@ -31,13 +31,18 @@ export class PublishBatch {
     this.publishAll();
   };
 
-  /** `link` began holding records back: they are published by the next poll or the job's end. */
-  hold(link: HeldRecords): void {
-    this.holding.push(link);
+  /** A burst began: the current job's end, like a poll, ends it. */
+  burstBegins(): void {
     if (!this.queued) {
       this.queued = true;
       queueMicrotask(this.jobEnds);
     }
+  }
+
+  /** `link` began holding records back: they are published by the next poll or the job's end. */
+  hold(link: HeldRecords): void {
+    this.holding.push(link);
+    this.burstBegins();
   }
 
   /** Publishes what every link holds back. */

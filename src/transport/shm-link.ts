@@ -32,7 +32,7 @@ export class ShmLink implements Link, HeldRecords {
   /** Where the frame {@link peekFrame} gave lies. */
   private peekedAt = -1;
   private readonly batch: PublishBatch;
-  /** The batch's epoch (the rank's poll) in which this link last sent. */
+  /** The batch's epoch (between two polls or job ends of the rank) of this link's last FRAME_BURST frame. */
   private sentInEpoch = -1;
   /** Record bytes appended to the ring and not yet published (publish-batch.ts). */
   private heldBytes = 0;
@@ -82,9 +82,11 @@ export class ShmLink implements Link, HeldRecords {
     if (payload !== null && length > 0) copyBytes(this.out.u8, at + FRAME_HEADER_BYTES, payload, offset, length);
     this.out.append(body);
     const batch = this.batch;
-    if ((header[0]! & FRAME_BURST) === 0 || this.sentInEpoch !== batch.epoch) {
+    if ((header[0]! & FRAME_BURST) === 0) this.publish();
+    else if (this.sentInEpoch !== batch.epoch) {
       this.sentInEpoch = batch.epoch;
       this.publish();
+      batch.burstBegins();
     } else {
       this.heldBytes += recordBytes(body);
       if (this.heldBytes >= PUBLISH_BATCH_BYTES) this.publish();

@@ -215,8 +215,20 @@ test('a burst of small isends: the first frame at once, the rest when the sender
   void a!.comm.send(message(9), 1, 5);
   assert.deepEqual([take(), take(), take()], [8, 9, -1], 'a blocking send publishes the burst before it');
 
+  // A job with one isend, then another job: its first isend goes at once, poll or not.
+  await Promise.resolve();
+  a!.comm.isend(message(100), 1, 5);
+  await Promise.resolve();
+  a!.comm.isend(message(101), 1, 5);
+  assert.deepEqual([take(), take(), take()], [100, 101, -1], 'each the first of its job');
+  // A blocking send does not start a burst: the isend after it goes at once.
+  await Promise.resolve();
+  void a!.comm.send(message(102), 1, 5);
+  a!.comm.isend(message(103), 1, 5);
+  assert.deepEqual([take(), take(), take()], [102, 103, -1]);
+
   // A long burst publishes each time what it holds fills a batch.
-  a!.comm.iprobe(1, 999);
+  await Promise.resolve();
   const perBatch = Math.ceil(PUBLISH_BATCH_BYTES / recordBytes(FRAME_HEADER_BYTES + 8));
   const count = 2 * perBatch + 3;
   for (let i = 0; i < count; i++) a!.comm.isend(message(10 + i), 1, 5);
