@@ -11,8 +11,9 @@
  *    nothing, and the link calls `events.drain(link)` (or its owner polls) when room appears.
  *    A frame's payload is at most `limits.maxFramePayload` bytes. Frames on a link arrive in the
  *    order they were sent. A polled link may hold back frames flagged FRAME_BURST until the
- *    rank's next poll or the end of its current job (shared-memory rings: publish-batch.ts). The header is read during the call only (callers reuse one scratch
- *    header). Once `trySend` returns true the caller may reuse the payload memory,
+ *    rank's next poll or the end of its current job (shared-memory rings: publish-batch.ts).
+ *    The header is read during the call only (callers reuse one scratch header). Once
+ *    `trySend` returns true the caller may reuse the payload memory,
  *    unless it passed `borrow`: then the link may keep reading it (a socket writing straight
  *    from it, with no copy) until `whenReleased` calls back.
  * 3. Received frames are handed to `events.frame(link, frame)`. The {@link InboundFrame} and the
