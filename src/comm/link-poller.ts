@@ -16,11 +16,14 @@ export class LinkPoller {
   private writersSeen = 0;
   private pollCount = 0;
   private writersKnown = false;
+  /** The transport's start of a poll (links that hold frames back publish them), bound once. */
+  private readonly pollStarts: (() => void) | undefined;
 
   constructor(transport: Transport, sends: SendPath) {
     this.transport = transport;
     this.sends = sends;
     this.rank = transport.rank;
+    this.pollStarts = transport.pollStarts?.bind(transport);
   }
 
   /** A link was made: the loopback to this rank is polled from the start. */
@@ -41,7 +44,7 @@ export class LinkPoller {
   }
 
   private pollLinks(lookForWriters: boolean): boolean {
-    this.transport.pollStarts?.();
+    this.pollStarts?.();
     if ((lookForWriters || !this.writersKnown) && (!this.writersKnown || (this.transport.writerCount?.() ?? 0) !== this.writersSeen)) {
       this.discoverWriters();
     }

@@ -196,7 +196,7 @@ export class SendPath {
     const eagerLimit = synchronous || this.pulledFrom(limits, bytes) ? -1 : (limits.eagerLimit ?? settings.eagerLimit);
     const oneFrame = Math.min(limits.maxFramePayload, limits.splitEagerFrom ?? Infinity);
     if (length <= Math.min(eagerLimit, oneFrame)) {
-      header[H_TYPE] = burst ? typeWord(FrameType.Eager, kind) | FRAME_BURST : typeWord(FrameType.Eager, kind);
+      header[H_TYPE] = typeWord(FrameType.Eager, kind) | (burst ? FRAME_BURST : 0);
       header[H_LENGTH] = length;
       header[H_TOTAL] = length;
       header[H_AUX] = 0;

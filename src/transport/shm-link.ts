@@ -10,7 +10,7 @@ import { copyBytes } from './copy-bytes.js';
 import { FRAME_BURST, FRAME_HEADER_BYTES, FRAME_HEADER_WORDS, FrameVerdict, type InboundFrame, type Link, type LinkEvents, type LinkLimits } from './link.js';
 import { PUBLISH_BATCH_BYTES, type HeldRecords, type PublishBatch } from './publish-batch.js';
 import { ringRegion, type ShmArenaDescriptor } from './shm-arena.js';
-import { recordBytes, runRingPaths, ShmRing } from './shm-ring.js';
+import { runRingPaths, ShmRing } from './shm-ring.js';
 
 /** Frames one poll() delivers from a link at most, so one busy peer cannot starve the others. */
 const POLL_BATCH = 64;
@@ -34,8 +34,6 @@ export class ShmLink implements Link, HeldRecords {
   private readonly batch: PublishBatch;
   /** The batch's epoch (between two polls or job ends of the rank) of this link's last FRAME_BURST frame. */
   private sentInEpoch = -1;
-  /** Record bytes appended to the ring and not yet published (publish-batch.ts). */
-  private heldBytes = 0;
   /** True while the batch lists this link as holding records back. */
   private listed = false;
 
@@ -71,7 +69,7 @@ export class ShmLink implements Link, HeldRecords {
     let at = this.out.reserve(body);
     if (at < 0) {
       // The receiver cannot free room it has not seen.
-      if (this.heldBytes !== 0) this.publish();
+      if (this.out.unpublishedBytes() !== 0) this.publish();
       this.out.setProducerWaiting();
       at = this.out.reserve(body);
       if (at < 0) return false;
@@ -87,25 +85,21 @@ export class ShmLink implements Link, HeldRecords {
       this.sentInEpoch = batch.epoch;
       this.publish();
       batch.burstBegins();
-    } else {
-      this.heldBytes += recordBytes(body);
-      if (this.heldBytes >= PUBLISH_BATCH_BYTES) this.publish();
-      else if (!this.listed) {
-        this.listed = true;
-        batch.hold(this);
-      }
+    } else if (this.out.unpublishedBytes() >= PUBLISH_BATCH_BYTES) this.publish();
+    else if (!this.listed) {
+      this.listed = true;
+      batch.hold(this);
     }
     return true;
   }
 
   publishHeld(): void {
     this.listed = false;
-    if (this.heldBytes !== 0) this.publish();
+    if (this.out.unpublishedBytes() !== 0) this.publish();
   }
 
   /** Makes every frame appended so far visible to the peer, and wakes it if it sleeps. */
   private publish(): void {
-    this.heldBytes = 0;
     this.out.publish();
     this.control.wake(this.peerSlot);
   }
@@ -172,7 +166,7 @@ export class ShmLink implements Link, HeldRecords {
   }
 
   close(): void {
-    if (this.heldBytes !== 0) this.publish();
+    if (this.out.unpublishedBytes() !== 0) this.publish();
     this.closed = true;
   }
 

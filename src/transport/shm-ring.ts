@@ -53,6 +53,8 @@ export class ShmRing {
   private readonly mask: number;
   /** The producer's or consumer's cached copy of its own counter (it alone writes it). */
   private localHead = 0;
+  /** The producer's `head` as last published (records appended after it are not yet visible). */
+  private publishedHead = 0;
   private localTail = 0;
   /** Bytes the consumer took ({@link take}) since it last published `tail`. */
   private unpublished = 0;
@@ -78,6 +80,7 @@ export class ShmRing {
     this.base = byteOffset >> 2;
     this.dataStart = byteOffset + RING_HEADER_BYTES;
     this.localHead = Atomics.load(this.i32, this.base + HEAD);
+    this.publishedHead = this.localHead;
     this.localTail = Atomics.load(this.i32, this.base + TAIL);
     this.cachedTail = this.localTail;
     this.cachedHead = this.localTail;
@@ -133,7 +136,13 @@ export class ShmRing {
 
   /** Makes every appended record visible to the consumer (one store on the line it polls). */
   publish(): void {
+    this.publishedHead = this.localHead;
     Atomics.store(this.i32, this.base + HEAD, this.localHead);
+  }
+
+  /** Bytes appended (a wrap's skipped tail included) and not yet published. */
+  unpublishedBytes(): number {
+    return (this.localHead - this.publishedHead) | 0;
   }
 
   /** Marks that the producer waits for space; the consumer rings its doorbell when it frees some. */
