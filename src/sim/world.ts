@@ -660,18 +660,19 @@ export class SimWorld {
     const heap = this.resumeHeap;
     if (!(this.sim.peekTime() <= Math.min(time, heap.length > 0 ? heap[0]!.time : Infinity))) return;
     // The simulator's own work (the flow model, other ranks' deliveries) is nobody's compute:
-    // the running rank's CPU meter stops while it runs, as it does between segments.
+    // the running rank's CPU meter stops while it runs, as it does in a call. Stopped, not
+    // wound back after: what the events stamp on the rank's clock (a receive matched on
+    // arrival) must not lie ahead of its next reading.
     const running = this.current;
-    const started = running !== null && this.computeMode === 'measured' ? performance.now() : 0;
+    const paused = running !== null && this.pauseMeter(running);
     // An event may wake a rank: the bound is read again after each one.
     this.inNetwork++;
     try {
       while (this.sim.peekTime() <= Math.min(time, heap.length > 0 ? heap[0]!.time : Infinity)) this.sim.step();
     } finally {
       this.inNetwork--;
+      if (paused) this.leaveCall(running);
     }
-    // (A rank inside a metered call has its meter stopped already: leaveCall covers this time.)
-    if (running !== null && running.running && running.callDepth === 0 && this.computeMode === 'measured') running.realStart += performance.now() - started;
   }
 
   /**

@@ -146,3 +146,27 @@ test("a simulated link's taking a frame is the simulator's work, not the sending
   assert.ok(end >= (endedBefore - started.after - sending) / 1000, `compute ${end * 1000} ms`);
   assert.equal(rank.callDepth, 0, 'the meter runs again after the send');
 });
+
+test("network events run inside a segment stop the rank's clock: what they stamp on it lies before its next reading", () => {
+  const sim = new Simulation();
+  const world = new SimWorld({ sim, network: new DelayModel(sim, { latency: () => 0, bandwidth: () => 1e9 }), hostOf: [0], computeMode: 'measured', cpuScale: () => 1, flopsTime: () => 0 });
+  const rank = world.ranks[0]!;
+  const started = begin(world);
+  busy(1);
+  // A delivery on arrival (a receive matched, stamped on the rank's clock) that takes real time.
+  let stamped = Number.NaN;
+  sim.at(0, () => {
+    busy(5);
+    stamped = world.rankNow(rank);
+  });
+  const polled = performance.now();
+  world.advanceNetwork(world.rankNow(rank));
+  const next = world.rankNow(rank);
+  assert.ok(stamped <= next, `stamped at ${stamped * 1e6} us, the clock read ${next * 1e6} us after`);
+  // (Give or take the calls around the pause, far less than the event's 5 ms.)
+  assert.ok(stamped <= (polled - started.before + 2) / 1000, `the stamp ${stamped * 1e6} us counts the event's 5 ms`);
+  busy(1);
+  // Nor is the events' time the rank's compute.
+  const end = world.endSegment(rank);
+  assert.ok(end <= (performance.now() - started.before - 5) / 1000, `ended at ${end * 1e6} us`);
+});
