@@ -12,8 +12,7 @@ import { SimWorld } from '../../src/sim/world.ts';
 import { SimFabric, SimRailSource } from '../../src/sim/sim-transport.ts';
 import { FRAME_HEADER_WORDS } from '../../src/transport/link.ts';
 
-function measuredWorld(): SimWorld {
-  const sim = new Simulation();
+function measuredWorld(sim = new Simulation()): SimWorld {
   return new SimWorld({ sim, network: new DelayModel(sim, { latency: () => 0, bandwidth: () => 1e9 }), hostOf: [0], computeMode: 'measured', cpuScale: () => 1, flopsTime: () => 0 });
 }
 
@@ -149,7 +148,7 @@ test("a simulated link's taking a frame is the simulator's work, not the sending
 
 test("network events run inside a segment stop the rank's clock: what they stamp on it lies before its next reading", () => {
   const sim = new Simulation();
-  const world = new SimWorld({ sim, network: new DelayModel(sim, { latency: () => 0, bandwidth: () => 1e9 }), hostOf: [0], computeMode: 'measured', cpuScale: () => 1, flopsTime: () => 0 });
+  const world = measuredWorld(sim);
   const rank = world.ranks[0]!;
   const started = begin(world);
   busy(1);
