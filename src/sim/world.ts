@@ -81,8 +81,17 @@ export class SimRank {
   onYield: (() => void) | null = null;
   /** Called once when the rank next waits in tsmpi during its segment (its first wait, while loading). */
   onWait: (() => void) | null = null;
-  /** How slowed its running segment's compute is by the other ranks computing on its host's cores (>= 1). */
-  cpuShare = 1;
+  /**
+   * How many ranks of its host (itself included) compute beside the running segment, as a step
+   * function of virtual time (SimWorld.fixSegmentShare): `shareFirst` from the segment's start,
+   * `shareBusy[i]` from `shareTimes[i]` (ascending) on; `shareCores` is the host's cores (Infinity:
+   * they fit), and `shareWork[i]` the full-speed compute the segment has done by `shareTimes[i]`.
+   */
+  shareFirst = 1;
+  shareTimes: number[] = [];
+  shareBusy: number[] = [];
+  shareWork: number[] = [];
+  shareCores = Infinity;
   /** tsmpi calls the rank is inside (metered worlds): its CPU meter stands still while > 0. */
   callDepth = 0;
   /** Real time the meter stopped (callDepth became > 0). */
@@ -299,8 +308,8 @@ export class SimWorld {
   /**
    * How much slower `rank` computes from `time` on: the ranks of its host that compute then (one
    * running or due to run by `time`, or still busy with a segment that ends after it), over its
-   * cores; 1 while they fit. Read when a segment starts: a segment is not slowed retroactively by
-   * one that starts during it (the simulator runs one rank at a time), which keeps it causal.
+   * cores; 1 while they fit. For work a rank does outside its segments; a segment follows the
+   * share as it changes (fixSegmentShare).
    */
   private shareAt(rank: SimRank, time: number): number {
     const list = this.crowded[rank.host];
@@ -315,6 +324,81 @@ export class SimWorld {
     return Math.max(1, busy / this.cores[rank.host]!);
   }
 
+  /**
+   * Fixes who shares the cores with the segment of `rank` that starts at `time`. A rank due to run
+   * by then, or whose last segment (already run) ends after it, counts as busy throughout: what
+   * it does next is unknown until it runs, and counting it keeps ranks that compute alike exact.
+   * But when nothing is under way (no frame in flight, no timer set), a rank that stopped can
+   * only be woken by this segment's own sends or when it is due to resume: it leaves the cores
+   * when its last segment ends and comes back when it is due. Ranks released together whose
+   * parts take microseconds thus leave one that compiles for milliseconds a core to itself, as
+   * they do in a real run. A rank woken during the segment does not slow it otherwise: the
+   * simulator runs one rank at a time, and a segment is not slowed retroactively (it stays
+   * causal).
+   */
+  private fixSegmentShare(rank: SimRank, time: number): void {
+    rank.shareFirst = 1;
+    rank.shareTimes.length = 0;
+    rank.shareBusy.length = 0;
+    rank.shareWork.length = 0;
+    const list = this.crowded[rank.host];
+    rank.shareCores = list === undefined ? Infinity : this.cores[rank.host]!;
+    if (list === undefined) return;
+    const settled = this.sim.live === 0;
+    const steps: { at: number; by: number }[] = [];
+    for (const other of list) {
+      if (other === rank || other.stats.end <= time) continue;
+      if (other.running || other.queuedAt <= time) rank.shareFirst++;
+      else if (other.readyAt > time) {
+        rank.shareFirst++;
+        if (settled) steps.push({ at: other.readyAt, by: -1 });
+      }
+      // Due to resume during the segment (queuedAt is NaN when it is not queued).
+      if (settled && other.queuedAt > time) steps.push({ at: other.queuedAt, by: 1 });
+    }
+    if (steps.length === 0) return;
+    steps.sort((x, y) => x.at - y.at || x.by - y.by);
+    let count = rank.shareFirst;
+    let at = time;
+    let done = 0;
+    for (const step of steps) {
+      done += (step.at - at) / Math.max(1, count / rank.shareCores);
+      count += step.by;
+      at = step.at;
+      rank.shareTimes.push(at);
+      rank.shareBusy.push(count);
+      rank.shareWork.push(done);
+    }
+  }
+
+  /** The index of the last step of `steps` (ascending) at or before `value`, -1 if none. */
+  private static stepAt(steps: readonly number[], value: number): number {
+    let lo = 0;
+    let hi = steps.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (steps[mid]! <= value) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo - 1;
+  }
+
+  /**
+   * Virtual seconds the running segment of `rank` takes from virtual time `from` on to do `work`
+   * seconds of compute at full speed: each stretch of its share profile at the share it has.
+   */
+  private segmentStretch(rank: SimRank, from: number, work: number): number {
+    const times = rank.shareTimes;
+    const done = rank.shareWork;
+    const shareOf = (i: number): number => Math.max(1, (i < 0 ? rank.shareFirst : rank.shareBusy[i]!) / rank.shareCores);
+    if (times.length === 0) return work * shareOf(-1);
+    // The compute the segment would have done by `from`, plus `work`: the step where that is done.
+    const k = SimWorld.stepAt(times, from);
+    const target = (k < 0 ? 0 : done[k]!) + (from - (k < 0 ? rank.segmentStart : times[k]!)) / shareOf(k) + work;
+    const i = SimWorld.stepAt(done, target);
+    return Math.max(0, (i < 0 ? rank.segmentStart : times[i]!) + (target - (i < 0 ? 0 : done[i]!)) * shareOf(i) - from);
+  }
+
   /** The virtual time of `rank` now: its segment start plus what it has computed since. */
   rankNow(rank: SimRank): number {
     return this.rankAt(rank, Number.NaN);
@@ -327,7 +411,7 @@ export class SimWorld {
   private rankAt(rank: SimRank, real: number): number {
     if (!rank.running) return Math.max(rank.readyAt, this.sim.now());
     let t = rank.segmentStart + rank.declared;
-    if (this.computeMode === 'measured') t += this.creditedSeconds(rank, real) * this.options.cpuScale(rank.host, rank.segmentStart) * rank.cpuShare;
+    if (this.computeMode === 'measured') t += this.segmentStretch(rank, rank.segmentStart, this.creditedSeconds(rank, real) * this.options.cpuScale(rank.host, rank.segmentStart));
     return t;
   }
 
@@ -354,7 +438,7 @@ export class SimWorld {
     // A rank resumed inside a tsmpi call (its wait) starts with the meter stopped.
     rank.pausedAt = rank.realStart;
     rank.segmentCredit = rank.warmupCredit;
-    rank.cpuShare = this.shareAt(rank, time);
+    this.fixSegmentShare(rank, time);
     this.current = rank;
     this.lastTurn = rank;
   }
@@ -527,7 +611,7 @@ export class SimWorld {
     if (o <= 0) return;
     const shared = this.options.frameCosts !== undefined;
     if (rank.running) {
-      const t = shared ? o * rank.cpuShare : o;
+      const t = shared ? this.segmentStretch(rank, this.rankNow(rank), o) : o;
       this.addToSegment(rank, 'overhead', t);
       rank.overheadInSegment += t;
       return;
@@ -541,7 +625,7 @@ export class SimWorld {
    * already due to do.
    */
   declareCompute(rank: SimRank, seconds: number): void {
-    if (rank.running) this.addToSegment(rank, 'compute', seconds * rank.cpuShare);
+    if (rank.running) this.addToSegment(rank, 'compute', this.segmentStretch(rank, this.rankNow(rank), seconds));
     else this.addOutside(rank, 'compute', seconds * this.shareAt(rank, Math.max(rank.readyAt, this.sim.now())));
   }
 
