@@ -235,16 +235,17 @@ printTable(
 
 // How far apart the two calibrations' predictions lie, beside how far apart the machine's own real
 // runs of the same row lie (slowest / fastest - 1): a calibration samples the machine as a run does.
-const realRange = (r: Row): number => Math.max(...r.realRuns) / Math.min(...r.realRuns) - 1;
+/** Slowest over fastest - 1 of a list of spans (0 for fewer than two). */
+const rangeOf = (runs: number[]): number => (runs.length < 2 ? 0 : Math.max(...runs) / Math.min(...runs) - 1);
+const realRange = (r: Row): number => rangeOf(r.realRuns);
 console.log(
   `# calibrations within 5% of each other: ${rows.filter((r) => r.calibrationSpread < 0.05).length}/${rows.length} rows; within their real runs' own range: ${rows.filter((r) => r.calibrationSpread <= realRange(r)).length}/${rows.length} (the real runs' range: median ${pct(median(rows.map(realRange).sort((a, b) => a - b)))})`,
 );
 // A simulation measures the program's own compute as it runs, so one calibration's simulations of
 // a row spread as runs do: the two calibrations' difference counts as theirs only beyond that.
-const simRange = (runs: number[]): number => (runs.length < 2 ? 0 : Math.max(...runs) / Math.min(...runs) - 1);
-const ownRange = (r: Row): number => Math.max(simRange(r.simRuns), simRange(r.simRunsAgain));
+const ownRange = (r: Row): number => Math.max(rangeOf(r.simRuns), rangeOf(r.simRunsAgain));
 console.log(
-  `# one calibration's own simulations of a row (slowest over fastest - 1, the larger of the two calibrations'): median ${pct(median(rows.map(ownRange).sort((a, b) => a - b)))}; rows whose two predictions differ by more than that: ${rows.filter((r) => r.calibrationSpread > ownRange(r)).length}/${rows.length}`,
+  `# one calibration's own simulations of a row (slowest over fastest - 1, the larger of the two calibrations'): median ${pct(median(rows.map(ownRange)))}; rows whose two predictions differ by more than that: ${rows.filter((r) => r.calibrationSpread > ownRange(r)).length}/${rows.length}`,
 );
 // The rows whose real runs all found the machine in one copy state, against those that met both.
 const steady = rows.filter((r) => slowRuns(r) === 0 || slowRuns(r) === r.realRuns.length);
