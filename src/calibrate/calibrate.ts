@@ -17,7 +17,7 @@ import type { LinkClass } from '../sim/network/model.js';
 import { loadPlatformFile } from '../sim/platform/load.js';
 import { readHostfile } from '../bootstrap/mpirun-hosts.js';
 import { TCP_BORROW_FROM } from '../transport/tcp-link.js';
-import { excessOver, fitCrowded, fitLinkClass, fitLinkSetup, fitPathCpu, fitSleeping, fitWake, fitWarmup } from './fit.js';
+import { excessOver, fitCrowded, fitAfterSend, fitLinkClass, fitLinkSetup, fitPathCpu, fitSleeping, fitWake, fitWarmup } from './fit.js';
 import { combineProbes, combineWakes, type CrowdedRing, type ProbeResult, type SizedCold, type SleepingResult, type WakeResult } from './combine.js';
 import { simgridXml } from './simgrid-xml.js';
 
@@ -227,6 +227,11 @@ async function runWake(options: CalibrateOptions, cores: number, dir: string): P
   return { sleepingOneWay: sleeping.oneWay, rings };
 }
 
+/** The fitted one-way time of a frame of `bytes` (its calls, the pipe and the latency). */
+function oneWayOf(c: Pick<LinkClassCalibration, 'send' | 'recv' | 'latency' | 'gap'>, bytes: number): number {
+  return evaluate(c.send, bytes) + evaluate(c.gap, bytes) + evaluate(c.latency, bytes) + evaluate(c.recv, bytes);
+}
+
 /**
  * Fits the figures of each mode into a calibrated machine (`speed`: flop/s when not measured;
  * `wake`: the wake-up experiments, when run).
@@ -245,6 +250,8 @@ export function machineFrom(results: ReadonlyMap<string, ProbeResult>, seconds: 
       const sizedWarmup = result.sizedCold?.map((curve, i, all): SizedWarmup => ({ bytes: curve.bytes, fromBytes: i === 0 ? curve.bytes : Math.round(Math.sqrt(all[i - 1]!.bytes * curve.bytes)), steps: fitWarmup(curve.cold, curve.coldFrames) }));
       // Only a rank alone in its process measures its own path's CPU (threads share one process).
       const pathCpu = linkClass !== 'intra-process' && result.cpuPerRoundTrip !== undefined ? fitPathCpu(result.cpuPerRoundTrip, evaluate(fitted.send, 16), evaluate(fitted.recv, 16), evaluate(fitted.latency, 16)) : undefined;
+      // Between threads the exchange costs what the model makes of it already (a ring copy has no completion to handle).
+      const afterSend = linkClass !== 'intra-process' && result.exchange !== undefined ? fitAfterSend(result.exchange, oneWayOf(fitted, 16), evaluate(fitted.send, 16), evaluate(fitted.recv, 16), pathCpu) : undefined;
       const linkSetup = result.link !== undefined ? fitLinkSetup(result.link) : undefined;
       const sleepingFit = result.sleeping !== undefined ? fitSleeping(result.sleeping, fitted) : undefined;
       const crowded = sleepingFit !== undefined && result.crowded !== undefined ? fitCrowded(result.crowded, result.sleeping!.oneWay) : [];
@@ -255,6 +262,7 @@ export function machineFrom(results: ReadonlyMap<string, ProbeResult>, seconds: 
         ...(sizedWarmup !== undefined ? { sizedWarmup } : {}),
         ...(result.polls !== undefined ? { polls: result.polls } : {}),
         ...(pathCpu !== undefined ? { pathCpu } : {}),
+        ...(afterSend !== undefined ? { afterSend } : {}),
         ...(linkSetup !== undefined ? { linkSetup } : {}),
         ...(sleeping !== undefined ? { sleeping } : {}),
       };

@@ -22,6 +22,8 @@ export interface ProbeResult {
   polls?: PollCosts;
   /** CPU seconds a process spends per round trip of a warm 16-byte ping-pong (probe.ts pathCpu). */
   cpuPerRoundTrip?: number;
+  /** Seconds per call of a warm 16-byte exchange between ranks 0 and 1 (probe.ts exchangeTime). */
+  exchange?: number;
   /** Seconds of the first round trip of two warm ranks never linked before, and of a warm one (probe.ts link). */
   link?: { first: number; warm: number };
   /** Between processes, the 16-byte ping-pong again with every receive asleep (probe.ts sleep). */
@@ -86,6 +88,7 @@ export function combineProbes(runs: readonly ProbeResult[]): ProbeResult {
   });
   const polls = runs.map((r) => r.polls).filter((p): p is PollCosts => p !== undefined);
   const cpus = runs.map((r) => r.cpuPerRoundTrip).filter((c): c is number => typeof c === 'number' && Number.isFinite(c));
+  const exchanges = runs.map((r) => r.exchange).filter((e): e is number => typeof e === 'number' && Number.isFinite(e));
   const links = runs.map((r) => r.link).filter((l): l is { first: number; warm: number } => l !== undefined);
   const sleeps = runs.map((r) => r.sleeping).filter((s): s is SleepingResult => s !== undefined);
   const sleepCpus = sleeps.map((s) => s.cpuPerRoundTrip).filter((c): c is number => typeof c === 'number' && Number.isFinite(c));
@@ -99,6 +102,7 @@ export function combineProbes(runs: readonly ProbeResult[]): ProbeResult {
     ...(sizedCold !== undefined ? { sizedCold } : {}),
     ...(polls.length > 0 ? { polls: { test: medianOf(polls.map((p) => p.test)), iprobe: medianOf(polls.map((p) => p.iprobe)) } } : {}),
     ...(cpus.length > 0 ? { cpuPerRoundTrip: medianOf(cpus) } : {}),
+    ...(exchanges.length > 0 ? { exchange: medianOf(exchanges) } : {}),
     ...(links.length > 0 ? { link: { first: medianOf(links.map((l) => l.first)), warm: medianOf(links.map((l) => l.warm)) } } : {}),
     ...(sleeps.length > 0 ? { sleeping: { oneWay: medianOf(sleeps.map((s) => s.oneWay)), ...(sleepCpus.length > 0 ? { cpuPerRoundTrip: medianOf(sleepCpus) } : {}) } } : {}),
     ...(crowded !== undefined && crowded.length > 0 ? { crowded } : {}),

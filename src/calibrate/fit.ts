@@ -257,6 +257,20 @@ export function fitPathCpu(cpuPerRoundTrip: number, send: number, recv: number, 
 }
 
 /**
+ * The sender's CPU per frame after the frame has left (LinkClassCalibration.afterSend), from a
+ * warm 16-byte exchange's seconds per call. In the model each rank of an exchange spends `send`
+ * and the path's CPU on its frame, then this, and only then handles the frame that came (the
+ * path's CPU and `recv`); the frame that came left as early, so the exchange lasts as long as
+ * the model's one-way time (`oneWay`) unless this is longer than the frame's way. An exchange no
+ * longer than that says nothing of it: 0. Between processes the exchange took about a whole
+ * round trip: the socket write's completion and bookkeeping, which a lone message never waits for.
+ */
+export function fitAfterSend(exchange: number, oneWay: number, send: number, recv: number, pathCpu = 0): number {
+  if (!(Number.isFinite(exchange) && exchange > 0)) throw new RangeError(`the exchange took ${exchange} s per call`);
+  return exchange > oneWay ? Math.max(0, exchange - send - recv - 2 * pathCpu) : 0;
+}
+
+/**
  * What a sleeping receiver adds between processes (LinkClassCalibration.sleeping): the 16-byte
  * one-way time asleep beyond the sweep's (turning) one, and the path's CPU per frame end then,
  * from the CPU per round trip as {@link fitPathCpu} reads it.

@@ -422,6 +422,28 @@ async function pathCpu(): Promise<number> {
   return (await comm.allreduce(mine, Op.sum)) / comm.size;
 }
 
+/**
+ * Seconds per call of a warm 16-byte exchange: ranks 0 and 1 each send to the other and receive
+ * from it at once (sendrecv), call after call, as a 2-rank collective's step does. What it takes
+ * beyond the calls' own costs is work a lone message never waits for (calibrate: afterSend).
+ */
+async function exchangeTime(): Promise<number> {
+  const data = big.subarray(0, 16);
+  const into = sink.subarray(0, 16);
+  const peer = comm.rank === 0 ? 1 : comm.rank === 1 ? 0 : -1;
+  const calls = quick ? 1000 : 3000;
+  const run = async (n: number): Promise<void> => {
+    for (let i = 0; i < n; i++) if (peer >= 0) await comm.sendrecvInto(data, peer, into, peer, 2, 2);
+  };
+  // sendrecv's own path is new to the ranks here: it runs its first thousands of calls slower
+  // (measured between processes: 35 us a call after 300, 20 once warm).
+  await run(quick ? 1000 : 5000);
+  await comm.barrier();
+  const t0 = wtime();
+  await run(calls);
+  return (wtime() - t0) / calls;
+}
+
 /** The sweep of sizes, the fresh ranks' curve, poll costs and compute speed (`full`, `quick`). */
 async function sweep(): Promise<void> {
   // First, while the ranks are fresh: what their first messages cost.
@@ -447,11 +469,12 @@ async function sweep(): Promise<void> {
   }
   const polls = await pollCosts();
   const cpuPerRoundTrip = await pathCpu();
+  const exchange = await exchangeTime();
   const speed = comm.rank === 0 ? computeSpeed() : 0;
   if (comm.rank === 0) {
     console.log(`progress ${total} ${total}`);
     const settings = comm.settings;
-    const result = { figures, speed, eagerLimit: settings.eagerLimit, tcpEagerLimit: settings.tcpEagerLimit, cold, coldFrames, polls, cpuPerRoundTrip, settle };
+    const result = { figures, speed, eagerLimit: settings.eagerLimit, tcpEagerLimit: settings.tcpEagerLimit, cold, coldFrames, polls, cpuPerRoundTrip, exchange, settle };
     if (out !== undefined) writeFileSync(out, `${JSON.stringify(result)}\n`);
   }
 }

@@ -45,7 +45,7 @@ export function formatCalibration(machine: MachineCalibration): string {
     const oneWay = (bytes: number): number => evaluate(c.send, bytes) + evaluate(c.latency, bytes) + evaluate(c.gap, bytes) + evaluate(c.recv, bytes);
     const big = c.measured.at(-1);
     const rate = big !== undefined && big.streamPeriod > 0 ? `${(big.bytes / big.streamPeriod / 1e9).toFixed(2)} GB/s streaming at ${big.bytes >> 20} MiB` : '';
-    const path = c.pathCpu !== undefined ? `, the path's CPU ${us(c.pathCpu)} at each end` : '';
+    const path = (c.pathCpu !== undefined ? `, the path's CPU ${us(c.pathCpu)} at each end` : '') + (c.afterSend !== undefined ? `, the sender's CPU ${us(c.afterSend)} after it left` : '');
     const link = c.linkSetup !== undefined ? `; a new link ${us(c.linkSetup)} each way` : '';
     const s = c.sleeping;
     const crowded = s?.crowded !== undefined && s.crowded.length > 0 ? `, and its CPU ${s.crowded.map((p) => `${us(p.seconds)} more at ${p.ranksPerCore} processes per core`).join(', ')}` : '';

@@ -1747,7 +1747,9 @@ export class Communicator {
   #checkTag(tag: number, allowAny: boolean, operation: string): void {
     if (Number.isInteger(tag) && tag >= 0 && tag <= TAG_UB) return;
     if (allowAny && tag === ANY_TAG) return;
-    throw this.#error(ErrorCode.Tag, `tag ${String(tag)} is not valid`, operation, `use an integer tag from 0 to ${TAG_UB}${allowAny ? ', or ANY_TAG' : ''}`);
+    // A buffer passed where a tag goes (a sendrecv argument out of place) printed as "tag 0".
+    const what = typeof tag === 'number' ? `tag ${tag} is not valid` : `the tag is ${kindOfValue(tag)}, not an integer`;
+    throw this.#error(ErrorCode.Tag, what, operation, `use an integer tag from 0 to ${TAG_UB}${allowAny ? ', or ANY_TAG' : ''}`);
   }
 
   #checkBuffer(buffer: unknown, operation: string): void {
@@ -1803,3 +1805,10 @@ function stringHash(text: string): number {
 refuseToEncode(Communicator, 'a communicator');
 refuseToEncode(Request, 'a request');
 refuseToEncode(Message, 'a matched-probe message');
+
+/** What a value is, for an error about an argument of the wrong type: "a Float64Array", "a string". */
+function kindOfValue(value: unknown): string {
+  if (value === null) return 'null';
+  if (typeof value === 'object') return `a ${(value as object).constructor?.name ?? 'object'}`;
+  return `a ${typeof value}`;
+}

@@ -202,6 +202,7 @@ export class SimLink implements Link {
     this.from.stats.bytesSent += length;
     world.chargeSend(this.from, this.to, wire);
     const sentAt = world.rankNow(this.from);
+    world.chargeAfterSend(this.from, this.to);
     const rail = this.rail;
     world.railBytes[rail] = (world.railBytes[rail] ?? 0) + wire;
     // SimGrid's matching: a handshake frame reaches its peer at once (still in order, when ordered).

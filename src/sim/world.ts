@@ -121,6 +121,8 @@ export class SimRank {
    * may use (fixed when it begins, so that its clock never runs back).
    */
   warmupCredit = 0;
+  /** CPU owed for frames sent in the running segment, after they left: done once it stops running (chargeAfterSend). */
+  afterSendOwed = 0;
   segmentCredit = 0;
 
   constructor(rank: number, host: number, proc: number) {
@@ -151,6 +153,8 @@ export interface FrameCosts {
   sizedWarmup?(linkClass: LinkClass, index: number, count: number): number;
   /** What a new link of `linkClass` costs, per direction (half to its first frame's sender, half to its receiver). */
   linkSetup?(linkClass: LinkClass): number;
+  /** CPU the sender spends on a frame after it has left (the frame does not wait for it). */
+  afterSend?(linkClass: LinkClass): number;
 }
 
 /** What a frame of `bytes` costs more as one of the first of its size class, counted in `counts` (a rank's sent or received frames by class). */
@@ -511,6 +515,12 @@ export class SimWorld {
     rank.blockedSince = end;
     rank.waitingSince = end;
     if (this.current === rank) this.current = null;
+    if (rank.afterSendOwed > 0) {
+      // The frames' work after they left: it runs first, the rank waiting only from its end on.
+      this.addOutside(rank, 'overhead', rank.afterSendOwed * this.shareAt(rank, end), end);
+      rank.afterSendOwed = 0;
+      rank.waitingSince = rank.readyAt;
+    }
     const yielded = rank.onYield;
     rank.onYield = null;
     yielded?.();
@@ -559,6 +569,19 @@ export class SimWorld {
     const linkClass = this.linkClass(rank, to);
     const fresh = this.freshCost(rank, costs.warmup(linkClass, rank.framesSent++) + sizedWarmupOf(costs, linkClass, bytes, (rank.sizedSent ??= [])));
     this.chargeOverhead(rank, costs.send(linkClass, bytes) + fresh + newLinkHalf(costs, linkClass, rank, 'sentTo', to.rank));
+  }
+
+  /**
+   * Charges `rank` the CPU it spends on a frame to `to` after the frame has left (chargeSend's
+   * cost is before). The runtime does it in its event loop, so a rank that is running owes it
+   * until it stops (its send call returns as soon as it would have); a rank that sends and
+   * receives at once pays it before it handles what came.
+   */
+  chargeAfterSend(rank: SimRank, to: SimRank): void {
+    const after = this.options.frameCosts?.afterSend?.(this.linkClass(rank, to)) ?? 0;
+    if (after <= 0) return;
+    if (rank.running) rank.afterSendOwed += after;
+    else this.chargeOverhead(rank, after);
   }
 
   /** A fresh frame's warm-up to charge: itself, or nothing when it is a credit (then owed to `rank`). */

@@ -56,6 +56,8 @@ function knownRuntime(cores: number): MachineCalibration {
   return { ...m, classes: { ...m.classes, 'intra-process': intra }, wake: RUNTIME.wake };
 }
 
+/** The modelled machine's sender work after a frame has left, between processes: more than the frame's way (60 us), so an exchange shows it. */
+const KNOWN_AFTER_SEND = 100e-6;
 const KNOWN = { threads: { send: 4e-6, recv: 3e-6, latency: 20e-6, perByte: 2e-10 }, procs: { send: 12e-6, recv: 6e-6, latency: 60e-6, perByte: 1e-9 } };
 
 function write(name: string, machine: unknown): string {
@@ -65,7 +67,8 @@ function write(name: string, machine: unknown): string {
 }
 
 test('tsmpi calibrate --sim gives back the costs of the modelled machine it measured', async () => {
-  const platform = write('known.json', knownMachine(KNOWN, 2));
+  const known = knownMachine(KNOWN, 2);
+  const platform = write('known.json', { ...known, classes: { ...known.classes, 'inter-process': { ...known.classes['inter-process']!, afterSend: KNOWN_AFTER_SEND } } });
   const out = join(dir, 'recovered.json');
   const result = await tsmpi(['calibrate', '--quick', '--sim', platform, '-o', out], { timeoutMs: 180_000 });
   assert.equal(result.code, 0, explain(result));
@@ -85,6 +88,9 @@ test('tsmpi calibrate --sim gives back the costs of the modelled machine it meas
     // that is already there costs nothing more: the split of send and receive is not recovered,
     // their sum with the pipe is.)
   }
+  const afterSend = recovered.classes['inter-process']!.afterSend;
+  assert.ok(afterSend !== undefined && Math.abs(afterSend / KNOWN_AFTER_SEND - 1) < 0.15, `the sender's work after a frame left: recovered ${afterSend} s, modelled ${KNOWN_AFTER_SEND} s`);
+  assert.equal(recovered.classes['intra-process']!.afterSend, undefined);
   const xml = readFileSync(join(dir, 'recovered.xml'), 'utf8');
   assert.match(xml, /<prop id="smpi\/os" value="0:/);
   assert.match(xml, /<cluster id="calibrated"/);
@@ -419,6 +425,9 @@ test('tsmpi calibrate measures this machine in both launch modes and writes JSON
   const tcp = machine.classes['inter-process']!;
   assert.ok(tcp.pathCpu !== undefined && tcp.pathCpu >= 0 && tcp.pathCpu <= evaluate(tcp.latency, 16) / 2 + 1e-12, `pathCpu ${tcp.pathCpu}, latency ${evaluate(tcp.latency, 16)}`);
   assert.equal(machine.classes['intra-process']!.pathCpu, undefined);
+  // The exchange was timed between processes: the sender's work after a frame left is a figure there.
+  assert.ok(tcp.afterSend !== undefined && Number.isFinite(tcp.afterSend) && tcp.afterSend >= 0, `afterSend ${tcp.afterSend}`);
+  assert.equal(machine.classes['intra-process']!.afterSend, undefined);
   // Sleeping receivers between processes, and rings of 2 and 4 processes per core (up to 16 processes).
   assert.ok(tcp.sleeping !== undefined && tcp.sleeping.wake >= 0);
   assert.deepEqual(tcp.sleeping.crowded?.map((p) => p.ranksPerCore), [2, 4].filter((k) => k * machine.hosts.cores <= 16));
@@ -593,6 +602,44 @@ test("between processes the path's own CPU is the ranks': a message alone costs 
   const free = await sim(withPath(1, 0), burst, 4);
   const busy = await sim(withPath(1, half), burst, 4);
   assert.ok(busy > free * 1.3, `all at once: ${busy} s with the path's CPU on the core, ${free} s without`);
+});
+
+const EXCHANGE_CALLS = `
+import { init, wtime } from 'tsmpi';
+const comm = await init();
+const mine = new Uint8Array(8), theirs = new Uint8Array(8);
+const peer = 1 - comm.rank;
+for (let i = 0; i < 10; i++) await comm.sendrecvInto(mine, peer, theirs, peer, 3, 3);
+await comm.barrier();
+const t0 = wtime();
+for (let i = 0; i < 50; i++) await comm.sendrecvInto(mine, peer, theirs, peer, 3, 3);
+if (comm.rank === 0) console.log('call ' + (wtime() - t0) / 50);
+`;
+
+test("between processes the sender's work after a frame has left: a token passed along costs the same, an exchange pays it each call before it handles what came", async () => {
+  const ring = join(dir, 'after-send-ring.ts');
+  writeFileSync(ring, RING_HOPS);
+  const exchange = join(dir, 'after-send-exchange.ts');
+  writeFileSync(exchange, EXCHANGE_CALLS);
+  const after = 100e-6;
+  const withAfter = (afterSend: number): string => {
+    const machine = knownMachine(KNOWN, 2);
+    return write(`after-send-${afterSend}.json`, { ...machine, classes: { ...machine.classes, 'inter-process': { ...machine.classes['inter-process']!, afterSend } } });
+  };
+  const sim = async (platform: string, program: string, label: string): Promise<number> => {
+    const r = await tsmpi(['sim', '--quiet', '--compute', 'declared', '--platform', platform, '--procs', '-n', '2', program]);
+    assert.equal(r.code, 0, explain(r));
+    return Number(new RegExp(`^${label} ([\\d.eE+-]+)$`, 'm').exec(r.stdout)?.[1]);
+  };
+  const hop = await sim(withAfter(0), ring, 'hop');
+  const hopWith = await sim(withAfter(after), ring, 'hop');
+  assert.ok(Math.abs(hopWith / hop - 1) < 0.01, `a hop costs the same: ${hopWith} s with the work after the send, ${hop} s without`);
+  const call = await sim(withAfter(0), exchange, 'call');
+  const callWith = await sim(withAfter(after), exchange, 'call');
+  const p = KNOWN.procs;
+  // Without it the two frames cross at once: an exchange lasts one one-way time.
+  assert.ok(Math.abs(call / (p.send + p.latency + p.recv) - 1) < 0.05, `an exchange without: ${call} s a call`);
+  assert.ok(Math.abs(callWith / (p.send + after + p.recv) - 1) < 0.05, `an exchange with: ${callWith} s a call`);
 });
 
 const RANK_V8 = `

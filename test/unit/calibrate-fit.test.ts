@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { excessOver, fitCrowded, fitLine, fitLinkClass, fitLinkSetup, fitPathCpu, fitPiecewise, fitSleeping, fitWake, fitWarmup, robustLine, warmTailStart } from '../../src/calibrate/fit.ts';
+import { excessOver, fitCrowded, fitAfterSend, fitLine, fitLinkClass, fitLinkSetup, fitPathCpu, fitPiecewise, fitSleeping, fitWake, fitWarmup, robustLine, warmTailStart } from '../../src/calibrate/fit.ts';
 import { machineFrom } from '../../src/calibrate/calibrate.ts';
 import { simgridXml } from '../../src/calibrate/simgrid-xml.ts';
 import { formatCalibration, runsApart } from '../../src/calibrate/summary.ts';
@@ -385,6 +385,28 @@ test("fitPathCpu: a process's CPU per round trip less its calls' costs, half per
   near(fitPathCpu(50e-6, 6e-6, 4e-6, 30e-6), 15e-6);
   assert.equal(fitPathCpu(5e-6, 6e-6, 4e-6, 30e-6), 0);
   assert.throws(() => fitPathCpu(Number.NaN, 0, 0, 1), /CPU per round trip/);
+});
+
+test("fitAfterSend: an exchange longer than the one-way time less its calls and the path's CPU at both ends; no longer, nothing; read back only between processes, a bad one refused", () => {
+  const near = (got: number | undefined, want: number): void => assert.ok(got !== undefined && Math.abs(got - want) < 1e-15, `${got} vs ${want}`);
+  near(fitAfterSend(20e-6, 11e-6, 6e-6, 1e-6), 13e-6);
+  near(fitAfterSend(20e-6, 11e-6, 6e-6, 1e-6, 2e-6), 9e-6);
+  assert.equal(fitAfterSend(10e-6, 11e-6, 6e-6, 1e-6), 0, 'an exchange within a one-way time says nothing of the work after a send');
+  assert.equal(fitAfterSend(12e-6, 11e-6, 6e-6, 1e-6, 5e-6), 0, 'never below 0');
+  assert.throws(() => fitAfterSend(Number.NaN, 11e-6, 6e-6, 1e-6), /exchange took NaN s/);
+  assert.throws(() => fitAfterSend(0, 11e-6, 6e-6, 1e-6), /exchange took 0 s/);
+  // 16 bytes one way in 12 us, calls of 3 + 1 us; the exchange 30 us a call.
+  const figures = SIZES.map((bytes) => ({ bytes, oneWay: 1.2e-5 + bytes * 1e-9, streamPeriod: 5e-6 + bytes * 5e-10, send: 3e-6, recv: 1e-6 }));
+  const m = machineFrom(new Map([['threads', { figures, speed: 1e9, eagerLimit: 65536, tcpEagerLimit: 65536, exchange: 30e-6 }], ['procs', { figures, speed: 1e9, eagerLimit: 65536, tcpEagerLimit: 65536, exchange: 30e-6 }]]), 1);
+  const back = readCalibration(JSON.parse(JSON.stringify(m)), 'cal.json');
+  const tcp = back.classes['inter-process']!;
+  near(tcp.afterSend, 30e-6 - evaluate(tcp.send, 16) - evaluate(tcp.recv, 16));
+  assert.ok(Math.abs(tcp.afterSend! - 26e-6) < 0.5e-6, `afterSend ${tcp.afterSend}`);
+  assert.equal(back.classes['intra-process']!.afterSend, undefined, 'between threads the model makes the exchange by itself');
+  assert.match(formatCalibration(back), /the sender's CPU 2\d\.\d+ us after it left/);
+  const bad = JSON.parse(JSON.stringify(m)) as Record<string, any>;
+  bad['classes']['inter-process']['afterSend'] = -1e-6;
+  assert.throws(() => readCalibration(bad, 'cal.json'), /inter-process\.afterSend/);
 });
 
 test("fitLinkSetup: a new link's first round trip beyond a warm one, per direction; a bad figure is refused", () => {

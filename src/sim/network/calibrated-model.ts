@@ -75,5 +75,6 @@ export function calibratedFrameCosts(model: CalibratedModel): FrameCosts {
     sizedWarmupClass: (c, bytes) => sizedWarmupIndex(model.costs(c).sizedWarmup, Math.max(0, bytes - FRAME_HEADER_BYTES)),
     sizedWarmup: (c, index, count) => warmupExtra(model.costs(c).sizedWarmup?.[index]?.steps, count),
     linkSetup: (c) => model.costs(c).linkSetup ?? 0,
+    afterSend: (c) => model.costs(c).afterSend ?? 0,
   };
 }

@@ -129,6 +129,13 @@ export interface LinkClassCalibration {
    */
   readonly pathCpu?: number;
   /**
+   * CPU seconds the sender spends per frame after the frame has left (TCP: the write's completion
+   * and the socket's bookkeeping). A lone message does not wait for it; a rank that sends and
+   * receives at once (an exchange, a collective's step) handles what came only after it. Fitted
+   * as a 16-byte exchange's time per call beyond the ping-pong's one-way time.
+   */
+  readonly afterSend?: number;
+  /**
    * CPU seconds a new link costs, per direction: the first frame from one rank to a peer it never
    * sent to before (between processes a connection and its handshake; between threads a ring set
    * up and announced), half at the sender's first send to that peer, half at the receiver's first
@@ -227,6 +234,7 @@ export function readCalibration(value: unknown, source: string): MachineCalibrat
       ...(c['sizedWarmup'] !== undefined ? { sizedWarmup: sizedWarmups(c['sizedWarmup'], `${field}.sizedWarmup`) } : {}),
       ...(polls !== undefined ? { polls: pollCostsOf(polls, `${field}.polls`) } : {}),
       ...(c['pathCpu'] !== undefined ? { pathCpu: checkPositive(c['pathCpu'], `${field}.pathCpu`, 'seconds', true) } : {}),
+      ...(c['afterSend'] !== undefined ? { afterSend: checkPositive(c['afterSend'], `${field}.afterSend`, 'seconds', true) } : {}),
       ...(c['linkSetup'] !== undefined ? { linkSetup: checkPositive(c['linkSetup'], `${field}.linkSetup`, 'seconds', true) } : {}),
       ...(c['sleeping'] !== undefined ? { sleeping: sleepingOf(c['sleeping'], `${field}.sleeping`) } : {}),
     };
