@@ -253,7 +253,7 @@ export function machineFrom(results: ReadonlyMap<string, ProbeResult>, seconds: 
       // Between threads the exchange costs what the model makes of it already (a ring copy has no completion to handle).
       const afterSend = linkClass !== 'intra-process' && result.exchange !== undefined ? fitAfterSend(result.exchange, oneWayOf(fitted, 16), evaluate(fitted.send, 16), evaluate(fitted.recv, 16), pathCpu) : undefined;
       const linkSetup = result.link !== undefined ? fitLinkSetup(result.link) : undefined;
-      const sleepingFit = result.sleeping !== undefined ? fitSleeping(result.sleeping, fitted) : undefined;
+      const sleepingFit = result.sleeping !== undefined ? fitSleeping(result.sleeping, fitted, afterSend) : undefined;
       const crowded = sleepingFit !== undefined && result.crowded !== undefined ? fitCrowded(result.crowded, result.sleeping!.oneWay) : [];
       const sleeping = sleepingFit !== undefined && crowded.length > 0 ? { ...sleepingFit, crowded } : sleepingFit;
       classes[linkClass] = {

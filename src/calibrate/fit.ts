@@ -273,14 +273,15 @@ export function fitAfterSend(exchange: number, oneWay: number, send: number, rec
 /**
  * What a sleeping receiver adds between processes (LinkClassCalibration.sleeping): the 16-byte
  * one-way time asleep beyond the sweep's (turning) one, and the path's CPU per frame end then,
- * from the CPU per round trip as {@link fitPathCpu} reads it.
+ * from the CPU per round trip as {@link fitPathCpu} reads it, less the sender's work after its
+ * frame left (`afterSend`), which that CPU holds too and the simulator charges apart.
  */
-export function fitSleeping(sleeping: SleepingResult, fitted: Pick<LinkClassCalibration, 'send' | 'recv' | 'latency' | 'measured'>): NonNullable<LinkClassCalibration['sleeping']> {
+export function fitSleeping(sleeping: SleepingResult, fitted: Pick<LinkClassCalibration, 'send' | 'recv' | 'latency' | 'measured'>, afterSend = 0): NonNullable<LinkClassCalibration['sleeping']> {
   if (!(Number.isFinite(sleeping.oneWay) && sleeping.oneWay > 0)) throw new RangeError(`the sleeping one-way time is ${sleeping.oneWay} s`);
   const turning = fitted.measured.find((f) => f.bytes === 16)?.oneWay ?? evaluate(fitted.send, 16) + evaluate(fitted.latency, 16) + evaluate(fitted.recv, 16);
   const wake = Math.max(0, sleeping.oneWay - turning);
   if (sleeping.cpuPerRoundTrip === undefined) return { wake };
-  return { wake, pathCpu: fitPathCpu(sleeping.cpuPerRoundTrip, evaluate(fitted.send, 16), evaluate(fitted.recv, 16), evaluate(fitted.latency, 16) + wake) };
+  return { wake, pathCpu: fitPathCpu(Math.max(0, sleeping.cpuPerRoundTrip - afterSend), evaluate(fitted.send, 16), evaluate(fitted.recv, 16), evaluate(fitted.latency, 16) + wake) };
 }
 
 /**
