@@ -121,9 +121,9 @@ export class SimRank {
    * may use (fixed when it begins, so that its clock never runs back).
    */
   warmupCredit = 0;
+  segmentCredit = 0;
   /** CPU owed for frames sent in the running segment, after they left: done once it stops running (chargeAfterSend). */
   afterSendOwed = 0;
-  segmentCredit = 0;
 
   constructor(rank: number, host: number, proc: number) {
     this.rank = rank;

@@ -132,7 +132,8 @@ export interface LinkClassCalibration {
    * CPU seconds the sender spends per frame after the frame has left (TCP: the write's completion
    * and the socket's bookkeeping). A lone message does not wait for it; a rank that sends and
    * receives at once (an exchange, a collective's step) handles what came only after it. Fitted
-   * as a 16-byte exchange's time per call beyond the ping-pong's one-way time.
+   * from a warm 16-byte exchange's time per call, less the calls' costs and the path's CPU at both
+   * ends, when the exchange outlasts the one-way time (fitAfterSend).
    */
   readonly afterSend?: number;
   /**
