@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import cliProgress from 'cli-progress';
 import { ErrorCode, TsmpiError } from '../errors.js';
-import { CALIBRATION_FORMAT, CALIBRATION_VERSION, evaluate, type LinkClassCalibration, type MachineCalibration, type SizedWarmup } from '../sim/platform/calibration.js';
+import { CALIBRATION_FORMAT, CALIBRATION_VERSION, evaluate, frameOneWay, type LinkClassCalibration, type MachineCalibration, type SizedWarmup } from '../sim/platform/calibration.js';
 import type { LinkClass } from '../sim/network/model.js';
 import { loadPlatformFile } from '../sim/platform/load.js';
 import { readHostfile } from '../bootstrap/mpirun-hosts.js';
@@ -227,11 +227,6 @@ async function runWake(options: CalibrateOptions, cores: number, dir: string): P
   return { sleepingOneWay: sleeping.oneWay, rings };
 }
 
-/** The fitted one-way time of a frame of `bytes` (its calls, the pipe and the latency). */
-function oneWayOf(c: Pick<LinkClassCalibration, 'send' | 'recv' | 'latency' | 'gap'>, bytes: number): number {
-  return evaluate(c.send, bytes) + evaluate(c.gap, bytes) + evaluate(c.latency, bytes) + evaluate(c.recv, bytes);
-}
-
 /**
  * Fits the figures of each mode into a calibrated machine (`speed`: flop/s when not measured;
  * `wake`: the wake-up experiments, when run).
@@ -251,7 +246,7 @@ export function machineFrom(results: ReadonlyMap<string, ProbeResult>, seconds: 
       // Only a rank alone in its process measures its own path's CPU (threads share one process).
       const pathCpu = linkClass !== 'intra-process' && result.cpuPerRoundTrip !== undefined ? fitPathCpu(result.cpuPerRoundTrip, evaluate(fitted.send, 16), evaluate(fitted.recv, 16), evaluate(fitted.latency, 16)) : undefined;
       // Between threads the exchange costs what the model makes of it already (a ring copy has no completion to handle).
-      const afterSend = linkClass !== 'intra-process' && result.exchange !== undefined ? fitAfterSend(result.exchange, oneWayOf(fitted, 16), evaluate(fitted.send, 16), evaluate(fitted.recv, 16), pathCpu) : undefined;
+      const afterSend = linkClass !== 'intra-process' && result.exchange !== undefined ? fitAfterSend(result.exchange, frameOneWay(fitted, 16), evaluate(fitted.send, 16), evaluate(fitted.recv, 16), pathCpu) : undefined;
       const linkSetup = result.link !== undefined ? fitLinkSetup(result.link) : undefined;
       const sleepingFit = result.sleeping !== undefined ? fitSleeping(result.sleeping, fitted, afterSend) : undefined;
       const crowded = sleepingFit !== undefined && result.crowded !== undefined ? fitCrowded(result.crowded, result.sleeping!.oneWay) : [];

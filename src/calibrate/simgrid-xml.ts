@@ -11,7 +11,7 @@
  * several, else the messages inside the host, which SimGrid sends over the host's loopback
  * (shared memory, as an MPI library on one machine does; TCP when only that was measured).
  */
-import { evaluate, type LinkClassCalibration, type MachineCalibration, type Piecewise } from '../sim/platform/calibration.js';
+import { evaluate, frameOneWay, type LinkClassCalibration, type MachineCalibration, type Piecewise } from '../sim/platform/calibration.js';
 
 const num = (x: number): string => Number(x.toPrecision(6)).toString();
 
@@ -48,7 +48,7 @@ export function simgridXml(machine: MachineCalibration): string {
   // SMPI sends a large message synchronously, without tsmpi's two handshake frames (each a 0-byte
   // frame) and without charging smpi/os and smpi/or (measured: a ping-pong above the threshold
   // pays neither): those times go into the latency of the ranges above the eager limit.
-  const handshake = 2 * (evaluate(governing.send, 0) + evaluate(governing.recv, 0) + evaluate(governing.latency, 0) + evaluate(governing.gap, 0));
+  const handshake = 2 * frameOneWay(governing, 0);
   const ranges = governing.latency.map((_, i) => {
     const pipe = pipeOf(governing, i);
     if (pipe.from <= governing.eagerLimit) return pipe;

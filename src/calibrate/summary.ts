@@ -6,7 +6,7 @@
  * apart; the compute speed and cores, and how long the calibration took. A warning when the runs
  * disagree widely.
  */
-import { evaluate, type LinkClassCalibration, type MachineCalibration, type WarmupStep } from '../sim/platform/calibration.js';
+import { evaluate, frameOneWay, type LinkClassCalibration, type MachineCalibration, type WarmupStep } from '../sim/platform/calibration.js';
 import { sizeLabel } from '../size-label.js';
 
 const us = (s: number): string => `${(s * 1e6).toFixed(2)} us`;
@@ -42,7 +42,6 @@ export function formatCalibration(machine: MachineCalibration): string {
   const warnings: string[] = [];
   for (const [name, c] of Object.entries(machine.classes)) {
     const worst = Math.max(...[c.send, c.recv, c.latency, c.gap].flat().map((s) => s.fitError));
-    const oneWay = (bytes: number): number => evaluate(c.send, bytes) + evaluate(c.latency, bytes) + evaluate(c.gap, bytes) + evaluate(c.recv, bytes);
     const big = c.measured.at(-1);
     const rate = big !== undefined && big.streamPeriod > 0 ? `${(big.bytes / big.streamPeriod / 1e9).toFixed(2)} GB/s streaming at ${big.bytes >> 20} MiB` : '';
     const path = (c.pathCpu !== undefined ? `, the path's CPU ${us(c.pathCpu)} at each end` : '') + (c.afterSend !== undefined ? `, the sender's CPU ${us(c.afterSend)} after it left` : '');
@@ -53,7 +52,7 @@ export function formatCalibration(machine: MachineCalibration): string {
     const apart = runsApart(c);
     const runs = apart !== undefined ? `; runs up to ${apart.ratio.toFixed(2)}x apart (${sizeLabel(apart.bytes)})` : '';
     const fresh = [`16 B ${warmupMillis(c.warmup)}`, ...(c.sizedWarmup ?? []).map((w) => `${sizeLabel(w.bytes)} ${warmupMillis(w.steps)} on top`)].join(', ');
-    lines.push(`  ${name}: frame of 8 B ${us(oneWay(8))} (send ${us(evaluate(c.send, 8))}, receive ${us(evaluate(c.recv, 8))}${path}), 64 KiB ${us(oneWay(65536))}; ${rate}; eager up to ${c.eagerLimit} B${link}${asleep}; a fresh rank's first frames beyond the simulator's own count ${fresh}; worst fit error ${(worst * 100).toFixed(1)}%${runs}`);
+    lines.push(`  ${name}: frame of 8 B ${us(frameOneWay(c, 8))} (send ${us(evaluate(c.send, 8))}, receive ${us(evaluate(c.recv, 8))}${path}), 64 KiB ${us(frameOneWay(c, 65536))}; ${rate}; eager up to ${c.eagerLimit} B${link}${asleep}; a fresh rank's first frames beyond the simulator's own count ${fresh}; worst fit error ${(worst * 100).toFixed(1)}%${runs}`);
     if (apart !== undefined && apart.ratio > UNSTEADY_RUNS_RATIO) {
       warnings.push(
         `warning: the machine was not steady: ${name} one-way times at ${sizeLabel(apart.bytes)} differed ${apart.ratio.toFixed(2)}x between runs (the figures are their medians); ` +

@@ -179,6 +179,11 @@ export function evaluate(cost: Piecewise, bytes: number): number {
   return Math.max(0, segment.intercept + segment.slope * bytes);
 }
 
+/** A lone frame's one-way time of `bytes` payload: its send and receive calls, the pipe and the latency. */
+export function frameOneWay(costs: Pick<LinkClassCalibration, 'send' | 'recv' | 'latency' | 'gap'>, bytes: number): number {
+  return evaluate(costs.send, bytes) + evaluate(costs.gap, bytes) + evaluate(costs.latency, bytes) + evaluate(costs.recv, bytes);
+}
+
 type Obj = Readonly<Record<string, unknown>>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 
