@@ -189,7 +189,11 @@ export class TcpReceiveLink implements Link {
   private readonly frame: InboundFrame = { words: new Int32Array(FRAME_HEADER_WORDS), headerIndex: 0, bytes: new Uint8Array(0), payloadOffset: 0, payloadLength: 0, pieceOffset: 0 };
   private closed = false;
 
-  constructor(peer: number, limits: LinkLimits, socket: Socket, events: LinkEvents, first: Buffer, maxFrameBytes: number) {
+  /**
+   * `consume` hands the link every read of the socket from now on (tcp-reader.ts, where a read's
+   * bytes are valid only until the link returns); without it the link listens for 'data'.
+   */
+  constructor(peer: number, limits: LinkLimits, socket: Socket, events: LinkEvents, first: Buffer, maxFrameBytes: number, consume?: (consumer: (chunk: Buffer) => void) => void) {
     this.peer = peer;
     this.limits = limits;
     this.socket = socket;
@@ -203,11 +207,13 @@ export class TcpReceiveLink implements Link {
       this.frame.pieceOffset = pieceOffset;
       this.events.frame(this, this.frame);
     });
-    socket.on('data', (chunk: Buffer) => this.receive(chunk));
     socket.on('error', (error) => this.fail(error));
     socket.on('close', () => this.fail(this.parser.idle ? undefined : new Error('the connection closed in the middle of a frame')));
     events.opened?.(this);
     if (first.length > 0) this.receive(first);
+    const receive = (chunk: Buffer): void => this.receive(chunk);
+    if (consume !== undefined) consume(receive);
+    else socket.on('data', receive);
   }
 
   private receive(chunk: Buffer): void {

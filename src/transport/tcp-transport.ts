@@ -8,6 +8,7 @@ import { createServer, connect as netConnect, type Server, type Socket } from 'n
 import { acceptHandshake, connectHandshake, jobTag } from './handshake.js';
 import type { Link, LinkEvents } from './link.js';
 import { TcpReceiveLink, TcpSendLink, tcpLimits } from './tcp-link.js';
+import { readIntoReusedBuffer } from './tcp-reader.js';
 
 export interface TcpEndpointAddress {
   host: string;
@@ -59,7 +60,8 @@ export class TcpTransport {
   /** Opens the listener; resolves with the address peers must connect to. */
   listen(): Promise<TcpEndpointAddress> {
     return new Promise((resolve, reject) => {
-      const server = createServer((socket) => this.accept(socket));
+      // Paused: an accepted socket is read only once it reads into the thread's buffer (tcp-reader.ts).
+      const server = createServer({ pauseOnConnect: true }, (socket) => this.accept(socket));
       server.once('error', reject);
       server.listen({ host: this.options.listenHost, port: 0, exclusive: true }, () => {
         server.off('error', reject);
@@ -98,13 +100,16 @@ export class TcpTransport {
       this.beforeSecret.push(() => this.accept(socket));
       return;
     }
-    if (!this.sockets.has(socket)) this.track(socket);
+    this.sockets.delete(socket);
+    const reader = readIntoReusedBuffer(socket);
+    socket = reader.socket;
+    this.track(socket);
     const from = `${socket.remoteAddress}:${socket.remotePort}`;
     acceptHandshake(socket, this.secret, this.rank, this.tag).then(
       ({ peer, rest }) => {
         socket.pause();
         const start = (): void => {
-          new TcpReceiveLink(peer, tcpLimits(this.options.maxFramePayload, this.options.eagerLimit), socket, this.events!, rest, this.options.maxFrameBytes);
+          new TcpReceiveLink(peer, tcpLimits(this.options.maxFramePayload, this.options.eagerLimit), socket, this.events!, rest, this.options.maxFrameBytes, reader.consume);
           socket.resume();
         };
         if (this.events !== undefined) start();
