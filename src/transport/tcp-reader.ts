@@ -6,7 +6,8 @@
  * frame parser copies out come from memory that stays in the cache.
  *
  * The buffer holds what libuv reads at once anyway (64 KiB): larger reads (256 KiB, 1 MiB) made
- * TCP streams slower, the buffer and the receive no longer both in the cache (docs/guide.md, "Where ranks run").
+ * TCP streams slower, the buffer and the receive no longer both in the cache (docs/guide.md,
+ * "Where ranks run").
  *
  * The buffer is shared by every connection of the thread: a chunk is valid only until its
  * consumer returns, and the frame parser and the receive path copy whatever they keep (they
