@@ -145,6 +145,7 @@ async function buildTransport(context: MemberContext, settings: Settings, channe
     maxFramePayload: TCP_FRAME_PAYLOAD,
     maxFrameBytes: MAX_TCP_FRAME,
     eagerLimit: settings.tcpEagerLimit,
+    reuseReadBuffer: settings.tcpReadBuffer === 'reused',
     log,
   });
   const world = awaitWorld(channel);

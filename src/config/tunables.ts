@@ -262,6 +262,14 @@ export const tunables = {
     defaultValue: () => 'lazy',
     parse: (text) => parseChoice('TSMPI_TCP_CONNECT', text, ['lazy', 'eager'] as const),
   } satisfies Tunable<'lazy' | 'eager'>,
+  tcpReadBuffer: {
+    env: 'TSMPI_TCP_READ_BUFFER',
+    description:
+      "How a rank reads the connections its peers opened: reused (into one 64 KiB buffer per thread, nothing allocated per read) or fresh (a new Buffer per read, as a Node socket does). Two processes on 2 cores, `npm run bench -- tcp`: a 1 MiB ping-pong 0.92-0.99x raw Node sockets reused against 1.23x fresh, 64 KiB streams 3.3-3.5 GB/s against 2.1. With 4 processes on 2 cores, a loop of 64 KiB alltoalls ran 13-27% slower reused, for a cause not found (docs/guide.md, \"Where ranks run\").",
+    defaultText: 'reused if the ranks on its machine (all processes) <= cores, else fresh',
+    defaultValue: (ctx): 'reused' | 'fresh' => ((ctx.hostRanks ?? ctx.localRanks) <= ctx.cores ? 'reused' : 'fresh'),
+    parse: (text) => parseChoice('TSMPI_TCP_READ_BUFFER', text, ['reused', 'fresh'] as const),
+  } satisfies Tunable<'reused' | 'fresh'>,
   tcpAddress: {
     env: 'TSMPI_TCP_ADDRESS',
     description:

@@ -41,6 +41,7 @@ export async function openRails(options: OpenRailsOptions): Promise<RailListener
         maxFramePayload: options.maxFramePayload,
         maxFrameBytes: Math.max(options.maxFrameBytes, settings.segMax + 1024),
         eagerLimit: settings.tcpEagerLimit,
+        reuseReadBuffer: settings.tcpReadBuffer === 'reused',
         log: options.log,
       }),
   );

@@ -73,8 +73,8 @@ export function readIntoReusedBuffer(accepted: Socket): ReusedBufferSocket {
   };
 }
 
-/** The usual reading, where a socket has no handle to re-wrap (the server paused it). */
-function readByEvents(socket: Socket): ReusedBufferSocket {
+/** The usual reading, a new Buffer per read, of a socket the server paused. */
+export function readByEvents(socket: Socket): ReusedBufferSocket {
   socket.resume();
   return { socket, consume: (consumer) => socket.on('data', consumer) };
 }

@@ -8,7 +8,7 @@ import { createServer, connect as netConnect, type Server, type Socket } from 'n
 import { acceptHandshake, connectHandshake, jobTag } from './handshake.js';
 import type { Link, LinkEvents } from './link.js';
 import { TcpReceiveLink, TcpSendLink, tcpLimits } from './tcp-link.js';
-import { readIntoReusedBuffer } from './tcp-reader.js';
+import { readByEvents, readIntoReusedBuffer } from './tcp-reader.js';
 
 export interface TcpEndpointAddress {
   host: string;
@@ -28,6 +28,8 @@ export interface TcpTransportOptions {
   maxFrameBytes: number;
   /** Messages up to this size go eagerly over TCP (see TSMPI_TCP_EAGER_LIMIT). */
   eagerLimit: number;
+  /** Read accepted connections into the thread's reused buffer (TSMPI_TCP_READ_BUFFER); else a new Buffer per read. */
+  reuseReadBuffer?: boolean;
   /** Where refusals and connection problems are reported. */
   log: (line: string) => void;
 }
@@ -101,7 +103,7 @@ export class TcpTransport {
       return;
     }
     this.sockets.delete(socket);
-    const reader = readIntoReusedBuffer(socket);
+    const reader = this.options.reuseReadBuffer === true ? readIntoReusedBuffer(socket) : readByEvents(socket);
     socket = reader.socket;
     this.track(socket);
     const from = `${socket.remoteAddress}:${socket.remotePort}`;

@@ -121,3 +121,12 @@ test('the TCP eager limit defaults to 1 MiB in a real run and to 64 KiB under th
   // Shared memory's eager limit is the same in both.
   assert.equal(readSettings({}, { simulated: true }).eagerLimit, readSettings({}).eagerLimit);
 });
+
+test('TCP reads go into a reused buffer while the machine\'s ranks fit its cores, into fresh ones past that; a given value wins; a bad one is named', () => {
+  assert.equal(readSettings({}, { localRanks: 1, cores: 2, remotePeers: true, hostRanks: 2 }).tcpReadBuffer, 'reused');
+  assert.equal(readSettings({}, { localRanks: 1, cores: 2, remotePeers: true, hostRanks: 4 }).tcpReadBuffer, 'fresh');
+  assert.equal(readSettings({}, { localRanks: 4, cores: 2, remotePeers: true }).tcpReadBuffer, 'fresh', "without hostRanks, the process's own ranks count");
+  assert.equal(readSettings({ TSMPI_TCP_READ_BUFFER: 'reused' }, { localRanks: 1, cores: 2, remotePeers: true, hostRanks: 8 }).tcpReadBuffer, 'reused');
+  assert.equal(readSettings({ TSMPI_TCP_READ_BUFFER: 'fresh' }, { localRanks: 1, cores: 2, remotePeers: true, hostRanks: 2 }).tcpReadBuffer, 'fresh');
+  assert.throws(() => readSettings({ TSMPI_TCP_READ_BUFFER: 'big' }), /TSMPI_TCP_READ_BUFFER/);
+});
