@@ -1,8 +1,9 @@
 /**
- * Reading an accepted connection into one buffer the thread reuses. A socket read the usual way
- * hands out a new 64 KiB Buffer per read: a 16 MiB message is 256 allocations whose external
- * memory drives the young-generation collector, and every read lands in memory the cache has not
- * seen. Read into one reused buffer (Node's `onread`), nothing is allocated and the bytes the
+ * How a rank reads the connections its peers opened: into one buffer the thread reuses, or the
+ * usual way (TSMPI_TCP_READ_BUFFER chooses; reused while the machine's ranks fit its cores). A
+ * socket read the usual way hands out a new 64 KiB Buffer per read: a 16 MiB message is 256
+ * allocations whose external memory drives the young-generation collector, and every read lands
+ * in memory the cache has not seen. Read into one reused buffer (Node's `onread`), nothing is allocated and the bytes the
  * frame parser copies out come from memory that stays in the cache.
  *
  * The buffer holds what libuv reads at once anyway (64 KiB): larger reads (256 KiB, 1 MiB) made
