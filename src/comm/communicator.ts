@@ -35,7 +35,7 @@ import { Info } from './info.js';
 import { ErrhandlerSlot, wrapForErrhandlers, type Errhandler, type ErrhandlerBody } from './errhandler.js';
 import { Intercommunicator } from './intercommunicator.js';
 import { Message, MESSAGE_NO_PROC } from './message.js';
-import { checkOp, Op, type AnyOp, type ReduceOp } from './ops.js';
+import { checkOp, describeOperand, Op, type AnyOp, type ReduceOp } from './ops.js';
 import { hardwareLevels, SPLIT_TYPES, type SplitType } from './placement.js';
 import { checkPartitions, PartitionedRecv, PartitionedSend, partitionedTag, type PartitionedChannel } from './partitioned.js';
 import { PersistentRequest } from './persistent-request.js';
@@ -1748,7 +1748,7 @@ export class Communicator {
     if (Number.isInteger(tag) && tag >= 0 && tag <= TAG_UB) return;
     if (allowAny && tag === ANY_TAG) return;
     // A buffer passed where a tag goes (a sendrecv argument out of place) printed as "tag 0".
-    const what = typeof tag === 'number' ? `tag ${tag} is not valid` : `the tag is ${kindOfValue(tag)}, not an integer`;
+    const what = typeof tag === 'number' ? `tag ${tag} is not valid` : `the tag is ${describeOperand(tag)}, not an integer`;
     throw this.#error(ErrorCode.Tag, what, operation, `use an integer tag from 0 to ${TAG_UB}${allowAny ? ', or ANY_TAG' : ''}`);
   }
 
@@ -1805,10 +1805,3 @@ function stringHash(text: string): number {
 refuseToEncode(Communicator, 'a communicator');
 refuseToEncode(Request, 'a request');
 refuseToEncode(Message, 'a matched-probe message');
-
-/** What a value is, for an error about an argument of the wrong type: "a Float64Array", "a string". */
-function kindOfValue(value: unknown): string {
-  if (value === null) return 'null';
-  if (typeof value === 'object') return `a ${(value as object).constructor?.name ?? 'object'}`;
-  return `a ${typeof value}`;
-}
