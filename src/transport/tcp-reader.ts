@@ -3,8 +3,8 @@
  * usual way (TSMPI_TCP_READ_BUFFER chooses; reused while the machine's ranks fit its cores). A
  * socket read the usual way hands out a new 64 KiB Buffer per read: a 16 MiB message is 256
  * allocations whose external memory drives the young-generation collector, and every read lands
- * in memory the cache has not seen. Read into one reused buffer (Node's `onread`), nothing is allocated and the bytes the
- * frame parser copies out come from memory that stays in the cache.
+ * in memory the cache has not seen. Read into one reused buffer (Node's `onread`), nothing is
+ * allocated and the bytes the frame parser copies out come from memory that stays in the cache.
  *
  * The buffer holds what libuv reads at once anyway (64 KiB): larger reads (256 KiB, 1 MiB) made
  * TCP streams slower, the buffer and the receive no longer both in the cache (docs/guide.md,
@@ -29,8 +29,8 @@ let sharedBuffer: Buffer | undefined;
 /** Takes the bytes of each read, valid only until it returns. */
 export type ChunkConsumer = (chunk: Buffer) => void;
 
-/** An accepted connection read into the thread's shared buffer. */
-export interface ReusedBufferSocket {
+/** An accepted connection and how its reads reach the link. */
+export interface SocketReader {
   readonly socket: Socket;
   /** From now on, every read goes to `consumer` (first what was held while nobody listened). */
   consume(consumer: ChunkConsumer): void;
@@ -43,7 +43,7 @@ interface HandleSocketOpts extends SocketConstructorOpts {
 }
 
 /** Re-wraps `accepted`, which must not have been read from yet, to read into the shared buffer. */
-export function readIntoReusedBuffer(accepted: Socket): ReusedBufferSocket {
+export function readIntoReusedBuffer(accepted: Socket): SocketReader {
   const handle = (accepted as unknown as { _handle?: unknown })._handle;
   if (handle === undefined || handle === null) return readByEvents(accepted);
   let consumer: ChunkConsumer | undefined;
@@ -75,7 +75,7 @@ export function readIntoReusedBuffer(accepted: Socket): ReusedBufferSocket {
 }
 
 /** The usual reading, a new Buffer per read, of a socket the server paused. */
-export function readByEvents(socket: Socket): ReusedBufferSocket {
+export function readByEvents(socket: Socket): SocketReader {
   socket.resume();
   return { socket, consume: (consumer) => socket.on('data', consumer) };
 }

@@ -102,10 +102,10 @@ export class TcpTransport {
       this.beforeSecret.push(() => this.accept(socket));
       return;
     }
-    this.sockets.delete(socket);
     const reader = this.options.reuseReadBuffer === true ? readIntoReusedBuffer(socket) : readByEvents(socket);
+    if (reader.socket !== socket) this.sockets.delete(socket);
     socket = reader.socket;
-    this.track(socket);
+    if (!this.sockets.has(socket)) this.track(socket);
     const from = `${socket.remoteAddress}:${socket.remotePort}`;
     acceptHandshake(socket, this.secret, this.rank, this.tag).then(
       ({ peer, rest }) => {

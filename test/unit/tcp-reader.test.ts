@@ -9,10 +9,10 @@ import { once } from 'node:events';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { READ_BUFFER_BYTES, readIntoReusedBuffer, type ReusedBufferSocket } from '../../src/transport/tcp-reader.ts';
+import { READ_BUFFER_BYTES, readIntoReusedBuffer, type SocketReader } from '../../src/transport/tcp-reader.ts';
 
 /** A loopback server whose accepted sockets are re-wrapped; resolves with it and its port. */
-async function server(accepted: (reader: ReusedBufferSocket) => void): Promise<{ server: Server; port: number }> {
+async function server(accepted: (reader: SocketReader) => void): Promise<{ server: Server; port: number }> {
   const listener = createServer({ pauseOnConnect: true }, (socket) => accepted(readIntoReusedBuffer(socket)));
   await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
   const address = listener.address();
@@ -34,7 +34,7 @@ function pattern(length: number, seed: number): Buffer {
 }
 
 test('bytes written before and after the consumer is attached arrive once, in order; the chunks are views of one reused buffer', { timeout: 30_000 }, async () => {
-  let reader: ReusedBufferSocket | undefined;
+  let reader: SocketReader | undefined;
   const { server: listener, port } = await server((r) => (reader = r));
   const sender = await client(port);
   try {
@@ -69,7 +69,7 @@ test('bytes written before and after the consumer is attached arrive once, in or
 });
 
 test('a data listener (the handshake) gets copies that later reads do not overwrite; what follows is held for the consumer', { timeout: 30_000 }, async () => {
-  let reader: ReusedBufferSocket | undefined;
+  let reader: SocketReader | undefined;
   const firstChunk = new Promise<Buffer>((resolve) => {
     void server((r) => {
       reader = r;
@@ -107,7 +107,7 @@ test('a data listener (the handshake) gets copies that later reads do not overwr
 test('two connections of one thread share the buffer and each gets exactly its own bytes (any write sizes)', { timeout: 30_000 }, async () => {
   await fc.assert(
     fc.asyncProperty(fc.array(fc.integer({ min: 1, max: 150_000 }), { minLength: 1, maxLength: 6 }), fc.array(fc.integer({ min: 1, max: 150_000 }), { minLength: 1, maxLength: 6 }), async (sizesA, sizesB) => {
-      const readers: ReusedBufferSocket[] = [];
+      const readers: SocketReader[] = [];
       const { server: listener, port } = await server((r) => readers.push(r));
       const senders = [await client(port), await client(port)];
       while (readers.length < 2) await new Promise((resolve) => setImmediate(resolve));
