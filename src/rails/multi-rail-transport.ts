@@ -82,6 +82,11 @@ export class MultiRailTransport implements LinkSource {
     return link;
   }
 
+  pollStarts(): void {
+    const rails = this.options.rails;
+    for (let i = 0; i < rails.length; i++) rails[i]!.pollStarts?.();
+  }
+
   attach(events: LinkEvents): void {
     this.options.rails.forEach((source, rail) => source.attach(this.receiveEvents(rail, events)));
   }

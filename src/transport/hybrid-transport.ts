@@ -31,6 +31,7 @@ export class HybridTransport implements Transport {
 
   pollStarts(): void {
     this.shm.pollStarts();
+    this.tcp.pollStarts?.();
   }
 
   writerCount(): number {

@@ -10,8 +10,8 @@
  *    payload) if there is room now and returns true; otherwise it returns false and writes
  *    nothing, and the link calls `events.drain(link)` (or its owner polls) when room appears.
  *    A frame's payload is at most `limits.maxFramePayload` bytes. Frames on a link arrive in the
- *    order they were sent. A polled link may hold back frames flagged FRAME_BURST until the
- *    rank's next poll or the end of its current job (shared-memory rings: publish-batch.ts).
+ *    order they were sent. A link may hold back frames flagged FRAME_BURST until the rank's
+ *    next poll or the end of its current job (shared-memory rings and sockets: publish-batch.ts).
  *    The header is read during the call only (callers reuse one scratch header). Once
  *    `trySend` returns true the caller may reuse the payload memory,
  *    unless it passed `borrow`: then the link may keep reading it (a socket writing straight
@@ -61,8 +61,8 @@ export const FRAME_LINK = 1 << 28;
 export const FRAME_HANDSHAKE = 1 << 27;
 /**
  * A flag in header word 0: the program may send more right behind this frame (its nonblocking
- * send). A polled link may hold it back, with the frames after it, until the rank's next poll or
- * the end of its current job, and publish them at once (shared-memory rings: publish-batch.ts).
+ * send). A link may hold it back, with the frames after it, until the rank's next poll or the end
+ * of its current job, and publish them at once (shared-memory rings and sockets: publish-batch.ts).
  */
 export const FRAME_BURST = 1 << 26;
 

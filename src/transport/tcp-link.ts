@@ -6,6 +6,12 @@
  * - Sending: small frames (<= COPY_LIMIT) are built in one buffer (one `write`); larger payloads
  *   passed with `borrow` go out with writev straight from the caller's memory (no copy), and
  *   `whenReleased` calls back once the socket has handed them to the kernel. Nagle is off.
+ * - Bursts: a frame flagged FRAME_BURST (a program's nonblocking send) that follows another such
+ *   frame since the rank last polled or its job last ended is held in the corked socket, with
+ *   what follows it, until the next poll, the job's end or HOLD_LIMIT bytes (publish-batch.ts).
+ *   The first goes at once; held frames leave in one writev. A window of 64 sends of 64 KiB
+ *   each made 64 writev calls, and streamed below plain Node sockets, which gather the writes
+ *   queued behind a pending one.
  * - Backpressure: when `socket.write` says the buffer is full, `trySend` refuses until 'drain',
  *   then the link signals `events.drain`.
  * - Lifetime: sockets are unref'd (an idle connection must not keep a finished rank alive), except
@@ -14,7 +20,8 @@
  *   connection with a clear error, it never throws into the rank.
  */
 import type { Socket } from 'node:net';
-import { FRAME_HEADER_BYTES, FRAME_HEADER_WORDS, type InboundFrame, type Link, type LinkEvents, type LinkLimits } from './link.js';
+import { FRAME_BURST, FRAME_HEADER_BYTES, FRAME_HEADER_WORDS, type InboundFrame, type Link, type LinkEvents, type LinkLimits } from './link.js';
+import type { HeldRecords, PublishBatch } from './publish-batch.js';
 import { FrameError, FrameParser, LENGTH_PREFIX_BYTES, writeFrameHead } from './tcp-frames.js';
 
 /** Payloads up to this size are copied into the frame buffer; larger borrowed ones are not. */
@@ -40,13 +47,15 @@ const BUFFER_LIMIT = 4 * 1024 * 1024;
 const REUSED_FROM = 8 * 1024;
 /** Spare frame buffers kept per size class (a power of two). */
 const SPARES_PER_CLASS = 8;
+/** Bytes of a burst held in the corked socket at which the link writes them at once. */
+const HOLD_LIMIT = BUFFER_LIMIT / 2;
 
 export function tcpLimits(maxFramePayload: number, eagerLimit: number): LinkLimits {
   return { maxFramePayload, eagerLimit, latency: 40e-6, bandwidth: 3e9, polled: false, borrowEagerFrom: TCP_BORROW_FROM, splitEagerFrom: SPLIT_EAGER_FROM };
 }
 
 /** The sending side of a connection to `peer`. */
-export class TcpSendLink implements Link {
+export class TcpSendLink implements Link, HeldRecords {
   readonly peer: number;
   readonly direction = 'send' as const;
   readonly limits: LinkLimits;
@@ -58,6 +67,14 @@ export class TcpSendLink implements Link {
   private releaseWaiters: (() => void)[] = [];
   private unflushed = 0;
   private readonly spares = new Map<number, Buffer[]>();
+  private readonly batch: PublishBatch;
+  /** The batch's epoch of this link's last FRAME_BURST frame (see publish-batch.ts). */
+  private sentInEpoch = -1;
+  /** The socket is corked on frames of a burst; `heldBytes` of them wait. */
+  private holding = false;
+  private heldBytes = 0;
+  /** True while the batch lists this link as holding frames back. */
+  private listed = false;
   private readonly flushed = (): void => {
     if (--this.unflushed === 0) this.socket?.unref();
   };
@@ -67,10 +84,11 @@ export class TcpSendLink implements Link {
   };
 
   /** `connect` opens and authenticates the socket; the link refuses frames until it resolves. */
-  constructor(peer: number, limits: LinkLimits, events: LinkEvents, connect: () => Promise<Socket>) {
+  constructor(peer: number, limits: LinkLimits, events: LinkEvents, batch: PublishBatch, connect: () => Promise<Socket>) {
     this.peer = peer;
     this.limits = limits;
     this.events = events;
+    this.batch = batch;
     connect().then(
       (socket) => this.open(socket),
       (error: unknown) => this.fail(error instanceof Error ? error : new Error(String(error))),
@@ -106,6 +124,12 @@ export class TcpSendLink implements Link {
   trySend(header: Int32Array, payload: Uint8Array | null, offset: number, length: number, borrow = false): boolean {
     if (this.state !== 'open' || this.blocked) return false;
     const socket = this.socket!;
+    const burst = (header[0]! & FRAME_BURST) !== 0;
+    if (burst && this.sentInEpoch === this.batch.epoch) this.hold(socket);
+    else if (burst) {
+      this.sentInEpoch = this.batch.epoch;
+      this.batch.burstBegins();
+    }
     let room: boolean;
     if (borrow && payload !== null && length > COPY_LIMIT) {
       const head = Buffer.allocUnsafe(LENGTH_PREFIX_BYTES + FRAME_HEADER_BYTES);
@@ -126,8 +150,36 @@ export class TcpSendLink implements Link {
       room = socket.write(frame, kept === undefined ? this.flushed : () => this.recycle(kept));
     }
     if (this.unflushed > 0) socket.ref();
-    if (!room && socket.writableLength >= BUFFER_LIMIT) this.blocked = true;
+    // A frame that is not part of a burst is followed by a wait: it goes now, with what was held.
+    if (this.holding && (!burst || (this.heldBytes += length) >= HOLD_LIMIT)) this.release(socket);
+    if (!room && socket.writableLength >= BUFFER_LIMIT) {
+      // Refusing until 'drain': what is held must be on its way for the socket to drain.
+      this.blocked = true;
+      if (this.holding) this.release(socket);
+    }
     return true;
+  }
+
+  /** Corks the socket for the frames of a burst, listed with the batch until it publishes them. */
+  private hold(socket: Socket): void {
+    if (this.holding) return;
+    this.holding = true;
+    socket.cork();
+    if (!this.listed) {
+      this.listed = true;
+      this.batch.hold(this);
+    }
+  }
+
+  private release(socket: Socket): void {
+    this.holding = false;
+    this.heldBytes = 0;
+    socket.uncork();
+  }
+
+  publishHeld(): void {
+    this.listed = false;
+    if (this.holding && this.socket !== undefined) this.release(this.socket);
   }
 
   /** A spare buffer of the size class of `bytes`, or a new one of that class. */

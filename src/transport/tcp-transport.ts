@@ -7,6 +7,7 @@
 import { createServer, connect as netConnect, type Server, type Socket } from 'node:net';
 import { acceptHandshake, connectHandshake, jobTag } from './handshake.js';
 import type { Link, LinkEvents } from './link.js';
+import { PublishBatch } from './publish-batch.js';
 import { TcpReceiveLink, TcpSendLink, tcpLimits } from './tcp-link.js';
 import { readByEvents, readIntoReusedBuffer } from './tcp-reader.js';
 
@@ -49,6 +50,8 @@ export class TcpTransport {
   private readonly sockets = new Set<Socket>();
   /** Connections that arrived before this rank learnt the job secret. */
   private readonly beforeSecret: (() => void)[] = [];
+  /** The bursts of sends the rank's links hold back until its next poll (publish-batch.ts). */
+  private readonly batch = new PublishBatch();
   /** Connections refused by the handshake (diagnostics and tests). */
   refused = 0;
 
@@ -132,7 +135,12 @@ export class TcpTransport {
 
   /** The sending link to `peer` (its connection opens now, in the background). */
   createLink(peer: number, events: LinkEvents): Link {
-    return new TcpSendLink(peer, tcpLimits(this.options.maxFramePayload, this.options.eagerLimit), events, () => this.connect(peer));
+    return new TcpSendLink(peer, tcpLimits(this.options.maxFramePayload, this.options.eagerLimit), events, this.batch, () => this.connect(peer));
+  }
+
+  /** The rank polls: links write the frames of a burst they hold back. */
+  pollStarts(): void {
+    this.batch.pollStarts();
   }
 
   private async connect(peer: number): Promise<Socket> {

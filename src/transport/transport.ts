@@ -17,6 +17,8 @@ import type { Link, LinkEvents } from './link.js';
 export interface LinkSource {
   createLink(peer: number, events: LinkEvents): Link;
   attach(events: LinkEvents): void;
+  /** The rank polls: links that hold back frames of a burst write them now (Transport.pollStarts). */
+  pollStarts?(): void;
   close(): void;
 }
 

@@ -1,11 +1,12 @@
 // The TCP transport on real loopback sockets: authenticated ranks exchange frames; a stranger,
 // an impostor with the wrong secret, and an insider sending malformed or oversized frames are all
-// turned away without disturbing the job's own connection.
+// turned away without disturbing the job's own connection. Frames copied into reused buffers
+// arrive intact, and a burst of nonblocking sends is held in the corked socket until the rank polls.
 import assert from 'node:assert/strict';
 import { connect, type Socket } from 'node:net';
 import { test } from 'node:test';
 import { connectHandshake, jobTag } from '../../src/transport/handshake.ts';
-import { FRAME_HEADER_WORDS, type InboundFrame, type Link, type LinkEvents } from '../../src/transport/link.ts';
+import { FRAME_BURST, FRAME_HEADER_WORDS, type InboundFrame, type Link, type LinkEvents } from '../../src/transport/link.ts';
 import { TcpTransport, type TcpEndpointAddress } from '../../src/transport/tcp-transport.ts';
 
 const JOB = 'test-job';
@@ -167,6 +168,72 @@ test('tcp: copied frames of 8 KiB and more arrive intact while the link reuses t
     assert.equal(f.raw.readUInt32LE(0), i, `frame ${i} carries its own number`);
     for (let k = 4; k < f.raw.length; k++) if (f.raw[k] !== i % 251) assert.fail(`frame ${i} byte ${k} is ${f.raw[k]}, not ${i % 251}`);
   });
+  a.t.close();
+  b.t.close();
+});
+
+test('tcp: a burst of isend frames, the first written at once, the rest held in the corked socket until the rank polls, its job ends or a frame not of a burst follows; nothing lost, in order', async () => {
+  const logs: string[] = [];
+  const { a, b } = await pair(logs);
+  const link = a.t.createLink(1, a.events);
+  await a.events.drained;
+  const payload = Buffer.alloc(8);
+  let next = 0;
+  /** Sends frame number `next` (its tag and first payload byte), flagged as a burst's or not. */
+  const send = (burst: boolean): void => {
+    const h = header(next);
+    if (burst) h[0]! |= FRAME_BURST;
+    payload.fill(next & 0xff);
+    assert.ok(link.trySend(h, payload, 0, payload.length), `frame ${next} taken`);
+    next++;
+  };
+  // Bytes a frame of 8 B takes in the socket's buffer: a length prefix, the header, the payload.
+  const frameBytes = 4 + FRAME_HEADER_WORDS * 4 + 8;
+  const held = (): number => link.bytesInFlight();
+
+  send(true);
+  assert.equal(held(), 0, 'the first frame of a burst is written at once');
+  send(true);
+  send(true);
+  assert.equal(held(), 2 * frameBytes, 'the rest of the burst waits in the corked socket');
+  a.t.pollStarts();
+  assert.equal(held(), 0, 'the poll writes them');
+
+  send(true);
+  assert.equal(held(), 0, 'a poll began a new burst: its first frame goes at once');
+  send(true);
+  assert.equal(held(), frameBytes);
+  await Promise.resolve();
+  assert.equal(held(), 0, 'the end of the job writes what was held');
+
+  send(true);
+  send(true);
+  assert.equal(held(), frameBytes);
+  send(false);
+  assert.equal(held(), 0, 'a frame not of a burst (a blocking send, the protocol) goes with what was held before it');
+  send(true);
+  assert.equal(held(), frameBytes, 'the burst goes on: its next frame is held');
+  a.t.pollStarts();
+
+  // A long burst of large borrowed frames: all arrive, in order and intact.
+  await Promise.resolve();
+  const big = Buffer.alloc(100_000);
+  const bigFrames: number[] = [];
+  while (bigFrames.length < 48) {
+    const h = header(next);
+    h[0]! |= FRAME_BURST;
+    const view = Buffer.alloc(big.length, next & 0xff);
+    // A full socket refuses (backpressure) until it drains: try again after a turn of the loop.
+    if (link.trySend(h, view, 0, view.length, true)) bigFrames.push(next++);
+    else await new Promise((resolve) => setTimeout(resolve, 1));
+  }
+  await until(() => b.events.frames.length === next, `${next} frames at rank 1`);
+  assert.deepEqual(b.events.frames.map((f) => f.words[3]), Array.from({ length: next }, (_, i) => i), 'every frame once, in order');
+  b.events.frames.forEach((f, i) => {
+    assert.equal(f.raw.length, bigFrames.includes(i) ? big.length : 8, `frame ${i} length`);
+    assert.ok(f.raw.every((byte) => byte === (i & 0xff)), `frame ${i} carries its own bytes`);
+  });
+  assert.deepEqual(logs, []);
   a.t.close();
   b.t.close();
 });
