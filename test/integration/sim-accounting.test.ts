@@ -81,7 +81,7 @@ test('sim accounting: the gather of the issue, worked by hand', { timeout: 120_0
 
 test('--message-overhead node charges tsmpi-on-Node costs: the same books as the figures written out', { timeout: 120_000 }, async () => {
   const named = await simulate('stencil', ['--message-overhead', 'node']);
-  const written = await simulate('stencil', ['--message-overhead', '7.4e-6', '--local-message-overhead', '5.3e-7']);
+  const written = await simulate('stencil', ['--message-overhead', '6e-6', '--local-message-overhead', '4.2e-7']);
   assert.deepEqual(
     named.perRank.map((r) => r.overhead),
     written.perRank.map((r) => r.overhead),
