@@ -16,8 +16,12 @@
 /** Bytes of held-back records at which a link publishes them at once (a burst of small frames). */
 export const PUBLISH_BATCH_BYTES = 1024;
 
-/** A link whose records a {@link PublishBatch} publishes. */
+/** A link whose records a {@link PublishBatch} publishes; the batch keeps its two fields. */
 export interface HeldRecords {
+  /** The batch's epoch of the link's last FRAME_BURST frame (-1: none yet). */
+  sentInEpoch: number;
+  /** True while the batch lists the link as holding records back. */
+  listed: boolean;
   /** Publishes the records it holds back and wakes the peer if it sleeps. */
   publishHeld(): void;
 }
@@ -33,25 +37,42 @@ export class PublishBatch {
     this.publishAll();
   };
 
-  /** A burst began: the current job's end, like a poll, ends it. */
-  burstBegins(): void {
+  /**
+   * For a FRAME_BURST frame of `link`: true when it follows another of the current epoch (the link
+   * may hold it back), false when it begins a burst (it goes at once; the job's end, like a poll,
+   * ends the burst).
+   */
+  continuesBurst(link: HeldRecords): boolean {
+    if (link.sentInEpoch === this.epoch) return true;
+    link.sentInEpoch = this.epoch;
+    this.endAtJobEnd();
+    return false;
+  }
+
+  /** `link` holds records back: they are published by the next poll or the job's end. */
+  hold(link: HeldRecords): void {
+    if (link.listed) return;
+    link.listed = true;
+    this.holding.push(link);
+    this.endAtJobEnd();
+  }
+
+  private endAtJobEnd(): void {
     if (!this.queued) {
       this.queued = true;
       queueMicrotask(this.jobEnds);
     }
   }
 
-  /** `link` began holding records back: they are published by the next poll or the job's end. */
-  hold(link: HeldRecords): void {
-    this.holding.push(link);
-    this.burstBegins();
-  }
-
   /** Publishes what every link holds back. */
   publishAll(): void {
     const holding = this.holding;
     if (holding.length === 0) return;
-    for (let i = 0; i < holding.length; i++) holding[i]!.publishHeld();
+    for (let i = 0; i < holding.length; i++) {
+      const link = holding[i]!;
+      link.listed = false;
+      link.publishHeld();
+    }
     holding.length = 0;
   }
 

@@ -32,10 +32,9 @@ export class ShmLink implements Link, HeldRecords {
   /** Where the frame {@link peekFrame} gave lies. */
   private peekedAt = -1;
   private readonly batch: PublishBatch;
-  /** The batch's epoch (between two polls or job ends of the rank) of this link's last FRAME_BURST frame. */
-  private sentInEpoch = -1;
-  /** True while the batch lists this link as holding records back. */
-  private listed = false;
+  /** Kept by the batch (HeldRecords). */
+  sentInEpoch = -1;
+  listed = false;
 
   constructor(arena: ShmArenaDescriptor, control: ControlArea, mySlot: number, peerSlot: number, peer: number, events: LinkEvents, batch: PublishBatch) {
     runRingPaths();
@@ -80,21 +79,12 @@ export class ShmLink implements Link, HeldRecords {
     if (payload !== null && length > 0) copyBytes(this.out.u8, at + FRAME_HEADER_BYTES, payload, offset, length);
     this.out.append(body);
     const batch = this.batch;
-    if ((header[0]! & FRAME_BURST) === 0) this.publish();
-    else if (this.sentInEpoch !== batch.epoch) {
-      this.sentInEpoch = batch.epoch;
-      this.publish();
-      batch.burstBegins();
-    } else if (this.out.unpublishedBytes() >= PUBLISH_BATCH_BYTES) this.publish();
-    else if (!this.listed) {
-      this.listed = true;
-      batch.hold(this);
-    }
+    if ((header[0]! & FRAME_BURST) === 0 || !batch.continuesBurst(this) || this.out.unpublishedBytes() >= PUBLISH_BATCH_BYTES) this.publish();
+    else batch.hold(this);
     return true;
   }
 
   publishHeld(): void {
-    this.listed = false;
     if (this.out.unpublishedBytes() !== 0) this.publish();
   }
 

@@ -68,13 +68,12 @@ export class TcpSendLink implements Link, HeldRecords {
   private unflushed = 0;
   private readonly spares = new Map<number, Buffer[]>();
   private readonly batch: PublishBatch;
-  /** The batch's epoch of this link's last FRAME_BURST frame (see publish-batch.ts). */
-  private sentInEpoch = -1;
+  /** Kept by the batch (HeldRecords). */
+  sentInEpoch = -1;
+  listed = false;
   /** The socket is corked on frames of a burst; `heldBytes` of them wait. */
   private holding = false;
   private heldBytes = 0;
-  /** True while the batch lists this link as holding frames back. */
-  private listed = false;
   private readonly flushed = (): void => {
     if (--this.unflushed === 0) this.socket?.unref();
   };
@@ -125,11 +124,7 @@ export class TcpSendLink implements Link, HeldRecords {
     if (this.state !== 'open' || this.blocked) return false;
     const socket = this.socket!;
     const burst = (header[0]! & FRAME_BURST) !== 0;
-    if (burst && this.sentInEpoch === this.batch.epoch) this.hold(socket);
-    else if (burst) {
-      this.sentInEpoch = this.batch.epoch;
-      this.batch.burstBegins();
-    }
+    if (burst && this.batch.continuesBurst(this)) this.hold(socket);
     let room: boolean;
     if (borrow && payload !== null && length > COPY_LIMIT) {
       const head = Buffer.allocUnsafe(LENGTH_PREFIX_BYTES + FRAME_HEADER_BYTES);
@@ -165,10 +160,7 @@ export class TcpSendLink implements Link, HeldRecords {
     if (this.holding) return;
     this.holding = true;
     socket.cork();
-    if (!this.listed) {
-      this.listed = true;
-      this.batch.hold(this);
-    }
+    this.batch.hold(this);
   }
 
   private release(socket: Socket): void {
@@ -178,7 +170,6 @@ export class TcpSendLink implements Link, HeldRecords {
   }
 
   publishHeld(): void {
-    this.listed = false;
     if (this.holding && this.socket !== undefined) this.release(this.socket);
   }
 
