@@ -127,7 +127,7 @@ async function runSweep(mode: string, options: CalibrateOptions, out: string, on
   if (options.sim !== undefined) delete value.cpuPerRoundTrip;
   if (!Array.isArray(value.figures) || typeof value.speed !== 'number') throw calibrateError(`the ${mode} probe's output ${out} has no figures`, 'run the calibration again');
   // The probe's file also shows how the path settled (`settle`, each size's dropped `firstBatch`); the platform keeps the figures.
-  return { ...value, figures: value.figures.map(({ bytes, oneWay, streamPeriod, send, recv }) => ({ bytes, oneWay, streamPeriod, send, recv })) };
+  return { ...value, figures: value.figures.map(({ bytes, oneWay, streamPeriod, send, recv, burstSend }) => ({ bytes, oneWay, streamPeriod, send, recv, ...(burstSend !== undefined ? { burstSend } : {}) })) };
 }
 
 /**

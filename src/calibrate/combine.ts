@@ -76,7 +76,8 @@ export function combineProbes(runs: readonly ProbeResult[]): ProbeResult {
     const same = runs.map((r) => r.figures.find((g) => g.bytes === f.bytes));
     if (same.some((g) => g === undefined)) throw new RangeError(`the probe runs measured different sizes (${f.bytes} B is missing from one)`);
     const of = (pick: (g: MeasuredSize) => number): number => medianOf(same.map((g) => pick(g!)));
-    return { bytes: f.bytes, oneWay: of((g) => g.oneWay), streamPeriod: of((g) => g.streamPeriod), send: of((g) => g.send), recv: of((g) => g.recv), oneWayRuns: same.map((g) => g!.oneWay) };
+    const bursts = same.every((g) => g!.burstSend !== undefined) ? { burstSend: of((g) => g.burstSend!) } : {};
+    return { bytes: f.bytes, oneWay: of((g) => g.oneWay), streamPeriod: of((g) => g.streamPeriod), send: of((g) => g.send), recv: of((g) => g.recv), ...bursts, oneWayRuns: same.map((g) => g!.oneWay) };
   });
   const colds = runs.map((r) => r.cold).filter((c): c is number[] => c !== undefined);
   const chunks = colds.length === 0 ? 0 : Math.min(...colds.map((c) => c.length));

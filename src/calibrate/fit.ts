@@ -122,6 +122,7 @@ export function checkFigures(figures: readonly MeasuredSize[], what: string): vo
       const v = f[key];
       if (typeof v !== 'number' || !Number.isFinite(v) || v < 0) throw new RangeError(`${what}: ${key} of ${f.bytes} B is ${String(v)}, not a time`);
     }
+    if (f.burstSend !== undefined && !(Number.isFinite(f.burstSend) && f.burstSend >= 0)) throw new RangeError(`${what}: burstSend of ${f.bytes} B is ${String(f.burstSend)}, not a time`);
     if (!(f.oneWay > 0)) throw new RangeError(`${what}: the one-way time of ${f.bytes} B is ${f.oneWay} s: the clock did not move (a broken measurement)`);
   }
   if (!figures.some((f) => f.bytes === 0)) throw new RangeError(`${what}: no 0-byte measurement (it prices the rendezvous' handshake frames)`);
@@ -142,6 +143,9 @@ export function fitLinkClass(measured: readonly MeasuredSize[], eagerLimit: numb
   // A rendezvous' data frame: the handling of a frame, its bytes go through the pipe.
   const send: Piecewise = [...sendEager, constant(at0(sendEager), eagerLimit + 1)];
   const recv: Piecewise = [...recvEager, constant(at0(recvEager), eagerLimit + 1)];
+  // A burst's send where every eager size measured one (older probes did not).
+  const burstEager = eager.every((f) => f.burstSend !== undefined) ? fitPiecewise(eager.map((f) => ({ x: f.bytes, y: f.burstSend! })), edges.filter((e) => e <= eagerLimit)) : undefined;
+  const burstSend: Piecewise | undefined = burstEager === undefined ? undefined : [...burstEager, constant(at0(burstEager), eagerLimit + 1)];
   // A handshake frame costs what a small message costs: the median over the sizes below 1 KiB
   // (one noisy 0-byte figure must not price every rendezvous).
   const small = figures.filter((f) => f.bytes < 1024).map((f) => f.oneWay).sort((a, b) => a - b);
@@ -166,7 +170,7 @@ export function fitLinkClass(measured: readonly MeasuredSize[], eagerLimit: numb
   // latency is the rest: the two add up to the pipe's fit exactly.
   const gapCapped: Piecewise = gapFit.map((g, i) => ({ ...g, intercept: Math.min(g.intercept, pipeFit[i]!.intercept), slope: Math.min(g.slope, pipeFit[i]!.slope) }));
   const latency: Piecewise = pipeFit.map((p, i) => ({ ...p, intercept: p.intercept - gapCapped[i]!.intercept, slope: p.slope - gapCapped[i]!.slope }));
-  return { eagerLimit, send, recv, latency, gap: gapCapped, measured: figures };
+  return { eagerLimit, send, recv, ...(burstSend !== undefined ? { burstSend } : {}), latency, gap: gapCapped, measured: figures };
 }
 
 /**

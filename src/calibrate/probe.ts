@@ -45,6 +45,8 @@ interface Figures {
   streamPeriod: number;
   send: number;
   recv: number;
+  /** CPU seconds of an `isend` call that continues a burst (the link may hold its frame back). */
+  burstSend: number;
 }
 
 /**
@@ -86,6 +88,8 @@ const SETTLE_BATCHES = 8;
 const big = new Uint8Array(PROBE_SIZES.at(-1)!);
 const sink = new Uint8Array(PROBE_SIZES.at(-1)!);
 const ack = new Uint8Array(0);
+/** Tags of the timed burst's sends (overheads): above the standard sends' 10-41. */
+const BURST_TAG = 100;
 
 /**
  * Times that add up in a program (a message's one-way time, a stream's period, a hand-over) are
@@ -185,14 +189,22 @@ async function streamPeriod(bytes: number): Promise<number> {
   return mean(periods);
 }
 
-/** CPU seconds of one nonblocking send call, and of receiving a message that has arrived (eager sizes). */
-async function overheads(bytes: number): Promise<{ send: number; recv: number }> {
+/**
+ * CPU seconds of one nonblocking send call, and of receiving a message that has arrived (eager
+ * sizes); then of an `isend` that continues a burst: the first of a burst goes at once, those after
+ * it may be held back by the link and written together at the rank's next poll (publish-batch.ts),
+ * so each call costs less and their write is paid once, outside the calls timed.
+ */
+async function overheads(bytes: number): Promise<{ send: number; recv: number; burstSend: number }> {
   const data = big.subarray(0, bytes);
   const into = sink.subarray(0, bytes);
   // Few enough that they fit the shared-memory ring at once (no waiting for room).
   const count = Math.max(1, Math.min(32, Math.floor((256 << 10) / (bytes + 64))));
+  // Bursts are timed where several sends fit at once (the eager sizes the fit takes them from).
+  const burst = count;
   const sends: number[] = [];
   const recvs: number[] = [];
+  const bursts: number[] = [];
   for (let b = -1; b < batches; b++) {
     await comm.barrier();
     if (comm.rank === 0) {
@@ -202,21 +214,31 @@ async function overheads(bytes: number): Promise<{ send: number; recv: number }>
       const t1 = wtime();
       await waitAll(requests);
       if (b >= 0) sends.push((t1 - t0) / count);
+      if (burst < 2) continue;
+      requests.length = 0;
+      requests.push(comm.isend(data, peer, BURST_TAG));
+      const t2 = wtime();
+      for (let i = 1; i < burst; i++) requests.push(comm.isend(data, peer, BURST_TAG + i));
+      const t3 = wtime();
+      await waitAll(requests);
+      if (b >= 0) bursts.push((t3 - t2) / (burst - 1));
     } else {
       // Once the last is here, every earlier one is (a pair's messages arrive in order).
       await comm.probe(peer, 10 + count - 1);
       const t0 = wtime();
       for (let i = 0; i < count; i++) await comm.recvInto(into, peer, 10 + i);
       if (b >= 0) recvs.push((wtime() - t0) / count);
+      if (burst >= 2) for (let i = 0; i < burst; i++) await comm.recvInto(into, peer, BURST_TAG + i);
     }
   }
   // Rank 1 tells rank 0 its figure.
   if (comm.rank === 1) {
     await comm.send(new Float64Array([median(recvs)]), peer, 4);
-    return { send: 0, recv: 0 };
+    return { send: 0, recv: 0, burstSend: 0 };
   }
   const recv = await comm.recv<Float64Array>(peer, 4);
-  return { send: median(sends), recv: recv[0]! };
+  const send = median(sends);
+  return { send, recv: recv[0]!, burstSend: bursts.length > 0 ? median(bursts) : send };
 }
 
 /** Flop/s of the calibration's compute kernel (kernel-chain.ts), the median of 5 runs of ~20 ms. */
@@ -469,8 +491,8 @@ async function sweep(): Promise<void> {
   for (const [i, bytes] of PROBE_SIZES.entries()) {
     const { oneWay, firstBatch } = await pingPong(bytes);
     const period = await streamPeriod(bytes);
-    const { send, recv } = await overheads(bytes);
-    figures.push({ bytes, oneWay, firstBatch, streamPeriod: period, send, recv });
+    const { send, recv, burstSend } = await overheads(bytes);
+    figures.push({ bytes, oneWay, firstBatch, streamPeriod: period, send, recv, burstSend });
     if (comm.rank === 0) console.log(`progress ${i + 1} ${total}`);
   }
   const polls = await pollCosts();

@@ -52,7 +52,7 @@ export function formatCalibration(machine: MachineCalibration): string {
     const apart = runsApart(c);
     const runs = apart !== undefined ? `; runs up to ${apart.ratio.toFixed(2)}x apart (${sizeLabel(apart.bytes)})` : '';
     const fresh = [`16 B ${warmupMillis(c.warmup)}`, ...(c.sizedWarmup ?? []).map((w) => `${sizeLabel(w.bytes)} ${warmupMillis(w.steps)} on top`)].join(', ');
-    lines.push(`  ${name}: frame of 8 B ${us(frameOneWay(c, 8))} (send ${us(evaluate(c.send, 8))}, receive ${us(evaluate(c.recv, 8))}${path}), 64 KiB ${us(frameOneWay(c, 65536))}; ${rate}; eager up to ${c.eagerLimit} B${link}${asleep}; a fresh rank's first frames beyond the simulator's own count ${fresh}; worst fit error ${(worst * 100).toFixed(1)}%${runs}`);
+    lines.push(`  ${name}: frame of 8 B ${us(frameOneWay(c, 8))} (send ${us(evaluate(c.send, 8))}${c.burstSend !== undefined ? `, ${us(evaluate(c.burstSend, 8))} continuing a burst` : ''}, receive ${us(evaluate(c.recv, 8))}${path}), 64 KiB ${us(frameOneWay(c, 65536))}; ${rate}; eager up to ${c.eagerLimit} B${link}${asleep}; a fresh rank's first frames beyond the simulator's own count ${fresh}; worst fit error ${(worst * 100).toFixed(1)}%${runs}`);
     if (apart !== undefined && apart.ratio > UNSTEADY_RUNS_RATIO) {
       warnings.push(
         `warning: the machine was not steady: ${name} one-way times at ${sizeLabel(apart.bytes)} differed ${apart.ratio.toFixed(2)}x between runs (the figures are their medians); ` +

@@ -9,12 +9,18 @@
  * starts when both sides are there).
  * The link takes every frame at once (no backpressure): the model's bandwidth sharing is what
  * delays them.
+ * On a calibrated machine that measured a burst's send, a link holds back the frames of a burst of
+ * nonblocking sends as the runtime's links do (publish-batch.ts, the same batch and rule): the
+ * first leaves at once, those after it leave together at the rank's next poll or the end of its
+ * job, as one transfer and one write (SimWorld.chargeRelease).
  */
 import { isUnchanging } from '../transport/copy-bytes.js';
 import { LoopbackLink } from '../transport/loopback-link.js';
 import type { Progress, ProgressHost } from '../transport/progress.js';
 import type { Settings } from '../config/tunables.js';
-import { FRAME_HANDSHAKE, FRAME_HEADER_WORDS, FRAME_UNORDERED, type InboundFrame, type Link, type LinkEvents, type LinkLimits } from '../transport/link.js';
+import { FRAME_BURST, FRAME_HANDSHAKE, FRAME_HEADER_WORDS, FRAME_UNORDERED, type InboundFrame, type Link, type LinkEvents, type LinkLimits } from '../transport/link.js';
+import { PUBLISH_BATCH_BYTES, PublishBatch, type HeldRecords } from '../transport/publish-batch.js';
+import { HOLD_LIMIT as TCP_HOLD_LIMIT } from '../transport/tcp-link.js';
 import type { LinkSource, Transport, WorldBarrier, WorldBroadcast, WorldStaging } from '../transport/transport.js';
 import type { MultiRailTransport } from '../rails/multi-rail-transport.js';
 import { railTransport } from '../rails/rail-transport.js';
@@ -43,6 +49,8 @@ export class SimFabric {
   readonly linksFrom: SimLink[][];
   /** Eager payloads' copies while their frames are on the way. */
   readonly copies = new FrameCopies();
+  /** Each rank's batch of held-back burst frames (made on its first burst). */
+  private readonly batches: (PublishBatch | undefined)[] = [];
 
   constructor(world: SimWorld, rails = 1, railRates: readonly number[] = []) {
     this.world = world;
@@ -65,6 +73,16 @@ export class SimFabric {
       return;
     }
     for (const link of busy) link.whenEmpty(() => --left === 0 && fn());
+  }
+
+  /** The batch of rank `rank`'s links: one for all of them, as a real rank's transport has. */
+  batchOf(rank: number): PublishBatch {
+    return (this.batches[rank] ??= new PublishBatch());
+  }
+
+  /** Rank `rank` polls: its links write what they hold back, and a new burst begins. */
+  pollStarts(rank: number): void {
+    this.batches[rank]?.pollStarts();
   }
 
   /** A rank's endpoint (or its multi-rail receiver) listens on `rail`: hand it the frames that arrived before. */
@@ -107,6 +125,13 @@ interface HeldFrame {
   bytes: Uint8Array;
 }
 
+/** A frame of a burst its link holds back until the rank's next poll. */
+interface BurstFrame {
+  words: Int32Array;
+  bytes: Uint8Array;
+  loan: number;
+}
+
 const EMPTY = new Uint8Array(0);
 /** A SimLink's inbound frame points at each delivered frame's own words: it needs none of its own. */
 const NO_WORDS = new Int32Array(FRAME_HEADER_WORDS);
@@ -130,7 +155,7 @@ function simLimits(eagerLimit: number): LinkLimits {
  * two per pair with rails): what only some links need (frames arriving out of order, payloads on
  * loan) is created on first use.
  */
-export class SimLink implements Link {
+export class SimLink implements Link, HeldRecords {
   readonly peer: number;
   readonly limits: LinkLimits;
   private readonly fabric: SimFabric;
@@ -156,6 +181,15 @@ export class SimLink implements Link {
   private releaseHead = 0;
 
   private readonly rail: number;
+  /** HeldRecords: the batch's epoch of the last burst frame, and whether the batch lists this link. */
+  sentInEpoch = -1;
+  listed = false;
+  /** Frames of a burst held back (made on the first), their wire bytes, and the limit that sends them at once (0: never held). */
+  private burst: BurstFrame[] | undefined;
+  private burstWire = 0;
+  private holdLimit = -1;
+  /** Sequence numbers of delivered-to-be frames that came in one write with the one before. */
+  private groupedSeqs: Set<number> | undefined;
   /** Frames sent and not yet handed to the receiver, and who waits for there to be none. */
   framesInFlight = 0;
   private emptyWaiters: (() => void)[] | undefined;
@@ -188,8 +222,17 @@ export class SimLink implements Link {
     }
   }
 
+  /** The bytes a burst may hold before it is written at once; 0 when this link holds nothing back. */
+  private burstLimit(world: SimWorld): number {
+    if (this.holdLimit < 0) this.holdLimit = !world.holdsBursts(this.from, this.to) ? 0 : world.linkClass(this.from, this.to) === 'intra-process' ? PUBLISH_BATCH_BYTES : TCP_HOLD_LIMIT;
+    return this.holdLimit;
+  }
+
   private send(world: SimWorld, header: Int32Array, payload: Uint8Array | null, offset: number, length: number, borrow: boolean): boolean {
     const words = header.slice(0, FRAME_HEADER_WORDS);
+    const holds = (words[0]! & FRAME_BURST) !== 0 && this.burstLimit(world) > 0 && this.fabric.batchOf(this.from.rank).continuesBurst(this);
+    // Any other frame goes after what is held (a real link writes them in that order).
+    if (!holds && this.burst !== undefined && this.burst.length > 0) this.publishHeld();
     // A borrowed payload (rendezvous data) stays the sender's until it has crossed the network:
     // no copy, and the send completes when it arrives (whenReleased), as SimGrid's does.
     const borrowed = borrow && payload !== null && length > 0;
@@ -200,6 +243,15 @@ export class SimLink implements Link {
     this.framesInFlight++;
     this.from.stats.messagesSent++;
     this.from.stats.bytesSent += length;
+    if (holds) {
+      world.chargeSend(this.from, this.to, wire, true);
+      world.railBytes[this.rail] = (world.railBytes[this.rail] ?? 0) + wire;
+      (this.burst ??= []).push({ words, bytes, loan });
+      this.burstWire += wire;
+      this.fabric.batchOf(this.from.rank).hold(this);
+      if (this.burstWire >= this.holdLimit) this.publishHeld();
+      return true;
+    }
     world.chargeSend(this.from, this.to, wire);
     const sentAt = world.rankNow(this.from);
     world.chargeAfterSend(this.from, this.to);
@@ -224,6 +276,43 @@ export class SimLink implements Link {
       });
     });
     return true;
+  }
+
+  /**
+   * Writes the frames of a burst held back (HeldRecords): one write of their bytes at the rank's
+   * time now, one transfer, each frame then handed over in order.
+   */
+  publishHeld(): void {
+    const frames = this.burst;
+    if (frames === undefined || frames.length === 0) return;
+    this.burst = [];
+    const wire = this.burstWire;
+    this.burstWire = 0;
+    const world = this.fabric.world;
+    const paused = world.pauseMeter(this.from);
+    try {
+      world.chargeRelease(this.from, this.to, wire);
+      const sentAt = world.rankNow(this.from);
+      world.chargeAfterSend(this.from, this.to);
+      const first = this.nextSend;
+      this.nextSend += frames.length;
+      if (frames.length > 1) {
+        const grouped = (this.groupedSeqs ??= new Set());
+        for (let i = 1; i < frames.length; i++) grouped.add(first + i);
+      }
+      const rail = this.rail;
+      world.sim.post(sentAt, () => {
+        this.carry(false, wire, rail, () => {
+          for (let i = 0; i < frames.length; i++) {
+            const frame = frames[i]!;
+            this.arrivedInOrder(first + i, frame.words, frame.bytes);
+            if (frame.loan >= 0) this.returned(frame.loan);
+          }
+        });
+      });
+    } finally {
+      if (paused) world.leaveCall(this.from);
+    }
   }
 
   /** Puts `wire` bytes on the network, or hands them over at once when `free`. */
@@ -256,7 +345,7 @@ export class SimLink implements Link {
   private deliverNow(words: Int32Array, bytes: Uint8Array): void {
     // CTS and data answer frames the receiver sent or handled: its endpoint exists.
     const events = this.fabric.events[this.rail]![this.to.rank]!;
-    this.handOver(events, words, bytes);
+    this.handOver(events, words, bytes, -1);
     events.arrived(this.reverse as Link);
   }
 
@@ -266,7 +355,7 @@ export class SimLink implements Link {
     if (seq === this.nextDeliver && events !== undefined) {
       // The usual case: no frame of the pair is outstanding ahead of this one.
       this.nextDeliver++;
-      this.handOver(events, words, bytes);
+      this.handOver(events, words, bytes, seq);
       if (this.held !== undefined && this.held.size > 0) this.deliverHeld(events);
       events.arrived(this.reverse as Link);
       return;
@@ -292,16 +381,18 @@ export class SimLink implements Link {
     for (;;) {
       const next = held.get(this.nextDeliver);
       if (next === undefined) break;
-      held.delete(this.nextDeliver++);
-      this.handOver(events, next.words, next.bytes);
+      held.delete(this.nextDeliver);
+      this.handOver(events, next.words, next.bytes, this.nextDeliver++);
       delivered = true;
     }
     return delivered;
   }
 
-  private handOver(events: LinkEvents, words: Int32Array, bytes: Uint8Array): void {
+  /** `seq`: the frame's number in its pair's order (-1: an unordered frame). */
+  private handOver(events: LinkEvents, words: Int32Array, bytes: Uint8Array, seq: number): void {
     const world = this.fabric.world;
-    world.chargeRecv(this.to, this.from, world.envelopeBytes + bytes.length);
+    const grouped = seq >= 0 && this.groupedSeqs !== undefined && this.groupedSeqs.delete(seq);
+    world.chargeRecv(this.to, this.from, world.envelopeBytes + bytes.length, grouped);
     const frame = this.frame;
     frame.words = words;
     frame.bytes = bytes;
@@ -425,6 +516,10 @@ export class SimTransport implements Transport {
 
   discoverWriters(): boolean {
     return true;
+  }
+
+  pollStarts(): void {
+    this.fabric.pollStarts(this.rank);
   }
 
   attach(events: LinkEvents): void {

@@ -155,6 +155,13 @@ export interface FrameCosts {
   linkSetup?(linkClass: LinkClass): number;
   /** CPU the sender spends on a frame after it has left (the frame does not wait for it). */
   afterSend?(linkClass: LinkClass): number;
+  /**
+   * CPU of a send whose frame continues a burst and is held back by its link (publish-batch.ts);
+   * undefined when the class has no such figure, and then its links hold nothing back.
+   */
+  burstSend?(linkClass: LinkClass, bytes: number): number | undefined;
+  /** The receive of a frame that came in one write with the frame before it: without that write's path CPU. */
+  groupedRecv?(linkClass: LinkClass, bytes: number): number;
 }
 
 /** What a frame of `bytes` costs more as one of the first of its size class, counted in `counts` (a rank's sent or received frames by class). */
@@ -560,7 +567,7 @@ export class SimWorld {
    * inside its segment, or, for a frame the network sends on its behalf while it waits (a
    * rendezvous stream), after whatever it was already due to do.
    */
-  chargeSend(rank: SimRank, to: SimRank, bytes = 0): void {
+  chargeSend(rank: SimRank, to: SimRank, bytes = 0, held = false): void {
     const costs = this.options.frameCosts;
     if (costs === undefined) {
       this.chargeOverhead(rank, (rank.host === to.host ? this.options.localMessageOverhead : this.options.messageOverhead) ?? 0);
@@ -568,7 +575,24 @@ export class SimWorld {
     }
     const linkClass = this.linkClass(rank, to);
     const fresh = this.freshCost(rank, costs.warmup(linkClass, rank.framesSent++) + sizedWarmupOf(costs, linkClass, bytes, (rank.sizedSent ??= [])));
-    this.chargeOverhead(rank, costs.send(linkClass, bytes) + fresh + newLinkHalf(costs, linkClass, rank, 'sentTo', to.rank));
+    const call = held ? (costs.burstSend?.(linkClass, bytes) ?? costs.send(linkClass, bytes)) : costs.send(linkClass, bytes);
+    this.chargeOverhead(rank, call + fresh + newLinkHalf(costs, linkClass, rank, 'sentTo', to.rank));
+  }
+
+  /** True when links from `rank` to `to` hold back the frames of a burst: the calibration measured what such a send costs. */
+  holdsBursts(rank: SimRank, to: SimRank): boolean {
+    return this.options.frameCosts?.burstSend?.(this.linkClass(rank, to), 0) !== undefined;
+  }
+
+  /**
+   * Charges `rank` the write of the held frames of a burst to `to`, `bytes` in all: what a send of
+   * that many bytes costs beyond the held sends' calls (chargeSend charged those).
+   */
+  chargeRelease(rank: SimRank, to: SimRank, bytes: number): void {
+    const costs = this.options.frameCosts;
+    if (costs === undefined) return;
+    const linkClass = this.linkClass(rank, to);
+    this.chargeOverhead(rank, Math.max(0, costs.send(linkClass, bytes) - (costs.burstSend?.(linkClass, bytes) ?? 0)));
   }
 
   /**
@@ -591,14 +615,18 @@ export class SimWorld {
     return 0;
   }
 
-  /** Charges `rank` the receive cost of a frame of `bytes` from `from` (calibrated machines only). */
-  chargeRecv(rank: SimRank, from: SimRank, bytes: number): void {
+  /**
+   * Charges `rank` the receive cost of a frame of `bytes` from `from` (calibrated machines only);
+   * `grouped`: the frame came in one write with the one before it.
+   */
+  chargeRecv(rank: SimRank, from: SimRank, bytes: number, grouped = false): void {
     const costs = this.options.frameCosts;
     if (costs === undefined) return;
     const linkClass = this.linkClass(from, rank);
     rank.lastArrival = linkClass;
     const fresh = this.freshCost(rank, costs.warmup(linkClass, rank.framesReceived++) + sizedWarmupOf(costs, linkClass, bytes, (rank.sizedReceived ??= [])));
-    this.chargeOverhead(rank, costs.recv(linkClass, bytes) + fresh + newLinkHalf(costs, linkClass, rank, 'heardFrom', from.rank));
+    const own = grouped && costs.groupedRecv !== undefined ? costs.groupedRecv(linkClass, bytes) : costs.recv(linkClass, bytes);
+    this.chargeOverhead(rank, own + fresh + newLinkHalf(costs, linkClass, rank, 'heardFrom', from.rank));
   }
 
   /**

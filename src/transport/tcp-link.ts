@@ -48,7 +48,7 @@ const REUSED_FROM = 8 * 1024;
 /** Spare frame buffers kept per size class (a power of two). */
 const SPARES_PER_CLASS = 8;
 /** Bytes of a burst held in the corked socket at which the link writes them at once. */
-const HOLD_LIMIT = BUFFER_LIMIT / 2;
+export const HOLD_LIMIT = BUFFER_LIMIT / 2;
 
 export function tcpLimits(maxFramePayload: number, eagerLimit: number): LinkLimits {
   return { maxFramePayload, eagerLimit, latency: 40e-6, bandwidth: 3e9, polled: false, borrowEagerFrom: TCP_BORROW_FROM, splitEagerFrom: SPLIT_EAGER_FROM };

@@ -23,11 +23,15 @@ after(() => rmSync(dir, { recursive: true, force: true }));
 
 const SIZES = [0, 16, 64, 256, 1024, 4096, 16384, 32768, 65536, 131072, 262144, 1048576, 4194304, 16777216];
 
-/** A machine whose frames cost `send + recv + latency + perByte * bytes` (streams at gapPerByte). */
-function knownMachine(costs: Record<'threads' | 'procs', { send: number; recv: number; latency: number; perByte: number }>, cores: number): MachineCalibration {
-  const figures = (c: { send: number; recv: number; latency: number; perByte: number }): MeasuredSize[] => {
+/**
+ * A machine whose frames cost `send + recv + latency + perByte * bytes` (streams at gapPerByte);
+ * with `burstSend`, a send that continues a burst costs that instead, its link holding it back.
+ */
+function knownMachine(costs: Record<'threads' | 'procs', { send: number; recv: number; latency: number; perByte: number; burstSend?: number }>, cores: number): MachineCalibration {
+  const figures = (c: { send: number; recv: number; latency: number; perByte: number; burstSend?: number }): MeasuredSize[] => {
     const frame = (b: number): number => c.send + c.recv + c.latency + c.perByte * b;
-    return SIZES.map((bytes) => ({ bytes, oneWay: bytes <= 65536 ? frame(bytes) : 2 * frame(0) + frame(bytes), streamPeriod: Math.max(c.send, (c.perByte * bytes) / 2), send: c.send, recv: c.recv }));
+    const burst = c.burstSend !== undefined ? { burstSend: c.burstSend } : {};
+    return SIZES.map((bytes) => ({ bytes, oneWay: bytes <= 65536 ? frame(bytes) : 2 * frame(0) + frame(bytes), streamPeriod: Math.max(c.send, (c.perByte * bytes) / 2), send: c.send, recv: c.recv, ...burst }));
   };
   const m = machineFrom(
     new Map([
@@ -58,6 +62,8 @@ function knownRuntime(cores: number): MachineCalibration {
 
 /** The modelled machine's sender work after a frame has left, between processes: more than the frame's way (60 us), so an exchange shows it. */
 const KNOWN_AFTER_SEND = 100e-6;
+/** The modelled machine's send that continues a burst between processes (held back by its link). */
+const KNOWN_BURST_SEND = 2e-6;
 const KNOWN = { threads: { send: 4e-6, recv: 3e-6, latency: 20e-6, perByte: 2e-10 }, procs: { send: 12e-6, recv: 6e-6, latency: 60e-6, perByte: 1e-9 } };
 
 function write(name: string, machine: unknown): string {
@@ -67,7 +73,7 @@ function write(name: string, machine: unknown): string {
 }
 
 test('tsmpi calibrate --sim gives back the costs of the modelled machine it measured', async () => {
-  const known = knownMachine(KNOWN, 2);
+  const known = knownMachine({ ...KNOWN, procs: { ...KNOWN.procs, burstSend: KNOWN_BURST_SEND } }, 2);
   const platform = write('known.json', { ...known, classes: { ...known.classes, 'inter-process': { ...known.classes['inter-process']!, afterSend: KNOWN_AFTER_SEND } } });
   const out = join(dir, 'recovered.json');
   const result = await tsmpi(['calibrate', '--quick', '--sim', platform, '-o', out], { timeoutMs: 180_000 });
@@ -91,6 +97,11 @@ test('tsmpi calibrate --sim gives back the costs of the modelled machine it meas
   const afterSend = recovered.classes['inter-process']!.afterSend;
   assert.ok(afterSend !== undefined && Math.abs(afterSend / KNOWN_AFTER_SEND - 1) < 0.15, `the sender's work after a frame left: recovered ${afterSend} s, modelled ${KNOWN_AFTER_SEND} s`);
   assert.equal(recovered.classes['intra-process']!.afterSend, undefined);
+  // A burst's sends: between processes the modelled machine holds them back at their own cost;
+  // between threads it holds nothing (no such figure), so they cost what any send does.
+  const burst = (linkClass: 'intra-process' | 'inter-process'): number => evaluate(recovered.classes[linkClass]!.burstSend!, 16);
+  assert.ok(Math.abs(burst('inter-process') / KNOWN_BURST_SEND - 1) < 0.25, `a burst's send between processes: recovered ${burst('inter-process')} s, modelled ${KNOWN_BURST_SEND} s`);
+  assert.ok(Math.abs(burst('intra-process') / KNOWN.threads.send - 1) < 0.25, `a burst's send between threads: recovered ${burst('intra-process')} s, modelled none (a send's ${KNOWN.threads.send} s)`);
   const xml = readFileSync(join(dir, 'recovered.xml'), 'utf8');
   assert.match(xml, /<prop id="smpi\/os" value="0:/);
   assert.match(xml, /<cluster id="calibrated"/);
@@ -417,7 +428,9 @@ test('tsmpi calibrate measures this machine in both launch modes and writes JSON
     assert.ok(Array.isArray(c.warmup) && c.warmup.every((s) => Number.isFinite(s.extra) && s.frames > 0));
     assert.ok(c.measured.every((m) => m.oneWay > 0));
     // The platform keeps the figures; how the probe's path settled stays in the probe's own file.
-    assert.ok(c.measured.every((m) => Object.keys(m).sort().join() === 'bytes,oneWay,recv,send,streamPeriod'), JSON.stringify(c.measured[0]));
+    assert.ok(c.measured.every((m) => Object.keys(m).sort().join() === 'burstSend,bytes,oneWay,recv,send,streamPeriod'), JSON.stringify(c.measured[0]));
+    // A burst's send is measured in both modes (the simulator holds bursts back where it has it).
+    assert.ok(c.burstSend !== undefined && c.burstSend.every((s) => s.intercept >= 0 && s.slope >= 0), JSON.stringify(c.burstSend));
   }
   // Between processes the path's own CPU per frame end, within half the small frame's latency; threads share a process: none.
   // It may be 0 on a busy machine (descheduled ranks use less CPU than the calls' wall times, or
@@ -640,6 +653,62 @@ test("between processes the sender's work after a frame has left: a token passed
   // Without it the two frames cross at once: an exchange lasts one one-way time.
   assert.ok(Math.abs(call / (p.send + p.latency + p.recv) - 1) < 0.05, `an exchange without: ${call} s a call`);
   assert.ok(Math.abs(callWith / (p.send + after + p.recv) - 1) < 0.05, `an exchange with: ${callWith} s a call`);
+});
+
+const BURST = `
+import { init, waitAll, wtime, type Request } from 'tsmpi';
+const comm = await init();
+const N = 8;
+if (comm.rank === 0) {
+  await comm.send(new Uint8Array(1), 1, 99);
+  const requests: Request<void>[] = [];
+  const t0 = wtime();
+  for (let i = 0; i < N; i++) requests.push(comm.isend(new Uint8Array([i, 100 + i]), 1, i));
+  const calls = wtime() - t0;
+  await waitAll(requests);
+  console.log('calls ' + calls);
+} else {
+  await comm.recv(0, 99);
+  const got: number[] = [];
+  const at: number[] = [];
+  for (let i = 0; i < N; i++) {
+    const m = await comm.recv<Uint8Array>(0, i);
+    got.push(m[0]!, m[1]!);
+    at.push(wtime());
+  }
+  console.log('got ' + got.join(','));
+  console.log('at ' + at.join(' '));
+}
+`;
+test("between processes a burst of isends is held back as the runtime holds it: the first leaves at once, the rest at the rank's next poll, together; each call costs the burst's figure; nothing lost, in order", async () => {
+  const program = join(dir, 'burst.ts');
+  writeFileSync(program, BURST);
+  const run = async (burstSend: number | undefined): Promise<{ calls: number; got: string; at: number[] }> => {
+    const platform = write(`burst-${burstSend ?? 'none'}.json`, knownMachine({ ...KNOWN, procs: { ...KNOWN.procs, ...(burstSend !== undefined ? { burstSend } : {}) } }, 2));
+    const r = await tsmpi(['sim', '--quiet', '--compute', 'declared', '--platform', platform, '--procs', '-n', '2', program]);
+    assert.equal(r.code, 0, explain(r));
+    return { calls: Number(/^calls (.*)$/m.exec(r.stdout)![1]), got: /^got (.*)$/m.exec(r.stdout)![1]!, at: /^at (.*)$/m.exec(r.stdout)![1]!.split(' ').map(Number) };
+  };
+  const p = KNOWN.procs;
+  const near = (got: number, want: number, what: string): void => assert.ok(Math.abs(got - want) < 1e-9, `${what}: ${got} s, modelled ${want}`);
+  const expected = Array.from({ length: 8 }, (_, i) => `${i},${100 + i}`).join(',');
+  const held = await run(KNOWN_BURST_SEND);
+  const plain = await run(undefined);
+  for (const r of [held, plain]) assert.equal(r.got, expected);
+  // The calls: the first a send's, the others a burst's (held) or a send's each (no figure: nothing held).
+  near(held.calls, p.send + 7 * KNOWN_BURST_SEND, 'eight isends, held');
+  near(plain.calls, 8 * p.send, 'eight isends, none held');
+  // Held, frames 2 to 8 arrive together, as one transfer: the receiver has all seven at once.
+  for (let i = 2; i < 8; i++) assert.equal(held.at[i], held.at[1], `held: frame ${i + 1} taken with frame 2`);
+  // The first left at once; the others at the poll after the calls, their write costing what a
+  // send costs beyond a burst's; then the receiver takes the seven. (Within 0.5 us: the frames'
+  // own bytes cross the pipe too.)
+  const second = held.at[1]! - held.at[0]!;
+  const expectedSecond = 6 * KNOWN_BURST_SEND + p.send + 6 * p.recv;
+  assert.ok(Math.abs(second - expectedSecond) < 0.5e-6, `held: frames 2-8 taken ${second} s after frame 1, modelled ${expectedSecond} s`);
+  // None held, each frame waits for the one before (a send's time apart), and the last comes later.
+  for (let i = 2; i < 8; i++) near(plain.at[i]! - plain.at[i - 1]!, p.send, `none held: frame ${i + 1} after frame ${i}`);
+  assert.ok(held.at[7]! < plain.at[7]!, `the burst's last frame: ${held.at[7]} s held, ${plain.at[7]} s not`);
 });
 
 const RANK_V8 = `

@@ -409,6 +409,26 @@ test("fitAfterSend: an exchange longer than the one-way time less its calls and 
   assert.throws(() => readCalibration(bad, 'cal.json'), /inter-process\.afterSend/);
 });
 
+test("a burst's send: fitted per range where every eager size measured one, else none; read back, summarised, a bad one refused naming the size or field", () => {
+  const near = (got: number, want: number): void => assert.ok(Math.abs(got - want) < 1e-12, `${got} vs ${want}`);
+  // 16 bytes one way in 12 us, calls of 3 + 1 us, a burst's send 0.5 us + 0.1 ns a byte.
+  const figures = SIZES.map((bytes) => ({ bytes, oneWay: 1.2e-5 + bytes * 1e-9, streamPeriod: 5e-6 + bytes * 5e-10, send: 3e-6, recv: 1e-6, burstSend: 5e-7 + bytes * 1e-10 }));
+  const fitted = fitLinkClass(figures, 65536, 'procs');
+  for (const bytes of [0, 16, 4096, 65536]) near(evaluate(fitted.burstSend!, bytes), 5e-7 + bytes * 1e-10);
+  // A rendezvous' data frame: its handling, as for a send.
+  near(evaluate(fitted.burstSend!, 1 << 20), 5e-7);
+  assert.equal(fitLinkClass(figures.map(({ burstSend: _, ...f }) => f), 65536, 'procs').burstSend, undefined, 'figures without it (an older probe): no burst figure');
+  assert.equal(fitLinkClass(figures.map((f) => (f.bytes === 1024 ? { bytes: f.bytes, oneWay: f.oneWay, streamPeriod: f.streamPeriod, send: f.send, recv: f.recv } : f)), 65536, 'procs').burstSend, undefined, 'one eager size without it: none');
+  assert.throws(() => fitLinkClass(figures.map((f) => (f.bytes === 256 ? { ...f, burstSend: Number.NaN } : f)), 65536, 'procs'), /procs: burstSend of 256 B is NaN, not a time/);
+  const m = machineFrom(new Map([['procs', { figures, speed: 1e9, eagerLimit: 65536, tcpEagerLimit: 65536 }]]), 1);
+  const back = readCalibration(JSON.parse(JSON.stringify(m)), 'cal.json');
+  near(evaluate(back.classes['inter-process']!.burstSend!, 16), 5e-7 + 16e-10);
+  assert.match(formatCalibration(back), /0\.50 us continuing a burst/);
+  const bad = JSON.parse(JSON.stringify(m)) as Record<string, any>;
+  bad['classes']['inter-process']['burstSend'] = [{ from: 0, to: null, intercept: -1e-6, slope: 0 }];
+  assert.throws(() => readCalibration(bad, 'cal.json'), /inter-process\.burstSend\[0\]\.intercept/);
+});
+
 test("fitLinkSetup: a new link's first round trip beyond a warm one, per direction; a bad figure is refused", () => {
   assert.ok(Math.abs(fitLinkSetup({ first: 4.2e-3, warm: 2e-4 }) - 2e-3) < 1e-15);
   assert.equal(fitLinkSetup({ first: 1e-4, warm: 2e-4 }), 0);

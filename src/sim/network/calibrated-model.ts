@@ -76,5 +76,10 @@ export function calibratedFrameCosts(model: CalibratedModel): FrameCosts {
     sizedWarmup: (c, index, count) => warmupExtra(model.costs(c).sizedWarmup?.[index]?.steps, count),
     linkSetup: (c) => model.costs(c).linkSetup ?? 0,
     afterSend: (c) => model.costs(c).afterSend ?? 0,
+    burstSend: (c, bytes) => {
+      const burst = model.costs(c).burstSend;
+      return burst === undefined ? undefined : evaluate(burst, Math.max(0, bytes - FRAME_HEADER_BYTES));
+    },
+    groupedRecv: (c, bytes) => evaluate(model.costs(c).recv, Math.max(0, bytes - FRAME_HEADER_BYTES)),
   };
 }

@@ -65,6 +65,8 @@ export interface MeasuredSize {
   /** CPU seconds of a send call / of the receive of a message that has already arrived (median). */
   readonly send: number;
   readonly recv: number;
+  /** CPU seconds of a nonblocking send that continues a burst (median; absent in older files). */
+  readonly burstSend?: number;
   /** Each run's `oneWay`, in run order, when the figure is the median of several runs. */
   readonly oneWayRuns?: readonly number[];
 }
@@ -113,6 +115,13 @@ export interface LinkClassCalibration {
   readonly eagerLimit: number;
   readonly send: Piecewise;
   readonly recv: Piecewise;
+  /**
+   * CPU seconds of a frame that continues a burst of nonblocking sends to one peer, which the link
+   * holds back until the rank next polls (publish-batch.ts): its call alone. The held frames then
+   * leave together, as one write that costs what `send` costs beyond this for their bytes. Absent:
+   * the simulator holds nothing back.
+   */
+  readonly burstSend?: Piecewise;
   readonly latency: Piecewise;
   readonly gap: Piecewise;
   readonly measured: readonly MeasuredSize[];
@@ -233,6 +242,7 @@ export function readCalibration(value: unknown, source: string): MachineCalibrat
       eagerLimit: checkPositive(c['eagerLimit'], `${field}.eagerLimit`, 'bytes', true),
       send: piecewise(c['send'], `${field}.send`),
       recv: piecewise(c['recv'], `${field}.recv`),
+      ...(c['burstSend'] !== undefined ? { burstSend: piecewise(c['burstSend'], `${field}.burstSend`) } : {}),
       latency: piecewise(c['latency'], `${field}.latency`),
       gap: piecewise(c['gap'], `${field}.gap`),
       measured: Array.isArray(c['measured']) ? (c['measured'] as MeasuredSize[]) : [],
