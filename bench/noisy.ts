@@ -3,7 +3,10 @@
  * ranks (2 ranks + 1 busy process on this machine's 2 cores), against the same job alone, in the
  * same invocation; tsmpi bound (its default) and unbound; the same for Open MPI when it is
  * installed (it binds ranks to cores by default). The ratio is how much the neighbour costs
- * (1.0: nothing).   npm run bench -- noisy [--with-openmpi]     (REPS)
+ * (1.0: nothing). Every timed loop, tsmpi's and Open MPI's, alone and beside the neighbour, lasts
+ * at least BENCH_MIN_TIMED_MS (200): Open MPI's 8-byte ping-pong took ~0.2 ms, tsmpi's ~6 ms, and
+ * whether the neighbour took a rank's CPU inside so short a loop was luck.
+ *   npm run bench -- noisy [--with-openmpi]     (REPS, BENCH_MIN_TIMED_MS)
  */
 import { compare } from './lib/compare.ts';
 import { openMpi, tsmpiRun, wantsOpenMpi, type Record } from './lib/jobs.ts';
@@ -11,6 +14,8 @@ import { besideNoisyNeighbour } from './lib/noisy-neighbour.ts';
 import { param } from './lib/report.ts';
 
 const reps = param('REPS', 3, 'interleaved repetitions');
+// Read by bench/ranks/p2p.ts and collectives.ts and by the C peers (their environment is this one's).
+process.env.BENCH_MIN_TIMED_MS = String(param('BENCH_MIN_TIMED_MS', 200, 'shortest timed loop, ms'));
 const mpi = openMpi(wantsOpenMpi(process.argv));
 const figures = [
   { label: 'ping-pong 8 B one-way', pick: (r: Record[]) => r.find((x) => x.bench === 'pingpong' && x.bytes === 8)?.oneWayUs as number | undefined },

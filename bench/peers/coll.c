@@ -12,8 +12,18 @@
 static double timed(int which, long bytes, double *a, double *b, int size) {
   int count = (int)(bytes / 8) > 0 ? (int)(bytes / 8) : 1;
   int iters = bytes >= (1 << 20) ? 100 : bytes >= (64 << 10) ? 1000 : 20000;
+  /* BENCH_MIN_TIMED_MS: the timed loop lasts at least this long (as bench/ranks/collectives.ts reads it). */
+  const char *min_ms = getenv("BENCH_MIN_TIMED_MS");
+  double min_seconds = min_ms != NULL ? atof(min_ms) / 1000 : 0, warm_seconds = 0;
   for (int pass = 0; pass < 2; pass++) {
     int n = pass == 0 ? iters / 10 + 1 : iters;
+    if (pass == 1 && min_seconds > 0) {
+      /* As many calls as last that long at the warm pass's rate, the same on every rank. */
+      double per = warm_seconds / (iters / 10 + 1) > 1e-9 ? warm_seconds / (iters / 10 + 1) : 1e-9;
+      double want = min_seconds / per;
+      int mine = want > iters ? (want < 1e9 ? (int)want + 1 : 1000000000) : iters;
+      MPI_Allreduce(&mine, &n, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    }
     MPI_Barrier(MPI_COMM_WORLD);
     double t0 = MPI_Wtime();
     for (int i = 0; i < n; i++) {
@@ -26,6 +36,7 @@ static double timed(int which, long bytes, double *a, double *b, int size) {
         case 5: MPI_Reduce_scatter_block(a, b, count / size > 0 ? count / size : 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD); break;
       }
     }
+    if (pass == 0) warm_seconds = MPI_Wtime() - t0;
     double us = (MPI_Wtime() - t0) / n * 1e6;
     double worst;
     MPI_Allreduce(&us, &worst, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);

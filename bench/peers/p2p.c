@@ -10,10 +10,26 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* BENCH_MIN_TIMED_MS: the timed loop lasts at least this long (as bench/ranks/p2p.ts reads it). */
+static double min_timed_seconds(void) {
+  const char *ms = getenv("BENCH_MIN_TIMED_MS");
+  return ms != NULL ? atof(ms) / 1000 : 0;
+}
+
 static void pingpong(int rank, long bytes, char *buf) {
   int iters = bytes >= (1 << 20) ? 50 : 1000, warm = iters / 10 + 1;
-  for (int pass = 0; pass < 2; pass++) {
+  /* With a shortest timed loop: a pass of `iters` round trips first, untimed, whose rate sets the count. */
+  int first = min_timed_seconds() > 0 ? -1 : 0;
+  double probe_seconds = 0;
+  for (int pass = first; pass < 2; pass++) {
     int n = pass == 0 ? warm : iters;
+    if (pass == 1 && first < 0) {
+      /* As many round trips as last that long at the probe's rate, the same on both ranks. */
+      double per = probe_seconds / iters > 1e-9 ? probe_seconds / iters : 1e-9;
+      double want = min_timed_seconds() / per;
+      int mine = want > iters ? (want < 1e9 ? (int)want + 1 : 1000000000) : iters;
+      MPI_Allreduce(&mine, &n, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    }
     MPI_Barrier(MPI_COMM_WORLD);
     double t0 = MPI_Wtime();
     for (int i = 0; i < n; i++) {
@@ -25,6 +41,7 @@ static void pingpong(int rank, long bytes, char *buf) {
         MPI_Send(buf, (int)bytes, MPI_BYTE, 0, 1, MPI_COMM_WORLD);
       }
     }
+    if (pass == -1) probe_seconds = MPI_Wtime() - t0;
     double us = (MPI_Wtime() - t0) / n / 2 * 1e6;
     if (pass == 1 && rank == 0) printf("{\"bench\":\"pingpong\",\"bytes\":%ld,\"oneWayUs\":%.4f,\"gbps\":%.4f}\n", bytes, us, bytes / us / 1e3);
   }

@@ -10,6 +10,7 @@ import { Op, allocMem, freeMem, init } from 'tsmpi';
 
 const comm = await init();
 const sizes = process.argv.slice(2).map(Number);
+const MIN_TIMED_MS = Number(process.env.BENCH_MIN_TIMED_MS ?? 0);
 // BENCH_ALLOC_MEM=1: every array from allocMem (memory the process's rank threads share).
 const shared = process.env.BENCH_ALLOC_MEM === '1';
 const made: Float64Array[] = [];
@@ -73,7 +74,9 @@ async function timed(op: string, bytes: number): Promise<number> {
   // Fewer calls (down to a tenth) where the full count would take over a second: many ranks on
   // few cores. The ranks agree on the count from the slowest rank's last batch.
   const slowest = await comm.allreduce(batchUs, Op.max);
-  const iters = Math.max(batch, Math.min(most, Math.floor(1e6 / slowest)));
+  // BENCH_MIN_TIMED_MS (bench noisy): at least that long, as p2p.ts's ping-pong and the C peers.
+  const atLeast = Math.ceil((MIN_TIMED_MS * 1000) / Math.max(slowest, 1e-6));
+  const iters = Math.max(batch, Math.min(most, Math.floor(1e6 / slowest)), atLeast);
   await comm.barrier();
   const t0 = performance.now();
   await runCalls(call, iters);

@@ -3,7 +3,7 @@
  *   tsmpi run -n 2 bench/ranks/p2p.ts pingpong|stream|rate|exchange <bytes>...
  * Rank 0 prints one JSON line per size. With BENCH_ALLOC_MEM=1 the buffers come from allocMem. The C peer needs no JIT warm-up and skips the untimed pass.
  */
-import { allocMem, init, waitAll, wtime, type Request } from 'tsmpi';
+import { Op, allocMem, init, waitAll, wtime, type Request } from 'tsmpi';
 
 const comm = await init();
 const mode = process.argv[2] ?? 'pingpong';
@@ -13,6 +13,10 @@ const bytesOf = (length: number): Uint8Array => (process.env.BENCH_ALLOC_MEM ===
 const buffer = bytesOf(Math.max(1, ...sizes)).fill(1);
 const ack = new Uint8Array(4);
 const WINDOW = 64;
+// BENCH_MIN_TIMED_MS: the ping-pong's timed loop lasts at least this long (more round trips, the
+// same for both ranks): a loop of a few ms may fit between two of the scheduler's turns and
+// miss a busy neighbour (bench noisy), as a long program would not. The C peer reads it too.
+const MIN_TIMED_SECONDS = Number(process.env.BENCH_MIN_TIMED_MS ?? 0) / 1000;
 
 // The timed functions return their figure and the caller prints it: a branch on `report` inside
 // the timed loop's function is first taken in the report pass, and its deoptimization slowed the
@@ -53,10 +57,20 @@ async function pingpong(bytes: number): Promise<number> {
   const warm = bytes <= 1024 ? 3 * iters : Math.floor(iters / 10) + 1;
   await comm.barrier();
   await warmUp(warm, iters / 10, (count) => roundTrips(view, count));
+  const trips = MIN_TIMED_SECONDS > 0 ? await tripsFor(view, iters) : iters;
   await comm.barrier();
   const t0 = wtime();
-  await roundTrips(view, iters);
-  return ((wtime() - t0) / iters / 2) * 1e6;
+  await roundTrips(view, trips);
+  return ((wtime() - t0) / trips / 2) * 1e6;
+}
+
+/** At least `iters` round trips, and as many as last MIN_TIMED_SECONDS at the warm rate (both ranks agree). */
+async function tripsFor(view: Uint8Array, iters: number): Promise<number> {
+  const probe = Math.max(1, Math.floor(iters / 10));
+  const t0 = wtime();
+  await roundTrips(view, probe);
+  const perTrip = Math.max(1e-9, (wtime() - t0) / probe);
+  return comm.allreduce(Math.max(iters, Math.ceil(MIN_TIMED_SECONDS / perTrip)), Op.max);
 }
 
 /** `n` windows of WINDOW sends of `view` from rank 0 to rank 1, each acknowledged. */
