@@ -212,6 +212,12 @@ export class ControlArea {
     return Atomics.load(this.i32, slot * this.blockWords + STATE) as RankState;
   }
 
+  /** True once every rank of the process has started its progress engine (none is Starting). */
+  allStarted(): boolean {
+    for (let slot = 0; slot < this.slots; slot++) if (this.state(slot) === RankState.Starting) return false;
+    return true;
+  }
+
   addProgress(slot: number, completed: number): void {
     Atomics.add(this.i32, slot * this.blockWords + PROGRESS, completed);
   }

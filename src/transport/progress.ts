@@ -230,7 +230,15 @@ export class ProgressEngine implements Progress {
   /** The rank's own sleep() calls not yet over: the sleep loop must not block the thread meanwhile. */
   private sleepsPending = 0;
   private readonly handsOff: boolean;
-  private readonly yieldNow: (() => number) | undefined;
+  /** The rank polls and yields when it waits (ranks outnumber the cores); `yieldNow` is sched_yield, taken once its process has started. */
+  private readonly yielding: boolean;
+  private yieldNow: (() => number) | undefined;
+  /**
+   * Until every rank of the process has started, a rank that would yield sleeps instead: the
+   * ranks it waits for are still starting, and a poll that yields keeps taking the CPU they need
+   * (64 rank threads on 2 cores: ~6% of the start; so is the WASI instance behind sched_yield).
+   */
+  private starting = true;
   /** How long a wait yields in place, then between turns of the event loop, before it sleeps (ms). */
   private readonly yieldSpinMillis: number;
   private readonly yieldTurnMillis: number;
@@ -242,7 +250,7 @@ export class ProgressEngine implements Progress {
     const { sleepLimitMs = 1000, yieldMicros = 0, socketTurnMicros = 0, syncSleepMs = 0, handOff = false, yieldSpinMicros = 0 } = options;
     this.syncSleepMs = syncSleepMs;
     this.handsOff = handOff;
-    this.yieldNow = yieldSpinMicros > 0 ? processorYield() : undefined;
+    this.yielding = yieldSpinMicros > 0;
     this.yieldSpinMillis = Math.min(YIELD_IN_PLACE_MS, yieldSpinMicros / 1000);
     this.yieldTurnMillis = Math.max(0, yieldSpinMicros / 1000 - this.yieldSpinMillis);
     this.sharesThread = yieldMicros > 0;
@@ -409,14 +417,14 @@ export class ProgressEngine implements Progress {
   }
 
   get peekSpins(): number {
-    return this.yieldNow === undefined && !this.sharesThread && this.spinMillis > 0 ? PEEK_SPINS : 0;
+    return !this.yielding && !this.sharesThread && this.spinMillis > 0 ? PEEK_SPINS : 0;
   }
 
   /** Polls until `target` is done or the spin budget is spent. */
   spinFor(target: Completable): void {
     this.host.poll();
     if (!target.done) {
-      if (this.yieldNow !== undefined) {
+      if (this.yields()) {
         this.yieldSpin(() => target.done);
         return;
       }
@@ -511,8 +519,19 @@ export class ProgressEngine implements Progress {
     }
   }
 
+  /** True when this rank's waits poll and yield (ranks outnumber the cores), once its process's ranks have all started. */
+  private yields(): boolean {
+    if (!this.yielding) return false;
+    if (this.starting) {
+      if (!this.control.allStarted()) return false;
+      this.starting = false;
+      this.yieldNow = processorYield();
+    }
+    return this.yieldNow !== undefined;
+  }
+
   private spin(condition: () => boolean): boolean {
-    if (this.yieldNow !== undefined) return this.yieldSpin(condition);
+    if (this.yields()) return this.yieldSpin(condition);
     this.host.poll();
     if (!condition()) {
       if (this.spinMillis <= 0 || this.handOff() || !this.pollUntil(null, condition)) return false;
@@ -558,7 +577,7 @@ export class ProgressEngine implements Progress {
    * (yieldTurns) between the sleeps; else the sleep loop alone.
    */
   private startWaiting(): Promise<void> {
-    return this.yieldNow !== undefined && this.yieldTurnMillis > 0 ? this.yieldTurns() : this.sleepLoop(false);
+    return this.yieldTurnMillis > 0 && this.yields() ? this.yieldTurns() : this.sleepLoop(false);
   }
 
   /**

@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { allocateControlArea, ControlArea } from '../../src/transport/control-block.ts';
+import { allocateControlArea, ControlArea, RankState } from '../../src/transport/control-block.ts';
 import { ProgressEngine, type ProgressHost } from '../../src/transport/progress.ts';
 
 const SPIN_US = 20_000;
@@ -262,6 +262,8 @@ test('with more rank threads than cores a wait yields between polls, in place fo
   const host = countingHost();
   const control = new ControlArea(allocateControlArea(2), 2);
   const engine = new ProgressEngine(host, control, 0, 10, { sleepLimitMs: 50, handOff: true, yieldSpinMicros: YIELD_US });
+  // The process's other rank has started too (until then waits sleep: the next test).
+  control.setState(1, RankState.Running);
   // The condition holds at its 50th look (the first before any poll): the wait ends there, without sleeping.
   let looks = 0;
   await engine.waitUntil(() => ++looks >= 50, description);
@@ -298,5 +300,38 @@ test('with more rank threads than cores a wait yields between polls, in place fo
   peer.wake(0);
   assert.equal(peer.wokeSleeper, true, 'asleep once the 200 ms had passed');
   await sleeping;
+  engine.finish();
+});
+
+test('a rank that would yield sleeps instead while another rank of its process is still starting, and yields once all have started', { timeout: 10_000 }, async () => {
+  const host = countingHost();
+  const control = new ControlArea(allocateControlArea(2), 2);
+  const engine = new ProgressEngine(host, control, 0, 10, { sleepLimitMs: 50, handOff: true, yieldSpinMicros: 200_000 });
+  assert.equal(control.allStarted(), false, 'rank 1 has not started');
+  // A wait while rank 1 starts: a 10 us spin, then the sleep loop (full polls), no yielding in place.
+  let done = false;
+  const called = performance.now();
+  const starting = engine.waitUntil(() => done, description);
+  const inPlaceMs = performance.now() - called;
+  assert.ok(inPlaceMs < 0.3, `spun ${inPlaceMs.toFixed(3)} ms in place, not the 0.3 ms a yielding wait takes`);
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  // Asleep: a peer's wake finds it so.
+  const peer = new ControlArea(control.i32.buffer as SharedArrayBuffer, 2);
+  done = true;
+  peer.wake(0);
+  assert.equal(peer.wokeSleeper, true, 'asleep while rank 1 was starting');
+  await starting;
+  // Rank 1 starts: the next wait yields in place again.
+  control.setState(1, RankState.Running);
+  assert.equal(control.allStarted(), true);
+  let ready = false;
+  host.polls = 0;
+  const t0 = performance.now();
+  const yielding = engine.waitUntil(() => ready, description);
+  const yieldedMs = performance.now() - t0;
+  assert.ok(yieldedMs >= 0.3, `yielded ${yieldedMs.toFixed(3)} ms in place once all had started`);
+  assert.ok(host.polls > 1, 'polled between yields');
+  ready = true;
+  await yielding;
   engine.finish();
 });
