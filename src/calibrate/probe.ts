@@ -155,8 +155,9 @@ async function pingPong(bytes: number): Promise<{ oneWay: number; firstBatch: nu
  * Seconds to stream `window` messages of `bytes` and have them acknowledged. Here and in
  * {@link overheads} the sends are `irsend`s (standard sends in tsmpi): an `isend` is a burst's,
  * which a link may hold back and write with the next ones at the rank's next poll
- * (publish-batch.ts), so its call costs less and the write lands outside the span timed. The
- * simulator charges every frame alike, and most are not a burst's (blocking sends, collectives).
+ * (publish-batch.ts), so its call costs less and the write lands outside the span timed. Most
+ * frames are not a burst's (blocking sends, collectives); a burst's send is timed apart
+ * (overheads: `burstSend`).
  */
 async function streamOnce(bytes: number, window: number): Promise<number> {
   const data = big.subarray(0, bytes);
@@ -200,8 +201,6 @@ async function overheads(bytes: number): Promise<{ send: number; recv: number; b
   const into = sink.subarray(0, bytes);
   // Few enough that they fit the shared-memory ring at once (no waiting for room).
   const count = Math.max(1, Math.min(32, Math.floor((256 << 10) / (bytes + 64))));
-  // Bursts are timed where several sends fit at once (the eager sizes the fit takes them from).
-  const burst = count;
   const sends: number[] = [];
   const recvs: number[] = [];
   const bursts: number[] = [];
@@ -214,21 +213,22 @@ async function overheads(bytes: number): Promise<{ send: number; recv: number; b
       const t1 = wtime();
       await waitAll(requests);
       if (b >= 0) sends.push((t1 - t0) / count);
-      if (burst < 2) continue;
+      // Bursts are timed where several sends fit at once (the eager sizes the fit takes them from).
+      if (count < 2) continue;
       requests.length = 0;
       requests.push(comm.isend(data, peer, BURST_TAG));
       const t2 = wtime();
-      for (let i = 1; i < burst; i++) requests.push(comm.isend(data, peer, BURST_TAG + i));
+      for (let i = 1; i < count; i++) requests.push(comm.isend(data, peer, BURST_TAG + i));
       const t3 = wtime();
       await waitAll(requests);
-      if (b >= 0) bursts.push((t3 - t2) / (burst - 1));
+      if (b >= 0) bursts.push((t3 - t2) / (count - 1));
     } else {
       // Once the last is here, every earlier one is (a pair's messages arrive in order).
       await comm.probe(peer, 10 + count - 1);
       const t0 = wtime();
       for (let i = 0; i < count; i++) await comm.recvInto(into, peer, 10 + i);
       if (b >= 0) recvs.push((wtime() - t0) / count);
-      if (burst >= 2) for (let i = 0; i < burst; i++) await comm.recvInto(into, peer, BURST_TAG + i);
+      if (count >= 2) for (let i = 0; i < count; i++) await comm.recvInto(into, peer, BURST_TAG + i);
     }
   }
   // Rank 1 tells rank 0 its figure.

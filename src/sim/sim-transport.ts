@@ -188,6 +188,8 @@ export class SimLink implements Link, HeldRecords {
   private burst: BurstFrame[] | undefined;
   private burstWire = 0;
   private holdLimit = -1;
+  /** The sending rank's batch, once the link may hold frames back. */
+  private batch: PublishBatch | undefined;
   /** Sequence numbers of delivered-to-be frames that came in one write with the one before. */
   private groupedSeqs: Set<number> | undefined;
   /** Frames sent and not yet handed to the receiver, and who waits for there to be none. */
@@ -224,13 +226,16 @@ export class SimLink implements Link, HeldRecords {
 
   /** The bytes a burst may hold before it is written at once; 0 when this link holds nothing back. */
   private burstLimit(world: SimWorld): number {
-    if (this.holdLimit < 0) this.holdLimit = !world.holdsBursts(this.from, this.to) ? 0 : world.linkClass(this.from, this.to) === 'intra-process' ? PUBLISH_BATCH_BYTES : TCP_HOLD_LIMIT;
+    if (this.holdLimit < 0) {
+      this.holdLimit = !world.holdsBursts(this.from, this.to) ? 0 : world.linkClass(this.from, this.to) === 'intra-process' ? PUBLISH_BATCH_BYTES : TCP_HOLD_LIMIT;
+      if (this.holdLimit > 0) this.batch = this.fabric.batchOf(this.from.rank);
+    }
     return this.holdLimit;
   }
 
   private send(world: SimWorld, header: Int32Array, payload: Uint8Array | null, offset: number, length: number, borrow: boolean): boolean {
     const words = header.slice(0, FRAME_HEADER_WORDS);
-    const holds = (words[0]! & FRAME_BURST) !== 0 && this.burstLimit(world) > 0 && this.fabric.batchOf(this.from.rank).continuesBurst(this);
+    const holds = (words[0]! & FRAME_BURST) !== 0 && this.burstLimit(world) > 0 && this.batch!.continuesBurst(this);
     // Any other frame goes after what is held (a real link writes them in that order).
     if (!holds && this.burst !== undefined && this.burst.length > 0) this.publishHeld();
     // A borrowed payload (rendezvous data) stays the sender's until it has crossed the network:
@@ -248,7 +253,7 @@ export class SimLink implements Link, HeldRecords {
       world.railBytes[this.rail] = (world.railBytes[this.rail] ?? 0) + wire;
       (this.burst ??= []).push({ words, bytes, loan });
       this.burstWire += wire;
-      this.fabric.batchOf(this.from.rank).hold(this);
+      this.batch!.hold(this);
       if (this.burstWire >= this.holdLimit) this.publishHeld();
       return true;
     }
