@@ -142,7 +142,7 @@ export const tunables = {
   yieldSpinMicros: {
     env: 'TSMPI_YIELD_US',
     description:
-      'Most microseconds a waiting rank polls with sched_yield between polls before it sleeps, when its process runs more rank threads than cores: the first 300 of them in place, the rest between turns of its event loop (its timers and other promises run). A rank it waits for that is queued on the same CPU then runs at once, where a sleep would cost both a wake-up; Open MPI\'s ranks yield so when oversubscribed. 4 ranks on 2 cores: an 8-byte barrier took ~8 us with it against ~80 us sleeping (`RANKS=4 npm run bench -- collectives`). 0: such ranks spin briefly (TSMPI_SPIN_US) and sleep.',
+      'Most microseconds a waiting rank polls with sched_yield between polls before it sleeps, when its process runs more rank threads than cores: the first 300 of them in place, the rest between turns of its event loop (its timers and other promises run). A rank it waits for that is queued on the same CPU then runs at once, where a sleep would cost both a wake-up; Open MPI\'s ranks yield so when oversubscribed. 4 ranks on 2 cores: an 8-byte barrier took ~8 us with it against ~80 us sleeping (`RANKS=4 npm run bench -- collectives`). 0: such ranks spin briefly (TSMPI_SPIN_US) and sleep. Until every rank thread of the process has started, such waits sleep instead: the ranks still starting need the CPU.',
     defaultText: '2000 if threads per process > cores and the rank has no TCP peers, else 0 (a rank with sockets turns its event loop instead, TSMPI_SOCKET_SPIN_US)',
     defaultValue: (ctx) => (!ctx.remotePeers && threadsOutnumberCores(ctx) ? 2000 : 0),
     parse: (text) => parseNonNegative('TSMPI_YIELD_US', text),
